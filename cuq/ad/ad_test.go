@@ -1,0 +1,299 @@
+package ad
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+)
+
+func randParam(rng *rand.Rand, name string, r, c int, lo, hi float64) *Value {
+	d := tensor.New(r, c)
+	for i := range d.Data {
+		d.Data[i] = lo + (hi-lo)*rng.Float64()
+	}
+	return Param(name, d)
+}
+
+// weighted reduces x to a scalar with fixed random weights so that every
+// element's gradient differs.
+func weighted(t *Tape, x *Value, seed uint64) *Value {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	w := tensor.New(x.Data.Rows, x.Data.Cols)
+	for i := range w.Data {
+		w.Data[i] = rng.Float64()*2 - 1
+	}
+	return t.Sum(t.Mul(x, Const(w)))
+}
+
+func checkGrad(t *testing.T, name string, params []*Value, build func(tp *Tape) *Value) {
+	t.Helper()
+	worst, err := GradCheck(params, 1e-6, build)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if worst > 1e-6 {
+		t.Errorf("%s: gradient relative error %.3g > 1e-6", name, worst)
+	}
+}
+
+func TestUnaryGradients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	type unaryCase struct {
+		name   string
+		lo, hi float64
+		op     func(tp *Tape, x *Value) *Value
+	}
+	cases := []unaryCase{
+		{"Exp", -2, 2, (*Tape).Exp},
+		{"Log", 0.1, 3, (*Tape).Log},
+		{"Log1p", -0.5, 3, (*Tape).Log1p},
+		{"Softplus", -5, 5, (*Tape).Softplus},
+		{"Sqrt", 0.1, 4, (*Tape).Sqrt},
+		{"Pow", 0.1, 3, func(tp *Tape, x *Value) *Value { return tp.Pow(x, 2.5) }},
+		{"Abs", -2, 2, (*Tape).Abs},
+		{"Clamp", -3, 3, func(tp *Tape, x *Value) *Value { return tp.Clamp(x, -1, 1.5) }},
+		{"ReLU", -2, 2, (*Tape).ReLU},
+		{"ELU", -2, 2, (*Tape).ELU},
+		{"LeakyReLU", -2, 2, func(tp *Tape, x *Value) *Value { return tp.LeakyReLU(x, 0.2) }},
+		{"Tanh", -2, 2, (*Tape).Tanh},
+		{"Sigmoid", -4, 4, (*Tape).Sigmoid},
+		{"Lgamma", 0.2, 20, (*Tape).Lgamma},
+		{"Digamma", 0.3, 50, (*Tape).Digamma},
+		{"Scale", -2, 2, func(tp *Tape, x *Value) *Value { return tp.Scale(x, -3) }},
+		{"AddConst", -2, 2, func(tp *Tape, x *Value) *Value { return tp.AddConst(x, 0.7) }},
+		{"LogSoftmax", -3, 3, (*Tape).LogSoftmax},
+	}
+	for _, shape := range [][2]int{{1, 1}, {3, 4}, {7, 2}} {
+		for _, c := range cases {
+			x := randParam(rng, "x", shape[0], shape[1], c.lo, c.hi)
+			// keep kinks of piecewise ops away from the finite-difference stencil
+			for i, v := range x.Data.Data {
+				if math.Abs(v) < 1e-3 || math.Abs(v-1) < 1e-3 || math.Abs(v-1.5) < 1e-3 || math.Abs(v+1) < 1e-3 {
+					x.Data.Data[i] += 0.01
+				}
+			}
+			checkGrad(t, c.name, []*Value{x}, func(tp *Tape) *Value { return weighted(tp, c.op(tp, x), 5) })
+		}
+	}
+}
+
+func TestBinaryBroadcastGradients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	shapes := [][2][2]int{
+		{{3, 4}, {3, 4}}, {{3, 4}, {1, 4}}, {{3, 4}, {3, 1}}, {{3, 4}, {1, 1}},
+		{{1, 4}, {3, 4}}, {{3, 1}, {1, 4}}, {{1, 1}, {2, 5}},
+	}
+	ops := map[string]func(tp *Tape, a, b *Value) *Value{
+		"Add": (*Tape).Add, "Sub": (*Tape).Sub, "Mul": (*Tape).Mul, "Div": (*Tape).Div,
+	}
+	for name, op := range ops {
+		for _, s := range shapes {
+			a := randParam(rng, "a", s[0][0], s[0][1], 0.5, 2)
+			b := randParam(rng, "b", s[1][0], s[1][1], 0.5, 2)
+			checkGrad(t, name, []*Value{a, b}, func(tp *Tape) *Value { return weighted(tp, op(tp, a, b), 7) })
+		}
+	}
+}
+
+func TestBroadcastValues(t *testing.T) {
+	tp := NewEvalTape()
+	a := Const(tensor.MustFromSlice(2, 3, []float64{1, 2, 3, 4, 5, 6}))
+	row := Const(tensor.MustFromSlice(1, 3, []float64{10, 20, 30}))
+	col := Const(tensor.MustFromSlice(2, 1, []float64{100, 200}))
+	got := tp.Add(tp.Add(a, row), col).Data.Data
+	want := []float64{111, 122, 133, 214, 225, 236}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("broadcast add = %v, want %v", got, want)
+		}
+	}
+}
+
+func TestReductionGradients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, s := range [][2]int{{1, 1}, {4, 3}, {2, 6}} {
+		x := randParam(rng, "x", s[0], s[1], -2, 2)
+		checkGrad(t, "Sum", []*Value{x}, func(tp *Tape) *Value { return tp.Sum(tp.Mul(x, x)) })
+		checkGrad(t, "Mean", []*Value{x}, func(tp *Tape) *Value { return tp.Mean(tp.Exp(x)) })
+		checkGrad(t, "SumRows", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.SumRows(x), 1) })
+		checkGrad(t, "SumCols", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.SumCols(x), 2) })
+		checkGrad(t, "MaxRows", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.MaxRows(x), 3) })
+		checkGrad(t, "LogSumExpRows", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.LogSumExpRows(x), 4) })
+	}
+}
+
+func TestLinalgGradients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	a := randParam(rng, "a", 5, 3, -1, 1)
+	b := randParam(rng, "b", 3, 4, -1, 1)
+	checkGrad(t, "MatMul", []*Value{a, b}, func(tp *Tape) *Value { return weighted(tp, tp.MatMul(a, b), 1) })
+
+	s, err := tensor.FromCOO(6, 5, []int{0, 0, 2, 3, 5, 5, 1}, []int{1, 4, 2, 0, 3, 4, 1}, []float64{0.5, -1, 2, 3, 0.25, 1, -2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := randParam(rng, "x", 5, 3, -1, 1)
+	checkGrad(t, "LeftMul(CSR)", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.LeftMul(s, x), 2) })
+	vals := randParam(rng, "v", s.NNZ(), 1, -1, 1)
+	checkGrad(t, "SpMMValues", []*Value{vals, x}, func(tp *Tape) *Value { return weighted(tp, tp.SpMMValues(s, vals, x), 3) })
+	checkGrad(t, "LeftMul(Dense)", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.LeftMul(s.ToDense(), x), 2) })
+}
+
+func TestIndexGradients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	x := randParam(rng, "x", 5, 3, -1, 1)
+	idx := []int{4, 0, 0, 2, 4, 4}
+	checkGrad(t, "GatherRows", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.GatherRows(x, idx), 1) })
+	e := randParam(rng, "e", 6, 2, -1, 1)
+	checkGrad(t, "ScatterAddRows", []*Value{e}, func(tp *Tape) *Value { return weighted(tp, tp.ScatterAddRows(e, idx, 5), 2) })
+	checkGrad(t, "Pick", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.Pick(x, []int{2, 0, 1, 1, 2}), 3) })
+	scores := randParam(rng, "s", 7, 1, -2, 2)
+	ptr := []int{0, 3, 3, 4, 7}
+	checkGrad(t, "SegmentSoftmax", []*Value{scores}, func(tp *Tape) *Value { return weighted(tp, tp.SegmentSoftmax(scores, ptr), 4) })
+}
+
+func TestSegmentSoftmaxValues(t *testing.T) {
+	tp := NewEvalTape()
+	e := Const(tensor.MustFromSlice(3, 1, []float64{0, math.Log(3), 5}))
+	out := tp.SegmentSoftmax(e, []int{0, 2, 3}).Data.Data
+	want := []float64{0.25, 0.75, 1}
+	for i := range want {
+		if math.Abs(out[i]-want[i]) > 1e-12 {
+			t.Fatalf("segment softmax = %v, want %v", out, want)
+		}
+	}
+}
+
+func TestRepeatedUseAccumulates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	x := randParam(rng, "x", 3, 3, 0.5, 2)
+	// x appears four times: f = Σ x·x + Σ exp(x) ⊙ x
+	checkGrad(t, "reuse", []*Value{x}, func(tp *Tape) *Value {
+		return tp.Add(tp.Sum(tp.Mul(x, x)), tp.Sum(tp.Mul(tp.Exp(x), x)))
+	})
+	// closed form check: f = Σ x² has gradient 2x
+	x.ZeroGrad()
+	tp := NewTape()
+	if err := tp.Backward(tp.Sum(tp.Mul(x, x))); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range x.Data.Data {
+		if math.Abs(x.Grad.Data[i]-2*v) > 1e-12 {
+			t.Fatalf("grad of Σx² = %v, want 2x", x.Grad.Data[i])
+		}
+	}
+}
+
+func TestDropoutGradientAndStatistics(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	x := randParam(rng, "x", 4, 5, -1, 1)
+	checkGrad(t, "Dropout", []*Value{x}, func(tp *Tape) *Value {
+		return weighted(tp, tp.Dropout(x, 0.5, rand.New(rand.NewPCG(1, 1))), 1)
+	})
+	ones := Const(tensor.New(200, 100))
+	ones.Data.Fill(1)
+	tp := NewTape()
+	out := tp.Dropout(ones, 0.3, rand.New(rand.NewPCG(2, 2))).Data
+	zeros, mean := 0, out.Sum()/float64(len(out.Data))
+	for _, v := range out.Data {
+		if v == 0 {
+			zeros++
+		} else if math.Abs(v-1/0.7) > 1e-12 {
+			t.Fatalf("kept element %v, want 1/0.7", v)
+		}
+	}
+	if frac := float64(zeros) / float64(len(out.Data)); math.Abs(frac-0.3) > 0.01 {
+		t.Errorf("dropped fraction %.4f, want 0.3", frac)
+	}
+	if math.Abs(mean-1) > 0.02 {
+		t.Errorf("mean after inverted dropout %.4f, want 1", mean)
+	}
+	if NewEvalTape().Dropout(ones, 0.3, nil) != ones {
+		t.Error("evaluation dropout must be the identity")
+	}
+}
+
+func TestSpecialFunctionValues(t *testing.T) {
+	const gamma = 0.5772156649015329
+	cases := []struct {
+		name      string
+		got, want float64
+	}{
+		{"digamma(1)", Digamma(1), -gamma},
+		{"digamma(1/2)", Digamma(0.5), -gamma - 2*math.Ln2},
+		{"digamma(10)", Digamma(10), -gamma + 1 + 1.0/2 + 1.0/3 + 1.0/4 + 1.0/5 + 1.0/6 + 1.0/7 + 1.0/8 + 1.0/9},
+		{"digamma(-1/2)", Digamma(-0.5), 2 - gamma - 2*math.Ln2},
+		{"digamma(1e6)", Digamma(1e6), math.Log(1e6) - 0.5e-6 - 1e-12/12},
+		{"trigamma(1)", Trigamma(1), math.Pi * math.Pi / 6},
+		{"trigamma(1e6)", Trigamma(1e6), 1e-6 + 0.5e-12 + 1e-18/6},
+		{"trigamma(1/2)", Trigamma(0.5), math.Pi * math.Pi / 2},
+		{"trigamma(2)", Trigamma(2), math.Pi*math.Pi/6 - 1},
+		{"lgamma(1/2)", Lgamma(0.5), 0.5 * math.Log(math.Pi)},
+		{"lgamma(5/2)", Lgamma(2.5), math.Log(0.75 * math.Sqrt(math.Pi))},
+		{"lgamma(7/2)", Lgamma(3.5), math.Log(15.0 / 8 * math.Sqrt(math.Pi))},
+		{"lgamma(6)", Lgamma(6), math.Log(120)},
+		{"softplus(0)", Softplus(0), math.Ln2},
+		{"softplus(800)", Softplus(800), 800},
+		{"sigmoid(-800)", Sigmoid(-800), 0},
+	}
+	for _, c := range cases {
+		if math.Abs(c.got-c.want) > 1e-12*math.Max(1, math.Abs(c.want)) {
+			t.Errorf("%s = %.16g, want %.16g", c.name, c.got, c.want)
+		}
+	}
+	if !math.IsNaN(Trigamma(0)) || !math.IsNaN(Digamma(-2)) {
+		t.Error("trigamma(0) should be NaN")
+	}
+}
+
+func TestTapeReleasesOps(t *testing.T) {
+	x := Param("x", tensor.MustFromSlice(1, 2, []float64{1, 2}))
+	tp := NewTape()
+	y := tp.Exp(x)
+	loss := tp.Sum(y)
+	if tp.Len() != 2 {
+		t.Fatalf("tape recorded %d ops, want 2", tp.Len())
+	}
+	if err := tp.Backward(loss); err != nil {
+		t.Fatal(err)
+	}
+	if tp.Len() != 0 || y.Grad != nil || y.back != nil {
+		t.Error("Backward must release recorded ops and intermediate gradients")
+	}
+	if x.Grad == nil || math.Abs(x.Grad.Data[1]-math.Exp(2)) > 1e-12 {
+		t.Errorf("parameter gradient %v lost", x.Grad)
+	}
+}
+
+func TestErrorsAndPanics(t *testing.T) {
+	tp := NewTape()
+	x := Param("x", tensor.New(2, 3))
+	if err := tp.Backward(x); err == nil || !strings.Contains(err.Error(), "2x3") {
+		t.Errorf("Backward on a non-scalar: err = %v", err)
+	}
+	if err := tp.Backward(Const(tensor.Scalar(1))); err == nil {
+		t.Error("Backward on a constant should fail")
+	}
+	if err := NewEvalTape().Backward(tp.Sum(x)); err == nil {
+		t.Error("Backward on an evaluation tape should fail")
+	}
+	expectPanic := func(name, want string, f func()) {
+		t.Helper()
+		defer func() {
+			r := recover()
+			if r == nil || !strings.Contains(r.(string), want) {
+				t.Errorf("%s: panic %v, want one mentioning %q", name, r, want)
+			}
+		}()
+		f()
+	}
+	y := Param("y", tensor.New(4, 5))
+	expectPanic("MatMul", "ad.MatMul: shapes 2x3 and 4x5", func() { tp.MatMul(x, y) })
+	expectPanic("Add", "ad.Add: shapes 2x3 and 4x5", func() { tp.Add(x, y) })
+	expectPanic("GatherRows", "index 7", func() { tp.GatherRows(x, []int{0, 7}) })
+	expectPanic("Pick", "column 3", func() { tp.Pick(x, []int{0, 3}) })
+	expectPanic("LeftMul", "ad.LeftMul: constant 2x2 times 4x5", func() { tp.LeftMul(tensor.New(2, 2), y) })
+}

@@ -1,0 +1,288 @@
+package ad
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+)
+
+// broadcast describes how the operands of a binary op map onto the output:
+// each dimension of an operand either equals the output's or is 1.
+type broadcast struct {
+	rows, cols         int
+	aRow, aCol         int // strides of a (0 where broadcast)
+	bRow, bCol         int
+	sameShape, bScalar bool
+}
+
+func newBroadcast(op string, a, b *tensor.Dense) broadcast {
+	dim := func(x, y int) (int, bool) {
+		switch {
+		case x == y:
+			return x, true
+		case x == 1:
+			return y, true
+		case y == 1:
+			return x, true
+		}
+		return 0, false
+	}
+	r, okR := dim(a.Rows, b.Rows)
+	c, okC := dim(a.Cols, b.Cols)
+	if !okR || !okC {
+		panic(fmt.Sprintf("ad.%s: shapes %s and %s do not broadcast", op, a.Shape(), b.Shape()))
+	}
+	stride := func(d *tensor.Dense) (int, int) {
+		rs, cs := d.Cols, 1
+		if d.Rows == 1 {
+			rs = 0
+		}
+		if d.Cols == 1 {
+			cs = 0
+		}
+		return rs, cs
+	}
+	bc := broadcast{rows: r, cols: c}
+	bc.aRow, bc.aCol = stride(a)
+	bc.bRow, bc.bCol = stride(b)
+	bc.sameShape = a.Rows == r && a.Cols == c && b.Rows == r && b.Cols == c
+	bc.bScalar = a.Rows == r && a.Cols == c && b.Rows == 1 && b.Cols == 1
+	return bc
+}
+
+// each calls f(o, ia, ib) for every output index o and the operand indices.
+func (bc broadcast) each(f func(o, ia, ib int)) {
+	o := 0
+	for i := 0; i < bc.rows; i++ {
+		ia, ib := i*bc.aRow, i*bc.bRow
+		for j := 0; j < bc.cols; j++ {
+			f(o, ia+j*bc.aCol, ib+j*bc.bCol)
+			o++
+		}
+	}
+}
+
+// Add returns a + b with broadcasting: each dimension of a and b must be
+// equal or 1 (a 1×C row adds to every row, an N×1 column to every column, a
+// 1×1 scalar everywhere).
+func (t *Tape) Add(a, b *Value) *Value {
+	return t.binary("Add", a, b,
+		func(x, y float64) float64 { return x + y },
+		func(x, y, g float64) (float64, float64) { return g, g })
+}
+
+// Sub returns a − b with broadcasting (see Add).
+func (t *Tape) Sub(a, b *Value) *Value {
+	return t.binary("Sub", a, b,
+		func(x, y float64) float64 { return x - y },
+		func(x, y, g float64) (float64, float64) { return g, -g })
+}
+
+// Mul returns the elementwise product a ⊙ b with broadcasting (see Add).
+func (t *Tape) Mul(a, b *Value) *Value {
+	return t.binary("Mul", a, b,
+		func(x, y float64) float64 { return x * y },
+		func(x, y, g float64) (float64, float64) { return g * y, g * x })
+}
+
+// Div returns the elementwise quotient a / b with broadcasting (see Add).
+func (t *Tape) Div(a, b *Value) *Value {
+	return t.binary("Div", a, b,
+		func(x, y float64) float64 { return x / y },
+		func(x, y, g float64) (float64, float64) { return g / y, -g * x / (y * y) })
+}
+
+func (t *Tape) binary(op string, a, b *Value, f func(x, y float64) float64, df func(x, y, g float64) (float64, float64)) *Value {
+	bc := newBroadcast(op, a.Data, b.Data)
+	out := tensor.New(bc.rows, bc.cols)
+	ad, bd, od := a.Data.Data, b.Data.Data, out.Data
+	switch {
+	case bc.sameShape:
+		for i := range od {
+			od[i] = f(ad[i], bd[i])
+		}
+	case bc.bScalar:
+		y := bd[0]
+		for i := range od {
+			od[i] = f(ad[i], y)
+		}
+	default:
+		bc.each(func(o, ia, ib int) { od[o] = f(ad[ia], bd[ib]) })
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		ga, gb := gradOf(a), gradOf(b)
+		gd := g.Data
+		bc.each(func(o, ia, ib int) {
+			da, db := df(ad[ia], bd[ib], gd[o])
+			if ga != nil {
+				ga.Data[ia] += da
+			}
+			if gb != nil {
+				gb.Data[ib] += db
+			}
+		})
+	}, a, b)
+}
+
+// Scale returns c·x for a constant c.
+func (t *Tape) Scale(x *Value, c float64) *Value {
+	return t.unary(x, func(v float64) float64 { return c * v }, func(v, y float64) float64 { return c })
+}
+
+// AddConst returns x + c for a constant c.
+func (t *Tape) AddConst(x *Value, c float64) *Value {
+	return t.unary(x, func(v float64) float64 { return v + c }, func(v, y float64) float64 { return 1 })
+}
+
+// Neg returns −x.
+func (t *Tape) Neg(x *Value) *Value { return t.Scale(x, -1) }
+
+// Exp returns eˣ elementwise.
+func (t *Tape) Exp(x *Value) *Value {
+	return t.unary(x, math.Exp, func(v, y float64) float64 { return y })
+}
+
+// Log returns ln x elementwise.
+func (t *Tape) Log(x *Value) *Value {
+	return t.unary(x, math.Log, func(v, y float64) float64 { return 1 / v })
+}
+
+// Log1p returns ln(1 + x) elementwise.
+func (t *Tape) Log1p(x *Value) *Value {
+	return t.unary(x, math.Log1p, func(v, y float64) float64 { return 1 / (1 + v) })
+}
+
+// Softplus returns ln(1 + eˣ) elementwise, computed stably; its derivative
+// is the logistic sigmoid.
+func (t *Tape) Softplus(x *Value) *Value {
+	return t.unary(x, Softplus, func(v, y float64) float64 { return Sigmoid(v) })
+}
+
+// Sqrt returns √x elementwise.
+func (t *Tape) Sqrt(x *Value) *Value {
+	return t.unary(x, math.Sqrt, func(v, y float64) float64 { return 0.5 / y })
+}
+
+// Pow returns xᵖ elementwise for a constant exponent p.
+func (t *Tape) Pow(x *Value, p float64) *Value {
+	return t.unary(x, func(v float64) float64 { return math.Pow(v, p) },
+		func(v, y float64) float64 { return p * math.Pow(v, p-1) })
+}
+
+// Abs returns |x| elementwise (subgradient 0 at 0).
+func (t *Tape) Abs(x *Value) *Value {
+	return t.unary(x, math.Abs, func(v, y float64) float64 {
+		switch {
+		case v > 0:
+			return 1
+		case v < 0:
+			return -1
+		}
+		return 0
+	})
+}
+
+// Clamp limits x to [lo, hi] elementwise; the gradient is 1 strictly inside
+// the interval and 0 where the bound is active, as torch.clamp.
+func (t *Tape) Clamp(x *Value, lo, hi float64) *Value {
+	return t.unary(x, func(v float64) float64 { return math.Max(lo, math.Min(hi, v)) },
+		func(v, y float64) float64 {
+			if v < lo || v > hi {
+				return 0
+			}
+			return 1
+		})
+}
+
+// ReLU returns max(x, 0) elementwise.
+func (t *Tape) ReLU(x *Value) *Value {
+	return t.unary(x, func(v float64) float64 { return math.Max(v, 0) },
+		func(v, y float64) float64 {
+			if v > 0 {
+				return 1
+			}
+			return 0
+		})
+}
+
+// ELU returns x for x > 0 and eˣ − 1 otherwise (α = 1).
+func (t *Tape) ELU(x *Value) *Value {
+	return t.unary(x, func(v float64) float64 {
+		if v > 0 {
+			return v
+		}
+		return math.Expm1(v)
+	}, func(v, y float64) float64 {
+		if v > 0 {
+			return 1
+		}
+		return y + 1
+	})
+}
+
+// LeakyReLU returns x for x > 0 and slope·x otherwise.
+func (t *Tape) LeakyReLU(x *Value, slope float64) *Value {
+	return t.unary(x, func(v float64) float64 { return LeakyReLU(v, slope) },
+		func(v, y float64) float64 {
+			if v > 0 {
+				return 1
+			}
+			return slope
+		})
+}
+
+// Tanh returns tanh x elementwise.
+func (t *Tape) Tanh(x *Value) *Value {
+	return t.unary(x, math.Tanh, func(v, y float64) float64 { return 1 - y*y })
+}
+
+// Sigmoid returns 1/(1 + e⁻ˣ) elementwise.
+func (t *Tape) Sigmoid(x *Value) *Value {
+	return t.unary(x, Sigmoid, func(v, y float64) float64 { return y * (1 - y) })
+}
+
+// unary applies f elementwise; df(x, y) is f'(x) given y = f(x).
+func (t *Tape) unary(x *Value, f func(float64) float64, df func(v, y float64) float64) *Value {
+	out := tensor.New(x.Data.Rows, x.Data.Cols)
+	xd, od := x.Data.Data, out.Data
+	tensor.ParallelFor(len(od), 8*len(od), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			od[i] = f(xd[i])
+		}
+	})
+	return t.record(out, func(g *tensor.Dense) {
+		gx := gradOf(x).Data
+		gd := g.Data
+		tensor.ParallelFor(len(od), 8*len(od), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				gx[i] += gd[i] * df(xd[i], od[i])
+			}
+		})
+	}, x)
+}
+
+// Softplus returns ln(1 + eˣ) without overflow.
+func Softplus(x float64) float64 {
+	if x > 30 {
+		return x + math.Log1p(math.Exp(-x))
+	}
+	return math.Log1p(math.Exp(x))
+}
+
+// Sigmoid returns 1/(1 + e⁻ˣ) without overflow.
+func Sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// LeakyReLU returns x for x > 0 and slope·x otherwise.
+func LeakyReLU(x, slope float64) float64 {
+	if x > 0 {
+		return x
+	}
+	return slope * x
+}

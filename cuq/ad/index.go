@@ -1,0 +1,132 @@
+package ad
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+)
+
+// GatherRows returns the len(idx)×C matrix whose row k is row idx[k] of x.
+// Gradient: scatter-add of g into the gathered rows.
+func (t *Tape) GatherRows(x *Value, idx []int) *Value {
+	c := x.Data.Cols
+	for k, i := range idx {
+		if i < 0 || i >= x.Data.Rows {
+			panic(fmt.Sprintf("ad.GatherRows: index %d (position %d) out of range for %s", i, k, x.Shape()))
+		}
+	}
+	out := tensor.New(len(idx), c)
+	for k, i := range idx {
+		copy(out.Row(k), x.Data.Row(i))
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		gx := gradOf(x)
+		for k, i := range idx {
+			row := gx.Row(i)
+			for j, v := range g.Row(k) {
+				row[j] += v
+			}
+		}
+	}, x)
+}
+
+// ScatterAddRows returns the n×C matrix out with out_i = Σ_{k: idx[k]=i} x_k,
+// the per-destination sum of the rows of x (len(idx) = rows of x).
+// Gradient: ∂x_k = g_{idx[k]}.
+func (t *Tape) ScatterAddRows(x *Value, idx []int, n int) *Value {
+	if len(idx) != x.Data.Rows {
+		panic(fmt.Sprintf("ad.ScatterAddRows: %d indices for %s", len(idx), x.Shape()))
+	}
+	for k, i := range idx {
+		if i < 0 || i >= n {
+			panic(fmt.Sprintf("ad.ScatterAddRows: index %d (position %d) out of range [0,%d)", i, k, n))
+		}
+	}
+	out := tensor.New(n, x.Data.Cols)
+	for k, i := range idx {
+		row := out.Row(i)
+		for j, v := range x.Data.Row(k) {
+			row[j] += v
+		}
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		gx := gradOf(x)
+		for k, i := range idx {
+			row := gx.Row(k)
+			for j, v := range g.Row(i) {
+				row[j] += v
+			}
+		}
+	}, x)
+}
+
+// Pick returns the N×1 column out_i = x[i, cols[i]] (for instance the
+// log-probability or pseudo-count of each node's label).
+func (t *Tape) Pick(x *Value, cols []int) *Value {
+	if len(cols) != x.Data.Rows {
+		panic(fmt.Sprintf("ad.Pick: %d column indices for %s", len(cols), x.Shape()))
+	}
+	c := x.Data.Cols
+	for i, j := range cols {
+		if j < 0 || j >= c {
+			panic(fmt.Sprintf("ad.Pick: column %d (row %d) out of range for %s", j, i, x.Shape()))
+		}
+	}
+	out := tensor.New(len(cols), 1)
+	for i, j := range cols {
+		out.Data[i] = x.Data.Data[i*c+j]
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		gx := gradOf(x).Data
+		for i, j := range cols {
+			gx[i*c+j] += g.Data[i]
+		}
+	}, x)
+}
+
+// SegmentSoftmax normalises the E×1 scores e within segments: the entries
+// ptr[s]..ptr[s+1]−1 form segment s, and out_k = exp(e_k − m_s) / Σ_{l∈s}
+// exp(e_l − m_s) with m_s the segment maximum. With edges sorted by
+// destination (CSR order) this is the attention softmax over each node's
+// in-edges. Gradient: ∂e_k = out_k (g_k − Σ_{l∈s} out_l g_l).
+func (t *Tape) SegmentSoftmax(e *Value, ptr []int) *Value {
+	if e.Data.Cols != 1 || len(ptr) == 0 || ptr[0] != 0 || ptr[len(ptr)-1] != e.Data.Rows {
+		panic(fmt.Sprintf("ad.SegmentSoftmax: scores %s do not match a segment pointer of length %d", e.Shape(), len(ptr)))
+	}
+	out := tensor.New(e.Data.Rows, 1)
+	for s := 0; s+1 < len(ptr); s++ {
+		lo, hi := ptr[s], ptr[s+1]
+		if hi < lo {
+			panic(fmt.Sprintf("ad.SegmentSoftmax: segment pointer decreases at %d", s))
+		}
+		if lo == hi {
+			continue
+		}
+		m := math.Inf(-1)
+		for _, v := range e.Data.Data[lo:hi] {
+			m = math.Max(m, v)
+		}
+		sum := 0.0
+		for k := lo; k < hi; k++ {
+			out.Data[k] = math.Exp(e.Data.Data[k] - m)
+			sum += out.Data[k]
+		}
+		for k := lo; k < hi; k++ {
+			out.Data[k] /= sum
+		}
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		ge := gradOf(e).Data
+		for s := 0; s+1 < len(ptr); s++ {
+			lo, hi := ptr[s], ptr[s+1]
+			dot := 0.0
+			for k := lo; k < hi; k++ {
+				dot += out.Data[k] * g.Data[k]
+			}
+			for k := lo; k < hi; k++ {
+				ge[k] += out.Data[k] * (g.Data[k] - dot)
+			}
+		}
+	}, e)
+}

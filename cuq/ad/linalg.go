@@ -1,0 +1,114 @@
+package ad
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+)
+
+// MatMul returns the matrix product a·b. Gradients: ∂a = g·bᵀ, ∂b = aᵀ·g.
+func (t *Tape) MatMul(a, b *Value) *Value {
+	if a.Data.Cols != b.Data.Rows {
+		panic(fmt.Sprintf("ad.MatMul: shapes %s and %s do not fit", a.Shape(), b.Shape()))
+	}
+	out := tensor.New(a.Data.Rows, b.Data.Cols)
+	tensor.MulTo(out, a.Data, false, b.Data, false)
+	return t.record(out, func(g *tensor.Dense) {
+		if ga := gradOf(a); ga != nil {
+			tmp := tensor.New(ga.Rows, ga.Cols)
+			tensor.MulTo(tmp, g, false, b.Data, true)
+			ga.AddScaled(1, tmp)
+		}
+		if gb := gradOf(b); gb != nil {
+			tmp := tensor.New(gb.Rows, gb.Cols)
+			tensor.MulTo(tmp, a.Data, true, g, false)
+			gb.AddScaled(1, tmp)
+		}
+	}, a, b)
+}
+
+// LeftMul returns m·x for a constant matrix m (dense or CSR: node features,
+// a normalised adjacency, mixture weights). Gradient: ∂x = mᵀ·g, computed
+// without forming mᵀ.
+func (t *Tape) LeftMul(m tensor.Matrix, x *Value) *Value {
+	r, c := m.Dims()
+	if c != x.Data.Rows {
+		panic(fmt.Sprintf("ad.LeftMul: constant %dx%d times %s: shapes do not fit", r, c, x.Shape()))
+	}
+	out := tensor.New(r, x.Data.Cols)
+	m.MulTo(out, x.Data)
+	return t.record(out, func(g *tensor.Dense) {
+		gx := gradOf(x)
+		tmp := tensor.New(gx.Rows, gx.Cols)
+		m.TMulTo(tmp, g)
+		gx.AddScaled(1, tmp)
+	}, x)
+}
+
+// Dropout zeroes each element of x with probability p and scales the others
+// by 1/(1−p) (inverted dropout), drawing from rng. On an evaluation tape, or
+// with p = 0, it returns x unchanged.
+func (t *Tape) Dropout(x *Value, p float64, rng *rand.Rand) *Value {
+	if !t.recording || p == 0 {
+		return x
+	}
+	if p < 0 || p >= 1 {
+		panic(fmt.Sprintf("ad.Dropout: probability %v not in [0, 1)", p))
+	}
+	scale := 1 / (1 - p)
+	mask := make([]float64, len(x.Data.Data))
+	out := tensor.New(x.Data.Rows, x.Data.Cols)
+	for i, v := range x.Data.Data {
+		if rng.Float64() >= p {
+			mask[i] = scale
+			out.Data[i] = v * scale
+		}
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		gx := gradOf(x).Data
+		for i, m := range mask {
+			gx[i] += m * g.Data[i]
+		}
+	}, x)
+}
+
+// SpMMValues returns the sparse-dense product S·x where S has the sparsity
+// pattern of p (row pointer and column indices) and the variable values
+// v (E×1, one per stored entry, in CSR order):
+//
+//	out_i = Σ_{k ∈ row i} v_k · x_{p.Ind[k]}
+//
+// This is message passing with learned edge weights (graph attention).
+// Gradients: ∂v_k = ⟨g_i, x_{p.Ind[k]}⟩ and ∂x_j = Σ_{k: p.Ind[k]=j} v_k g_i.
+func (t *Tape) SpMMValues(p *tensor.CSR, v, x *Value) *Value {
+	if v.Data.Rows != p.NNZ() || v.Data.Cols != 1 || p.Cols != x.Data.Rows {
+		panic(fmt.Sprintf("ad.SpMMValues: pattern %s with %d entries, values %s, input %s: shapes do not fit", p.Shape(), p.NNZ(), v.Shape(), x.Shape()))
+	}
+	f := x.Data.Cols
+	s := &tensor.CSR{Rows: p.Rows, Cols: p.Cols, Ptr: p.Ptr, Ind: p.Ind, Val: v.Data.Data}
+	out := tensor.New(p.Rows, f)
+	s.MulTo(out, x.Data)
+	return t.record(out, func(g *tensor.Dense) {
+		if gv := gradOf(v); gv != nil {
+			tensor.ParallelFor(p.Rows, p.NNZ()*f, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					gi := g.Row(i)
+					for k := p.Ptr[i]; k < p.Ptr[i+1]; k++ {
+						xr := x.Data.Row(p.Ind[k])
+						d := 0.0
+						for j, gij := range gi {
+							d += gij * xr[j]
+						}
+						gv.Data[k] += d
+					}
+				}
+			})
+		}
+		if gx := gradOf(x); gx != nil {
+			tmp := tensor.New(gx.Rows, gx.Cols)
+			s.TMulTo(tmp, g)
+			gx.AddScaled(1, tmp)
+		}
+	}, v, x)
+}

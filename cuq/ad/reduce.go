@@ -1,0 +1,152 @@
+package ad
+
+import (
+	"math"
+
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+)
+
+// Sum returns the sum of all elements as a 1×1 value.
+func (t *Tape) Sum(x *Value) *Value {
+	out := tensor.Scalar(x.Data.Sum())
+	return t.record(out, func(g *tensor.Dense) {
+		gx, s := gradOf(x).Data, g.Data[0]
+		for i := range gx {
+			gx[i] += s
+		}
+	}, x)
+}
+
+// Mean returns the mean of all elements as a 1×1 value.
+func (t *Tape) Mean(x *Value) *Value {
+	n := len(x.Data.Data)
+	return t.Scale(t.Sum(x), 1/float64(n))
+}
+
+// SumRows returns the N×1 column of row sums, out_i = Σ_j x_ij.
+func (t *Tape) SumRows(x *Value) *Value {
+	r, c := x.Data.Rows, x.Data.Cols
+	out := tensor.New(r, 1)
+	for i := 0; i < r; i++ {
+		s := 0.0
+		for _, v := range x.Data.Row(i) {
+			s += v
+		}
+		out.Data[i] = s
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		gx := gradOf(x).Data
+		for i := 0; i < r; i++ {
+			gi := g.Data[i]
+			row := gx[i*c : (i+1)*c]
+			for j := range row {
+				row[j] += gi
+			}
+		}
+	}, x)
+}
+
+// SumCols returns the 1×C row of column sums, out_j = Σ_i x_ij.
+func (t *Tape) SumCols(x *Value) *Value {
+	r, c := x.Data.Rows, x.Data.Cols
+	out := tensor.New(1, c)
+	for i := 0; i < r; i++ {
+		for j, v := range x.Data.Row(i) {
+			out.Data[j] += v
+		}
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		gx := gradOf(x).Data
+		for i := 0; i < r; i++ {
+			row := gx[i*c : (i+1)*c]
+			for j := range row {
+				row[j] += g.Data[j]
+			}
+		}
+	}, x)
+}
+
+// MaxRows returns the N×1 column of row maxima; the gradient flows to the
+// first maximal element of each row.
+func (t *Tape) MaxRows(x *Value) *Value {
+	r, c := x.Data.Rows, x.Data.Cols
+	out := tensor.New(r, 1)
+	arg := make([]int, r)
+	for i := 0; i < r; i++ {
+		row := x.Data.Row(i)
+		best := 0
+		for j := 1; j < c; j++ {
+			if row[j] > row[best] {
+				best = j
+			}
+		}
+		arg[i] = best
+		out.Data[i] = row[best]
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		gx := gradOf(x).Data
+		for i := 0; i < r; i++ {
+			gx[i*c+arg[i]] += g.Data[i]
+		}
+	}, x)
+}
+
+// LogSumExpRows returns the N×1 column out_i = ln Σ_j exp(x_ij), computed
+// with the row maximum subtracted. Its gradient is the row softmax.
+func (t *Tape) LogSumExpRows(x *Value) *Value {
+	r, c := x.Data.Rows, x.Data.Cols
+	out := tensor.New(r, 1)
+	for i := 0; i < r; i++ {
+		out.Data[i] = logSumExp(x.Data.Row(i))
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		gx := gradOf(x).Data
+		for i := 0; i < r; i++ {
+			row := x.Data.Row(i)
+			for j := range row {
+				gx[i*c+j] += g.Data[i] * math.Exp(row[j]-out.Data[i])
+			}
+		}
+	}, x)
+}
+
+// LogSoftmax returns x_ij − ln Σ_k exp(x_ik) row by row.
+func (t *Tape) LogSoftmax(x *Value) *Value {
+	r, c := x.Data.Rows, x.Data.Cols
+	out := tensor.New(r, c)
+	for i := 0; i < r; i++ {
+		row, o := x.Data.Row(i), out.Row(i)
+		l := logSumExp(row)
+		for j, v := range row {
+			o[j] = v - l
+		}
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		gx := gradOf(x).Data
+		for i := 0; i < r; i++ {
+			gr, o := g.Row(i), out.Row(i)
+			s := 0.0
+			for _, v := range gr {
+				s += v
+			}
+			for j := range o {
+				gx[i*c+j] += gr[j] - math.Exp(o[j])*s
+			}
+		}
+	}, x)
+}
+
+func logSumExp(row []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range row {
+		m = math.Max(m, v)
+	}
+	if math.IsInf(m, -1) {
+		return m
+	}
+	s := 0.0
+	for _, v := range row {
+		s += math.Exp(v - m)
+	}
+	return m + math.Log(s)
+}

@@ -1,0 +1,167 @@
+// Package ad is cuqgnn's reverse-mode automatic differentiation engine over
+// dense matrices (tensor.Dense), with constant sparse operands (tensor.CSR).
+//
+// A Tape records the operations of one forward pass. Every op returns a
+// *Value holding its result; Backward on a 1×1 loss walks the recorded ops in
+// reverse and accumulates ∂loss/∂v into v.Grad for every value that depends
+// on a parameter. A value used by several ops receives the sum of their
+// gradients. After Backward the tape forgets its ops, so nothing of the
+// forward pass stays reachable and repeated epochs do not grow memory;
+// parameter gradients persist until ZeroGrad.
+//
+// An evaluation tape (NewEvalTape) records nothing: ops only compute values
+// and dropout is the identity.
+//
+// Shape errors are programming errors made while building a model: ops panic
+// at graph-building time with a message that names the op and the shapes
+// involved, before any value is computed.
+//
+// Custom ops with hand-written gradients (fused kernels such as the radial
+// flows of cuq/nn) are recorded with Tape.Custom.
+package ad
+
+import (
+	"fmt"
+
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+)
+
+// Value is a node of the computation: its data and, after Backward, the
+// gradient of the loss with respect to it.
+type Value struct {
+	Data *tensor.Dense
+	Grad *tensor.Dense
+	// Name labels parameters in optimizers and error messages.
+	Name string
+
+	requiresGrad bool
+	back         func(g *tensor.Dense)
+}
+
+// Param returns a trainable leaf value (requires gradients) holding d.
+func Param(name string, d *tensor.Dense) *Value {
+	return &Value{Data: d, Name: name, requiresGrad: true}
+}
+
+// Const returns a leaf value that needs no gradient.
+func Const(d *tensor.Dense) *Value { return &Value{Data: d} }
+
+// RequiresGrad reports whether gradients flow to v.
+func (v *Value) RequiresGrad() bool { return v.requiresGrad }
+
+// ZeroGrad clears the accumulated gradient of a parameter.
+func (v *Value) ZeroGrad() {
+	if v.Grad != nil {
+		v.Grad.Zero()
+	}
+}
+
+// Shape formats the dimensions of v for error messages.
+func (v *Value) Shape() string { return v.Data.Shape() }
+
+// Scalar returns the single element of a 1×1 value.
+func (v *Value) Scalar() float64 {
+	if v.Data.Rows != 1 || v.Data.Cols != 1 {
+		panic(fmt.Sprintf("ad.Value.Scalar: value is %s, not 1x1", v.Shape()))
+	}
+	return v.Data.Data[0]
+}
+
+// Tape records operations for one forward and backward pass.
+type Tape struct {
+	recording bool
+	ops       []*Value
+}
+
+// NewTape returns a recording tape, for training.
+func NewTape() *Tape { return &Tape{recording: true} }
+
+// NewEvalTape returns a tape that records nothing, for inference.
+func NewEvalTape() *Tape { return &Tape{} }
+
+// Training reports whether the tape records gradients (dropout is active
+// only then).
+func (t *Tape) Training() bool { return t.recording }
+
+// record creates the output value of an op. back receives the output
+// gradient; it is only kept when some input requires gradients.
+func (t *Tape) record(out *tensor.Dense, back func(g *tensor.Dense), inputs ...*Value) *Value {
+	v := &Value{Data: out}
+	if !t.recording {
+		return v
+	}
+	for _, in := range inputs {
+		if in.requiresGrad {
+			v.requiresGrad = true
+			v.back = back
+			t.ops = append(t.ops, v)
+			break
+		}
+	}
+	return v
+}
+
+// gradOf returns the gradient accumulator of v, allocating it, or nil when
+// v needs no gradient.
+func gradOf(v *Value) *tensor.Dense {
+	if !v.requiresGrad {
+		return nil
+	}
+	if v.Grad == nil {
+		v.Grad = tensor.New(v.Data.Rows, v.Data.Cols)
+	}
+	return v.Grad
+}
+
+// Custom records an op whose value out was computed by the caller from
+// inputs. backward receives the output gradient g and, for each input, its
+// gradient accumulator (nil when that input needs no gradient); it must add
+// ∂loss/∂input = (∂out/∂input)ᵀ g into each non-nil accumulator.
+func (t *Tape) Custom(out *tensor.Dense, backward func(g *tensor.Dense, grads []*tensor.Dense), inputs ...*Value) *Value {
+	return t.record(out, func(g *tensor.Dense) {
+		grads := make([]*tensor.Dense, len(inputs))
+		for i, in := range inputs {
+			grads[i] = gradOf(in)
+		}
+		backward(g, grads)
+	}, inputs...)
+}
+
+// Backward computes the gradients of the 1×1 value loss with respect to
+// every recorded value and parameter, then clears the tape. Gradients of
+// parameters are accumulated (call ZeroGrad between steps).
+func (t *Tape) Backward(loss *Value) error {
+	if loss.Data.Rows != 1 || loss.Data.Cols != 1 {
+		return fmt.Errorf("ad.Backward: loss is %s, want a 1x1 scalar", loss.Shape())
+	}
+	if !t.recording {
+		return fmt.Errorf("ad.Backward: the tape does not record (evaluation tape)")
+	}
+	if !loss.requiresGrad {
+		t.Reset()
+		return fmt.Errorf("ad.Backward: the loss does not depend on any parameter")
+	}
+	gradOf(loss).Data[0] += 1
+	for i := len(t.ops) - 1; i >= 0; i-- {
+		v := t.ops[i]
+		if v.Grad != nil {
+			v.back(v.Grad)
+		}
+	}
+	t.Reset()
+	return nil
+}
+
+// Reset forgets all recorded ops and the gradients of intermediate values,
+// releasing the memory of the forward pass.
+func (t *Tape) Reset() {
+	for i, v := range t.ops {
+		v.back = nil
+		v.Grad = nil
+		t.ops[i] = nil
+	}
+	t.ops = t.ops[:0]
+}
+
+// Len returns the number of recorded ops.
+func (t *Tape) Len() int { return len(t.ops) }

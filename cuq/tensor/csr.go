@@ -1,0 +1,291 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// CSR is a sparse matrix in compressed sparse row form: the non-zeros of row
+// i are Val[Ptr[i]:Ptr[i+1]] in the columns Ind[Ptr[i]:Ptr[i+1]]. Within a
+// row the column indices are strictly increasing once the matrix is built by
+// NewCSR or FromCOO.
+type CSR struct {
+	Rows, Cols int
+	Ptr        []int
+	Ind        []int
+	Val        []float64
+}
+
+// NewCSR validates the three CSR arrays and wraps them (not copied). Column
+// indices must be in range and strictly increasing within each row.
+func NewCSR(rows, cols int, ptr, ind []int, val []float64) (*CSR, error) {
+	if rows < 0 || cols < 0 {
+		return nil, fmt.Errorf("tensor.NewCSR: negative shape %dx%d", rows, cols)
+	}
+	if len(ptr) != rows+1 {
+		return nil, fmt.Errorf("tensor.NewCSR: row pointer has %d entries, want rows+1 = %d", len(ptr), rows+1)
+	}
+	if ptr[0] != 0 {
+		return nil, fmt.Errorf("tensor.NewCSR: row pointer starts at %d, want 0", ptr[0])
+	}
+	if len(ind) != len(val) || ptr[rows] != len(ind) {
+		return nil, fmt.Errorf("tensor.NewCSR: %d indices, %d values, row pointer ends at %d", len(ind), len(val), ptr[rows])
+	}
+	for i := 0; i < rows; i++ {
+		if ptr[i+1] < ptr[i] {
+			return nil, fmt.Errorf("tensor.NewCSR: row pointer decreases at row %d (%d > %d)", i, ptr[i], ptr[i+1])
+		}
+		for k := ptr[i]; k < ptr[i+1]; k++ {
+			if ind[k] < 0 || ind[k] >= cols {
+				return nil, fmt.Errorf("tensor.NewCSR: column index %d out of range [0,%d) in row %d", ind[k], cols, i)
+			}
+			if k > ptr[i] && ind[k] <= ind[k-1] {
+				return nil, fmt.Errorf("tensor.NewCSR: column indices of row %d not strictly increasing (%d after %d)", i, ind[k], ind[k-1])
+			}
+		}
+	}
+	return &CSR{Rows: rows, Cols: cols, Ptr: ptr, Ind: ind, Val: val}, nil
+}
+
+// FromCOO builds a CSR matrix from coordinate triplets; duplicate entries
+// are summed. val may be nil, meaning all ones.
+func FromCOO(rows, cols int, ri, ci []int, val []float64) (*CSR, error) {
+	if len(ri) != len(ci) || (val != nil && len(val) != len(ri)) {
+		return nil, fmt.Errorf("tensor.FromCOO: %d row indices, %d column indices, %d values", len(ri), len(ci), len(val))
+	}
+	if rows < 0 || cols < 0 {
+		return nil, fmt.Errorf("tensor.FromCOO: negative shape %dx%d", rows, cols)
+	}
+	ptr := make([]int, rows+1)
+	for k := range ri {
+		if ri[k] < 0 || ri[k] >= rows || ci[k] < 0 || ci[k] >= cols {
+			return nil, fmt.Errorf("tensor.FromCOO: entry %d at (%d,%d) out of range for %dx%d", k, ri[k], ci[k], rows, cols)
+		}
+		ptr[ri[k]+1]++
+	}
+	for i := 0; i < rows; i++ {
+		ptr[i+1] += ptr[i]
+	}
+	ind := make([]int, len(ri))
+	vals := make([]float64, len(ri))
+	next := slices.Clone(ptr[:rows])
+	for k := range ri {
+		p := next[ri[k]]
+		next[ri[k]]++
+		ind[p] = ci[k]
+		if val == nil {
+			vals[p] = 1
+		} else {
+			vals[p] = val[k]
+		}
+	}
+	// Sort each row by column and merge duplicates.
+	out := 0
+	newPtr := make([]int, rows+1)
+	for i := 0; i < rows; i++ {
+		lo, hi := ptr[i], ptr[i+1]
+		sort.Sort(rowSorter{ind[lo:hi], vals[lo:hi]})
+		start := out
+		for k := lo; k < hi; k++ {
+			if out > start && ind[out-1] == ind[k] {
+				vals[out-1] += vals[k]
+				continue
+			}
+			ind[out], vals[out] = ind[k], vals[k]
+			out++
+		}
+		newPtr[i+1] = out
+	}
+	return &CSR{Rows: rows, Cols: cols, Ptr: newPtr, Ind: ind[:out:out], Val: vals[:out:out]}, nil
+}
+
+type rowSorter struct {
+	ind []int
+	val []float64
+}
+
+func (r rowSorter) Len() int           { return len(r.ind) }
+func (r rowSorter) Less(i, j int) bool { return r.ind[i] < r.ind[j] }
+func (r rowSorter) Swap(i, j int) {
+	r.ind[i], r.ind[j] = r.ind[j], r.ind[i]
+	r.val[i], r.val[j] = r.val[j], r.val[i]
+}
+
+// Dims returns the number of rows and columns.
+func (s *CSR) Dims() (rows, cols int) { return s.Rows, s.Cols }
+
+// NNZ returns the number of stored entries.
+func (s *CSR) NNZ() int { return len(s.Ind) }
+
+// Shape formats the dimensions as "RxC" for error messages.
+func (s *CSR) Shape() string { return fmt.Sprintf("%dx%d", s.Rows, s.Cols) }
+
+// At returns element (i, j), zero when not stored.
+func (s *CSR) At(i, j int) float64 {
+	lo, hi := s.Ptr[i], s.Ptr[i+1]
+	k := lo + sort.SearchInts(s.Ind[lo:hi], j)
+	if k < hi && s.Ind[k] == j {
+		return s.Val[k]
+	}
+	return 0
+}
+
+// Clone returns a deep copy.
+func (s *CSR) Clone() *CSR {
+	return &CSR{Rows: s.Rows, Cols: s.Cols, Ptr: slices.Clone(s.Ptr), Ind: slices.Clone(s.Ind), Val: slices.Clone(s.Val)}
+}
+
+// Transpose returns Sᵀ as a new CSR matrix.
+func (s *CSR) Transpose() *CSR {
+	ptr := make([]int, s.Cols+1)
+	for _, j := range s.Ind {
+		ptr[j+1]++
+	}
+	for j := 0; j < s.Cols; j++ {
+		ptr[j+1] += ptr[j]
+	}
+	ind := make([]int, len(s.Ind))
+	val := make([]float64, len(s.Val))
+	next := slices.Clone(ptr[:s.Cols])
+	for i := 0; i < s.Rows; i++ {
+		for k := s.Ptr[i]; k < s.Ptr[i+1]; k++ {
+			p := next[s.Ind[k]]
+			next[s.Ind[k]]++
+			ind[p] = i
+			val[p] = s.Val[k]
+		}
+	}
+	return &CSR{Rows: s.Cols, Cols: s.Rows, Ptr: ptr, Ind: ind, Val: val}
+}
+
+// ToDense returns the matrix as a dense one.
+func (s *CSR) ToDense() *Dense {
+	d := New(s.Rows, s.Cols)
+	for i := 0; i < s.Rows; i++ {
+		row := d.Row(i)
+		for k := s.Ptr[i]; k < s.Ptr[i+1]; k++ {
+			row[s.Ind[k]] = s.Val[k]
+		}
+	}
+	return d
+}
+
+// Density returns NNZ / (Rows·Cols).
+func (s *CSR) Density() float64 {
+	if s.Rows == 0 || s.Cols == 0 {
+		return 0
+	}
+	return float64(s.NNZ()) / (float64(s.Rows) * float64(s.Cols))
+}
+
+// AllFinite reports whether no stored value is NaN or ±Inf.
+func (s *CSR) AllFinite() bool {
+	for _, v := range s.Val {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// DenseToCSR converts d, dropping exact zeros.
+func DenseToCSR(d *Dense) *CSR {
+	ptr := make([]int, d.Rows+1)
+	var ind []int
+	var val []float64
+	for i := 0; i < d.Rows; i++ {
+		for j, v := range d.Row(i) {
+			if v != 0 {
+				ind = append(ind, j)
+				val = append(val, v)
+			}
+		}
+		ptr[i+1] = len(ind)
+	}
+	return &CSR{Rows: d.Rows, Cols: d.Cols, Ptr: ptr, Ind: ind, Val: val}
+}
+
+// Matrix is a constant left operand of a product: a Dense or a CSR. Models
+// accept node features as a Matrix so that bag-of-words features stay sparse.
+type Matrix interface {
+	Dims() (rows, cols int)
+	// MulTo computes dst = M·b.
+	MulTo(dst, b *Dense)
+	// TMulTo computes dst = Mᵀ·b.
+	TMulTo(dst, b *Dense)
+}
+
+// MulTo computes dst = S·b (dst is overwritten). It panics with both shapes
+// when they do not fit.
+func (s *CSR) MulTo(dst, b *Dense) {
+	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols {
+		panic(fmt.Sprintf("tensor: CSR product %s · %s into %s: shapes do not fit", s.Shape(), b.Shape(), dst.Shape()))
+	}
+	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ())
+}
+
+// TMulTo computes dst = Sᵀ·b without forming Sᵀ (dst is overwritten). The
+// scatter runs in parallel over column blocks of b.
+func (s *CSR) TMulTo(dst, b *Dense) {
+	if s.Rows != b.Rows || dst.Rows != s.Cols || dst.Cols != b.Cols {
+		panic(fmt.Sprintf("tensor: CSR transposed product %sᵀ · %s into %s: shapes do not fit", s.Shape(), b.Shape(), dst.Shape()))
+	}
+	spmmT(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ())
+}
+
+// Mul returns S·b.
+func (s *CSR) Mul(b *Dense) *Dense {
+	dst := New(s.Rows, b.Cols)
+	s.MulTo(dst, b)
+	return dst
+}
+
+// spmm computes out = S·b for CSR arrays; rows are split among workers.
+func spmm[T float32 | float64](ptr, ind []int, val, b, out []T, f, rows, nnz int) {
+	ParallelFor(rows, (nnz+rows)*f, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := out[i*f : (i+1)*f]
+			clear(o)
+			for k := ptr[i]; k < ptr[i+1]; k++ {
+				v := val[k]
+				br := b[ind[k]*f : ind[k]*f+f]
+				for j := range o {
+					o[j] += v * br[j]
+				}
+			}
+		}
+	})
+}
+
+// spmmT computes out = Sᵀ·b. Each worker owns a block of output columns so
+// that the scatter needs no synchronisation.
+func spmmT[T float32 | float64](ptr, ind []int, val, b, out []T, f, rows, nnz int) {
+	clear(out)
+	workers := Workers((nnz + rows) * f)
+	if workers > f {
+		workers = f
+	}
+	run := func(c0, c1 int) {
+		for i := 0; i < rows; i++ {
+			br := b[i*f+c0 : i*f+c1]
+			for k := ptr[i]; k < ptr[i+1]; k++ {
+				v := val[k]
+				o := out[ind[k]*f+c0 : ind[k]*f+c1]
+				for j := range o {
+					o[j] += v * br[j]
+				}
+			}
+		}
+	}
+	if workers <= 1 {
+		run(0, f)
+		return
+	}
+	ParallelFor(workers, parallelThreshold, func(lo, hi int) {
+		for w := lo; w < hi; w++ {
+			run(w*f/workers, (w+1)*f/workers)
+		}
+	})
+}

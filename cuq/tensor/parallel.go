@@ -1,0 +1,50 @@
+package tensor
+
+import (
+	"runtime"
+	"sync"
+)
+
+// parallelThreshold is the work (roughly, multiply-adds) below which a
+// kernel runs on the calling goroutine: spawning costs about a microsecond,
+// so smaller jobs are faster serially.
+const parallelThreshold = 1 << 15
+
+// Workers returns how many goroutines a kernel of the given cost should use:
+// 1 for small jobs, up to GOMAXPROCS for large ones.
+func Workers(cost int) int {
+	w := cost / parallelThreshold
+	if p := runtime.GOMAXPROCS(0); w > p {
+		w = p
+	}
+	if w < 1 {
+		w = 1
+	}
+	return w
+}
+
+// ParallelFor splits the index range [0, n) into contiguous chunks and calls
+// body on each, concurrently when the total cost warrants it. body must only
+// write to state owned by its own index range.
+func ParallelFor(n, cost int, body func(lo, hi int)) {
+	w := Workers(cost)
+	if w > n {
+		w = n
+	}
+	if w <= 1 {
+		if n > 0 {
+			body(0, n)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(w)
+	for k := 0; k < w; k++ {
+		lo, hi := k*n/w, (k+1)*n/w
+		go func() {
+			defer wg.Done()
+			body(lo, hi)
+		}()
+	}
+	wg.Wait()
+}

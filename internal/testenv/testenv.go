@@ -1,0 +1,51 @@
+// Package testenv locates the shared benchmark datasets for tests and
+// benchmarks: $CUQ_TEST_DATA when set, otherwise the folder shared/datasets
+// beside the repository (../shared/datasets seen from the module root).
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// DatasetsDir returns the directory holding the shared npz files, or "" when
+// it cannot be found.
+func DatasetsDir() string {
+	if d := os.Getenv("CUQ_TEST_DATA"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			cand := filepath.Join(dir, "..", "shared", "datasets")
+			if st, err := os.Stat(cand); err == nil && st.IsDir() {
+				return cand
+			}
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// RequireDatasets returns the shared datasets directory. When it is missing
+// the test fails under CI (CI=true, where the data must be present) and is
+// skipped elsewhere.
+func RequireDatasets(tb testing.TB) string {
+	tb.Helper()
+	d := DatasetsDir()
+	if d == "" {
+		if os.Getenv("CI") == "true" {
+			tb.Fatal("shared datasets not found: set CUQ_TEST_DATA or place shared/datasets beside the repository")
+		}
+		tb.Skip("shared datasets not found (set CUQ_TEST_DATA)")
+	}
+	return d
+}
