@@ -66,17 +66,51 @@ func (bc broadcast) each(f func(o, ia, ib int)) {
 // Add returns a + b with broadcasting: each dimension of a and b must be
 // equal or 1 (a 1×C row adds to every row, an N×1 column to every column, a
 // 1×1 scalar everywhere).
-func (t *Tape) Add(a, b *Value) *Value {
-	return t.binary("Add", a, b,
-		func(x, y float64) float64 { return x + y },
-		func(x, y, g float64) (float64, float64) { return g, g })
-}
+func (t *Tape) Add(a, b *Value) *Value { return t.addSub("Add", a, b, 1) }
 
 // Sub returns a − b with broadcasting (see Add).
-func (t *Tape) Sub(a, b *Value) *Value {
-	return t.binary("Sub", a, b,
-		func(x, y float64) float64 { return x - y },
-		func(x, y, g float64) (float64, float64) { return g, -g })
+func (t *Tape) Sub(a, b *Value) *Value { return t.addSub("Sub", a, b, -1) }
+
+// addSub computes a + sign·b. Its gradients need no operand values: g
+// summed over the broadcast dimensions of each operand.
+func (t *Tape) addSub(op string, a, b *Value, sign float64) *Value {
+	bc := newBroadcast(op, a.Data, b.Data)
+	out := tensor.New(bc.rows, bc.cols)
+	ad, bd, od := a.Data.Data, b.Data.Data, out.Data
+	for i := 0; i < bc.rows; i++ {
+		ra, rb, ro := i*bc.aRow, i*bc.bRow, od[i*bc.cols:(i+1)*bc.cols]
+		for j := range ro {
+			ro[j] = ad[ra+j*bc.aCol] + sign*bd[rb+j*bc.bCol]
+		}
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		bc.reduceInto(gradOf(a), g, bc.aRow, bc.aCol, 1)
+		bc.reduceInto(gradOf(b), g, bc.bRow, bc.bCol, sign)
+	}, a, b)
+}
+
+// reduceInto adds s·g into dst, summing over the dimensions where dst is
+// broadcast (stride 0). dst may be nil.
+func (bc broadcast) reduceInto(dst, g *tensor.Dense, rowStride, colStride int, s float64) {
+	if dst == nil {
+		return
+	}
+	dd := dst.Data
+	for i := 0; i < bc.rows; i++ {
+		r, gr := i*rowStride, g.Data[i*bc.cols:(i+1)*bc.cols]
+		if colStride == 1 {
+			row := dd[r : r+bc.cols]
+			for j, v := range gr {
+				row[j] += s * v
+			}
+			continue
+		}
+		sum := 0.0
+		for _, v := range gr {
+			sum += v
+		}
+		dd[r] += s * sum
+	}
 }
 
 // Mul returns the elementwise product a ⊙ b with broadcasting (see Add).

@@ -1,77 +1,15 @@
 package ad
 
-import "math"
+import "github.com/cuqgnn/cuqgnn/cuq/special"
 
 // Lgamma returns ln Γ(x) elementwise (for x > 0); its derivative is the
 // digamma function ψ(x).
 func (t *Tape) Lgamma(x *Value) *Value {
-	return t.unary(x, Lgamma, func(v, y float64) float64 { return Digamma(v) })
+	return t.unary(x, special.Lgamma, func(v, y float64) float64 { return special.Digamma(v) })
 }
 
 // Digamma returns ψ(x) = d/dx ln Γ(x) elementwise; its derivative is the
 // trigamma function ψ₁(x).
 func (t *Tape) Digamma(x *Value) *Value {
-	return t.unary(x, Digamma, func(v, y float64) float64 { return Trigamma(v) })
-}
-
-// Lgamma returns ln |Γ(x)|.
-func Lgamma(x float64) float64 {
-	v, _ := math.Lgamma(x)
-	return v
-}
-
-// asymptoticMin is where the asymptotic series of ψ and ψ₁ take over; below
-// it the recurrences ψ(x) = ψ(x+1) − 1/x and ψ₁(x) = ψ₁(x+1) + 1/x² shift
-// the argument up. With seven Bernoulli terms the truncation error at x = 10
-// is below 1e-17.
-const asymptoticMin = 10
-
-// Digamma returns ψ(x), the logarithmic derivative of Γ, to about 1e-15
-// relative accuracy. For x ≤ 0 it uses the reflection ψ(1−x) − π/tan(πx)
-// and returns NaN at the poles (non-positive integers).
-//
-//	ψ(x) ~ ln x − 1/(2x) − Σ_k B_2k / (2k x^2k)   (x → ∞)
-func Digamma(x float64) float64 {
-	switch {
-	case math.IsNaN(x) || math.IsInf(x, -1):
-		return math.NaN()
-	case math.IsInf(x, 1):
-		return x
-	case x <= 0:
-		if x == math.Floor(x) {
-			return math.NaN()
-		}
-		return Digamma(1-x) - math.Pi/math.Tan(math.Pi*x)
-	}
-	acc := 0.0
-	for x < asymptoticMin {
-		acc -= 1 / x
-		x++
-	}
-	z := 1 / (x * x)
-	// B2/2, B4/4, ..., B14/14
-	series := z * (1.0/12 - z*(1.0/120-z*(1.0/252-z*(1.0/240-z*(1.0/132-z*(691.0/32760-z*(1.0/12)))))))
-	return acc + math.Log(x) - 0.5/x - series
-}
-
-// Trigamma returns ψ₁(x) = Σ_{k≥0} 1/(x+k)², the derivative of ψ, for x > 0
-// (NaN otherwise), to about 1e-15 relative accuracy.
-//
-//	ψ₁(x) ~ 1/x + 1/(2x²) + Σ_k B_2k / x^(2k+1)   (x → ∞)
-func Trigamma(x float64) float64 {
-	if !(x > 0) {
-		return math.NaN()
-	}
-	if math.IsInf(x, 1) {
-		return 0
-	}
-	acc := 0.0
-	for x < asymptoticMin {
-		acc += 1 / (x * x)
-		x++
-	}
-	z := 1 / (x * x)
-	// B2, B4, ..., B14
-	series := z * (1.0/6 - z*(1.0/30-z*(1.0/42-z*(1.0/30-z*(5.0/66-z*(691.0/2730-z*(7.0/6)))))))
-	return acc + 1/x + 0.5*z + series/x
+	return t.unary(x, special.Digamma, func(v, y float64) float64 { return special.Trigamma(v) })
 }

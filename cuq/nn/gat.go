@@ -28,23 +28,34 @@ type GAT struct {
 }
 
 // NewGAT returns a GAT layer from in to out features over pattern, which
-// must already contain a self loop at every node.
+// must already contain a self loop at every node. pattern may be nil and set
+// later with SetPattern.
 func NewGAT(name string, pattern *tensor.CSR, in, out int, rng *rand.Rand) *GAT {
-	dst := make([]int, pattern.NNZ())
-	for i := 0; i < pattern.Rows; i++ {
-		for k := pattern.Ptr[i]; k < pattern.Ptr[i+1]; k++ {
-			dst[k] = i
-		}
-	}
 	attBound := math.Sqrt(6 / float64(1+out))
-	return &GAT{
-		Pattern:       pattern,
+	g := &GAT{
 		W:             ad.Param(name+".W", Glorot(rng, in, out)),
 		ASrc:          ad.Param(name+".a_src", Uniform(rng, out, 1, attBound)),
 		ADst:          ad.Param(name+".a_dst", Uniform(rng, out, 1, attBound)),
 		B:             ad.Param(name+".b", tensor.New(1, out)),
 		NegativeSlope: 0.2,
-		dst:           dst,
+	}
+	if pattern != nil {
+		g.SetPattern(pattern)
+	}
+	return g
+}
+
+// SetPattern sets the graph the layer attends over (self loops included).
+func (g *GAT) SetPattern(pattern *tensor.CSR) {
+	if g.Pattern == pattern {
+		return
+	}
+	g.Pattern = pattern
+	g.dst = make([]int, pattern.NNZ())
+	for i := 0; i < pattern.Rows; i++ {
+		for k := pattern.Ptr[i]; k < pattern.Ptr[i+1]; k++ {
+			g.dst[k] = i
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
@@ -101,13 +102,13 @@ func TestRadialFlowNormalised(t *testing.T) {
 
 func TestPPRGradientAndClosedForm(t *testing.T) {
 	norm, _ := ring(5)
-	ppr, err := NewPPR(norm, 4, 0.1)
+	ppr, err := graph.NewPPR(norm, 0.1, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(4, 4))
 	x := ad.Param("x", Uniform(rng, 5, 3, 1))
-	check(t, "PPR", []*ad.Value{x}, func(tp *ad.Tape) *ad.Value { return weighted(tp, ppr.Forward(tp, x), 1) })
+	check(t, "PPR", []*ad.Value{x}, func(tp *ad.Tape) *ad.Value { return weighted(tp, Propagate(tp, ppr, x), 1) })
 
 	// closed form Σ_{k<K} t(1−t)^k Â^k x + (1−t)^K Â^K x
 	dense := norm.ToDense()
@@ -121,14 +122,11 @@ func TestPPRGradientAndClosedForm(t *testing.T) {
 		want.AddScaled(c, pow)
 		pow = tensor.Mul(dense, pow)
 	}
-	got := ppr.Apply(x.Data)
+	got := Propagate(ad.NewEvalTape(), ppr, ad.Const(x.Data)).Data
 	for i := range want.Data {
 		if math.Abs(got.Data[i]-want.Data[i]) > 1e-12 {
 			t.Fatalf("PPR = %v, want %v", got, want)
 		}
-	}
-	if _, err := NewPPR(norm, 3, 1.5); err == nil {
-		t.Error("teleport 1.5 accepted")
 	}
 }
 

@@ -5,17 +5,26 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // CSR is a sparse matrix in compressed sparse row form: the non-zeros of row
 // i are Val[Ptr[i]:Ptr[i+1]] in the columns Ind[Ptr[i]:Ptr[i+1]]. Within a
 // row the column indices are strictly increasing once the matrix is built by
 // NewCSR or FromCOO.
+//
+// A CSR used as a constant operand must not be modified after its first
+// transposed product: TMulTo caches Sᵀ.
 type CSR struct {
 	Rows, Cols int
 	Ptr        []int
 	Ind        []int
 	Val        []float64
+
+	transOnce sync.Once
+	trans     *CSR
 }
 
 // NewCSR validates the three CSR arrays and wraps them (not copied). Column
@@ -193,8 +202,14 @@ func (s *CSR) AllFinite() bool {
 // DenseToCSR converts d, dropping exact zeros.
 func DenseToCSR(d *Dense) *CSR {
 	ptr := make([]int, d.Rows+1)
-	var ind []int
-	var val []float64
+	nnz := 0
+	for _, v := range d.Data {
+		if v != 0 {
+			nnz++
+		}
+	}
+	ind := make([]int, 0, nnz)
+	val := make([]float64, 0, nnz)
 	for i := 0; i < d.Rows; i++ {
 		for j, v := range d.Row(i) {
 			if v != 0 {
@@ -226,13 +241,16 @@ func (s *CSR) MulTo(dst, b *Dense) {
 	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ())
 }
 
-// TMulTo computes dst = Sᵀ·b without forming Sᵀ (dst is overwritten). The
-// scatter runs in parallel over column blocks of b.
+// TMulTo computes dst = Sᵀ·b (dst is overwritten). The transpose is built
+// on first use and cached, so that the product is a row-parallel gather
+// like MulTo rather than a scatter.
 func (s *CSR) TMulTo(dst, b *Dense) {
 	if s.Rows != b.Rows || dst.Rows != s.Cols || dst.Cols != b.Cols {
 		panic(fmt.Sprintf("tensor: CSR transposed product %sᵀ · %s into %s: shapes do not fit", s.Shape(), b.Shape(), dst.Shape()))
 	}
-	spmmT(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ())
+	s.transOnce.Do(func() { s.trans = s.Transpose() })
+	t := s.trans
+	spmm(t.Ptr, t.Ind, t.Val, b.Data, dst.Data, b.Cols, t.Rows, t.NNZ())
 }
 
 // Mul returns S·b.
@@ -243,49 +261,34 @@ func (s *CSR) Mul(b *Dense) *Dense {
 }
 
 // spmm computes out = S·b for CSR arrays; rows are split among workers.
+// Each stored entry adds a scaled row of b to the output row; wide float64
+// rows use gonum's SIMD axpy kernel.
 func spmm[T float32 | float64](ptr, ind []int, val, b, out []T, f, rows, nnz int) {
+	if b64, ok := any(b).([]float64); ok && f >= 16 {
+		val64, out64 := any(val).([]float64), any(out).([]float64)
+		ParallelFor(rows, (nnz+rows)*f, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				o := out64[i*f : (i+1)*f]
+				clear(o)
+				for k := ptr[i]; k < ptr[i+1]; k++ {
+					floats.AddScaled(o, val64[k], b64[ind[k]*f:ind[k]*f+f])
+				}
+			}
+		})
+		return
+	}
 	ParallelFor(rows, (nnz+rows)*f, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			o := out[i*f : (i+1)*f]
 			clear(o)
 			for k := ptr[i]; k < ptr[i+1]; k++ {
 				v := val[k]
-				br := b[ind[k]*f : ind[k]*f+f]
+				x := b[ind[k]*f : ind[k]*f+f]
+				x = x[:len(o)]
 				for j := range o {
-					o[j] += v * br[j]
+					o[j] += v * x[j]
 				}
 			}
-		}
-	})
-}
-
-// spmmT computes out = Sᵀ·b. Each worker owns a block of output columns so
-// that the scatter needs no synchronisation.
-func spmmT[T float32 | float64](ptr, ind []int, val, b, out []T, f, rows, nnz int) {
-	clear(out)
-	workers := Workers((nnz + rows) * f)
-	if workers > f {
-		workers = f
-	}
-	run := func(c0, c1 int) {
-		for i := 0; i < rows; i++ {
-			br := b[i*f+c0 : i*f+c1]
-			for k := ptr[i]; k < ptr[i+1]; k++ {
-				v := val[k]
-				o := out[ind[k]*f+c0 : ind[k]*f+c1]
-				for j := range o {
-					o[j] += v * br[j]
-				}
-			}
-		}
-	}
-	if workers <= 1 {
-		run(0, f)
-		return
-	}
-	ParallelFor(workers, parallelThreshold, func(lo, hi int) {
-		for w := lo; w < hi; w++ {
-			run(w*f/workers, (w+1)*f/workers)
 		}
 	})
 }

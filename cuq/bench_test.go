@@ -1,0 +1,52 @@
+package cuq_test
+
+import (
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
+)
+
+var paperPresets = []struct {
+	name  string
+	build func(*graph.Graph) *cuq.Builder
+}{
+	{"appnp", cuq.APPNPModel}, {"gpn", cuq.GPN}, {"gpn_lop", cuq.LOPGPN},
+	{"cuq_ppr", cuq.CUQPPR}, {"cuq_gcn", cuq.CUQGCN}, {"cuq_gat", cuq.CUQGAT},
+}
+
+// BenchmarkEpochCoraML times one training epoch (forward, backward, Adam
+// step) and one evaluation pass of every paper model on CoraML; compare
+// with shared/bench/torch_reference.py (or run `go run ./cmd/cuq bench`).
+func BenchmarkEpochCoraML(b *testing.B) {
+	g, err := datasets.Load("CoraML", datasets.FromDir(testenv.RequireDatasets(b)), datasets.NoDownload())
+	if err != nil {
+		b.Fatal(err)
+	}
+	split, err := g.Split(graph.Stratified(0.05, 0.15, 0.8))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range paperPresets {
+		m := p.build(g).MustBuild()
+		if _, err := m.Step(split); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(p.name+"/train", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := m.Step(split); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(p.name+"/eval", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := m.Forward(nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

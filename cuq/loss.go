@@ -1,0 +1,114 @@
+package cuq
+
+import (
+	"math"
+
+	"github.com/cuqgnn/cuqgnn/cuq/ad"
+	"github.com/cuqgnn/cuqgnn/cuq/special"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+)
+
+// entropyApproxFrom is the concentration α₀ from which the reference
+// replaces the exact Dirichlet entropy by its large-α₀ approximation.
+const entropyApproxFrom = 1e4
+
+// dirichletEntropy returns the N×1 differential entropies H(Dir(αᵢ)) of the
+// rows of alpha, as the reference computes them:
+//
+//	α₀ < 1e4:  H = Σ lnΓ(α_c) − lnΓ(α₀) + (α₀−K)ψ(α₀) − Σ(α_c−1)ψ(α_c)
+//	α₀ ≥ 1e4:  H ≈ ½(K−1) + ½(K−1)ln 2π + ½Σ ln α_c − (K−½) ln α₀
+//
+// with gradients ∂H/∂α_c = (α₀−K)ψ₁(α₀) − (α_c−1)ψ₁(α_c) (exact) and
+// 1/(2α_c) − (K−½)/α₀ (approximation).
+func dirichletEntropy(t *ad.Tape, alpha *ad.Value) *ad.Value {
+	n, k := alpha.Data.Rows, alpha.Data.Cols
+	kf := float64(k)
+	out := tensor.New(n, 1)
+	a0s := make([]float64, n)
+	for i := 0; i < n; i++ {
+		row := alpha.Data.Row(i)
+		a0 := 0.0
+		for _, a := range row {
+			a0 += a
+		}
+		a0s[i] = a0
+		if a0 >= entropyApproxFrom {
+			h := 0.5*(kf-1) + 0.5*(kf-1)*math.Log(2*math.Pi) - (kf-0.5)*math.Log(a0)
+			for _, a := range row {
+				h += 0.5 * math.Log(a)
+			}
+			out.Data[i] = h
+			continue
+		}
+		h := -special.Lgamma(a0) + (a0-kf)*special.Digamma(a0)
+		for _, a := range row {
+			h += special.Lgamma(a) - (a-1)*special.Digamma(a)
+		}
+		out.Data[i] = h
+	}
+	return t.Custom(out, func(g *tensor.Dense, grads []*tensor.Dense) {
+		ga := grads[0]
+		for i := 0; i < n; i++ {
+			row, grow, a0, gi := alpha.Data.Row(i), ga.Row(i), a0s[i], g.Data[i]
+			if a0 >= entropyApproxFrom {
+				for c, a := range row {
+					grow[c] += gi * (0.5/a - (kf-0.5)/a0)
+				}
+				continue
+			}
+			common := (a0 - kf) * special.Trigamma(a0)
+			for c, a := range row {
+				grow[c] += gi * (common - (a-1)*special.Trigamma(a))
+			}
+		}
+	}, alpha)
+}
+
+// uceLoss is the reference's PostNet loss with sum reduction over the
+// training nodes: Σᵢ [ψ(α₀ᵢ) − ψ(α_{i,yᵢ})] − reg·Σᵢ H(Dir(αᵢ)).
+func uceLoss(t *ad.Tape, alpha *ad.Value, train, labels []int, reg float64) *ad.Value {
+	a := t.GatherRows(alpha, train)
+	uce := t.Sub(t.Sum(t.Digamma(t.SumRows(a))), t.Sum(t.Digamma(t.Pick(a, labels))))
+	if reg == 0 {
+		return uce
+	}
+	return t.Sub(uce, t.Scale(t.Sum(dirichletEntropy(t, a)), reg))
+}
+
+// mixtureLoss is LOP-GPN's loss (REFERENCE.md §2): with mixture weights
+// Πᵢⱼ for the training rows,
+//
+//	UCE = Σᵢ Σⱼ Πᵢⱼ [ψ(α₀ⱼ) − ψ(αⱼ,yᵢ)]
+//	REG = reg · Σᵢ [Σⱼ Πᵢⱼ(−H(Dir(αⱼ))) − H_cat(Πᵢ)].
+func mixtureLoss(t *ad.Tape, alphaFt *ad.Value, piTrain *tensor.CSR, labels []int, reg float64) *ad.Value {
+	d := t.Sub(t.Digamma(t.SumRows(alphaFt)), t.Digamma(alphaFt))
+	uce := t.Sum(t.Pick(t.LeftMul(piTrain, d), labels))
+	if reg == 0 {
+		return uce
+	}
+	weightEntropy := 0.0
+	for i := 0; i < piTrain.Rows; i++ {
+		weightEntropy += uq.CategoricalEntropy(piTrain.Val[piTrain.Ptr[i]:piTrain.Ptr[i+1]])
+	}
+	negH := t.Sum(t.LeftMul(piTrain, t.Neg(dirichletEntropy(t, alphaFt))))
+	return t.Add(uce, t.Scale(t.AddConst(negH, -weightEntropy), reg))
+}
+
+// nllLoss is the mean negative log-likelihood of the labels under logp.
+func nllLoss(t *ad.Tape, logp *ad.Value, train, labels []int) *ad.Value {
+	return t.Neg(t.Mean(t.Pick(t.GatherRows(logp, train), labels)))
+}
+
+// rowsOf returns the sub-matrix of the given rows of s.
+func rowsOf(s *tensor.CSR, rows []int) *tensor.CSR {
+	ptr := make([]int, len(rows)+1)
+	var ind []int
+	var val []float64
+	for k, r := range rows {
+		ind = append(ind, s.Ind[s.Ptr[r]:s.Ptr[r+1]]...)
+		val = append(val, s.Val[s.Ptr[r]:s.Ptr[r+1]]...)
+		ptr[k+1] = len(ind)
+	}
+	return &tensor.CSR{Rows: len(rows), Cols: s.Cols, Ptr: ptr, Ind: ind, Val: val}
+}

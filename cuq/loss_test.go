@@ -1,0 +1,98 @@
+package cuq
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq/ad"
+	"github.com/cuqgnn/cuqgnn/cuq/special"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+)
+
+func randAlpha(rng *rand.Rand, n, k int, lo, hi float64) *ad.Value {
+	d := tensor.New(n, k)
+	for i := range d.Data {
+		d.Data[i] = lo + (hi-lo)*rng.Float64()
+	}
+	return ad.Param("alpha", d)
+}
+
+func TestDirichletEntropyValuesAndGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, r := range [][2]float64{{1, 5}, {0.5, 3}, {3000, 6000}} { // the last rows use the α₀ ≥ 1e4 branch
+		alpha := randAlpha(rng, 4, 3, r[0], r[1])
+		h := dirichletEntropy(ad.NewEvalTape(), alpha).Data
+		for i := 0; i < 4; i++ {
+			want := uq.DirichletEntropy(alpha.Data.Row(i))
+			if math.Abs(h.Data[i]-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Errorf("H(Dir(%v)) = %v, package uq gives %v", alpha.Data.Row(i), h.Data[i], want)
+			}
+		}
+		worst, err := ad.GradCheck([]*ad.Value{alpha}, 1e-6, func(tp *ad.Tape) *ad.Value {
+			return tp.Sum(dirichletEntropy(tp, alpha))
+		})
+		if err != nil || worst > 1e-6 {
+			t.Errorf("entropy gradient for α in %v: relative error %v (%v)", r, worst, err)
+		}
+	}
+}
+
+// The UCE of a single node is ψ(α₀) − ψ(α_y), the expected cross entropy
+// E_{θ~Dir(α)}[−log θ_y].
+func TestUCEClosedForm(t *testing.T) {
+	alpha := ad.Param("alpha", tensor.MustFromSlice(2, 3, []float64{2, 3, 5, 1, 1, 8}))
+	got := uceLoss(ad.NewEvalTape(), alpha, []int{0, 1}, []int{2, 0}, 0).Scalar()
+	want := special.Digamma(10) - special.Digamma(5) + special.Digamma(10) - special.Digamma(1)
+	if math.Abs(got-want) > 1e-12 {
+		t.Errorf("UCE = %v, want %v", got, want)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	a := randAlpha(rng, 5, 4, 1, 6)
+	worst, err := ad.GradCheck([]*ad.Value{a}, 1e-6, func(tp *ad.Tape) *ad.Value {
+		return uceLoss(tp, a, []int{4, 0, 2}, []int{1, 3, 0}, 1e-2)
+	})
+	if err != nil || worst > 1e-6 {
+		t.Errorf("UCE gradient: relative error %v (%v)", worst, err)
+	}
+}
+
+func TestMixtureLoss(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	a := randAlpha(rng, 4, 3, 1, 6)
+	pi, err := tensor.FromCOO(2, 4, []int{0, 0, 1, 1, 1}, []int{0, 2, 1, 2, 3}, []float64{0.25, 0.75, 0.5, 0.3, 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := []int{2, 0}
+	worst, err := ad.GradCheck([]*ad.Value{a}, 1e-6, func(tp *ad.Tape) *ad.Value {
+		return mixtureLoss(tp, a, pi, labels, 1e-2)
+	})
+	if err != nil || worst > 1e-6 {
+		t.Errorf("mixture loss gradient: relative error %v (%v)", worst, err)
+	}
+	// value by hand: Σᵢ Σⱼ Πᵢⱼ [ψ(α₀ⱼ) − ψ(αⱼ,yᵢ)] + reg·Σᵢ[Σⱼ Πᵢⱼ(−Hⱼ) − H_cat(Πᵢ)]
+	want := 0.0
+	for i := 0; i < pi.Rows; i++ {
+		var w []float64
+		for k := pi.Ptr[i]; k < pi.Ptr[i+1]; k++ {
+			row := a.Data.Row(pi.Ind[k])
+			a0 := row[0] + row[1] + row[2]
+			want += pi.Val[k] * (special.Digamma(a0) - special.Digamma(row[labels[i]]))
+			want -= 1e-2 * pi.Val[k] * uq.DirichletEntropy(row)
+			w = append(w, pi.Val[k])
+		}
+		want -= 1e-2 * uq.CategoricalEntropy(w)
+	}
+	if got := mixtureLoss(ad.NewEvalTape(), a, pi, labels, 1e-2).Scalar(); math.Abs(got-want) > 1e-12 {
+		t.Errorf("mixture loss = %v, want %v", got, want)
+	}
+	// with one-hot weights the mixture UCE is the plain UCE
+	onehot, _ := tensor.FromCOO(2, 4, []int{0, 1}, []int{3, 1}, nil)
+	mix := mixtureLoss(ad.NewEvalTape(), a, onehot, labels, 0).Scalar()
+	plain := uceLoss(ad.NewEvalTape(), a, []int{3, 1}, labels, 0).Scalar()
+	if math.Abs(mix-plain) > 1e-12 {
+		t.Errorf("one-hot mixture UCE %v ≠ UCE %v", mix, plain)
+	}
+}

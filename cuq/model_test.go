@@ -1,0 +1,235 @@
+package cuq_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+	"github.com/cuqgnn/cuqgnn/datasets"
+)
+
+// smallGraph is a homophilous 4-class CSBM graph small enough to train
+// every model in well under a second.
+func smallGraph(t testing.TB) (*graph.Graph, graph.Split) {
+	t.Helper()
+	g, err := datasets.CSBM(400, 4).Homophily(0.9).AvgDegree(6).Features(16).FeatureSignal(2).Seed(3).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := g.Split(graph.Stratified(0.1, 0.2, 0.8).Seed(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, s
+}
+
+var allPresets = []struct {
+	name  string
+	build func(*graph.Graph) *cuq.Builder
+}{
+	{"APPNP", cuq.APPNPModel}, {"GKDE", cuq.GKDE}, {"GPN", cuq.GPN}, {"LOP-GPN", cuq.LOPGPN},
+	{"CUQ-PPR", cuq.CUQPPR}, {"CUQ-GCN", cuq.CUQGCN}, {"CUQ-GAT", cuq.CUQGAT},
+}
+
+func TestPresetsTrainAndPredict(t *testing.T) {
+	g, split := smallGraph(t)
+	for _, p := range allPresets {
+		b := p.build(g)
+		if p.name != "GKDE" {
+			b = b.MaxEpochs(150).Patience(20)
+		}
+		m, err := b.Build()
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		if m.Name() != p.name {
+			t.Errorf("preset name %q, want %q", m.Name(), p.name)
+		}
+		if _, err := m.Predict(nil); err == nil {
+			t.Errorf("%s: Predict before Fit should fail", p.name)
+		}
+		hist, err := m.Fit(split)
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		pred, err := m.Predict(nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		// 4 balanced classes: chance is 25%; the graph and features make
+		// the task easy.
+		if acc := pred.Accuracy(split.Test); acc < 0.7 {
+			t.Errorf("%s: test accuracy %.3f after %d epochs (%s)", p.name, acc, len(hist.Epochs), hist.Stopped)
+		}
+		for i := 0; i < g.N; i++ {
+			s := 0.0
+			for _, v := range pred.Prob.Row(i) {
+				s += v
+			}
+			if math.Abs(s-1) > 1e-9 {
+				t.Fatalf("%s: probabilities of node %d sum to %v", p.name, i, s)
+			}
+		}
+		want := []uq.Measure{uq.TU, uq.AU, uq.EU, uq.EUPC, uq.EUSO, uq.LC}
+		if p.name == "APPNP" {
+			want = []uq.Measure{uq.TU, uq.LC}
+			if _, err := pred.Uncertainty(uq.EU); err == nil || !strings.Contains(err.Error(), "APPNP has no EU") {
+				t.Errorf("APPNP EU: err = %v", err)
+			}
+		}
+		if got := pred.Available(); len(got) != len(want) {
+			t.Errorf("%s: measures %v, want %v", p.name, got, want)
+		}
+	}
+}
+
+// Early stopping restores the parameters of the best validation epoch, so
+// the validation cross entropy after Fit equals the best one recorded.
+func TestEarlyStoppingRestoresBest(t *testing.T) {
+	g, split := smallGraph(t)
+	m := cuq.CUQGCN(g).MaxEpochs(300).Patience(10).MustBuild()
+	hist, err := m.Fit(split)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(hist.Stopped, "early stopping") {
+		t.Fatalf("stopped because %q", hist.Stopped)
+	}
+	last := hist.Epochs[len(hist.Epochs)-1]
+	if last.Epoch != hist.BestEpoch+10 {
+		t.Errorf("stopped at epoch %d, best %d, patience 10", last.Epoch, hist.BestEpoch)
+	}
+	pred, _ := m.Predict(nil)
+	ce := 0.0
+	for _, i := range split.Val {
+		ce -= math.Log(pred.Prob.At(i, g.Labels[i]))
+	}
+	ce /= float64(len(split.Val))
+	if math.Abs(ce-hist.BestValCE) > 1e-9 {
+		t.Errorf("validation CE after restore %v, best recorded %v", ce, hist.BestValCE)
+	}
+	warm := 0
+	for _, e := range hist.Epochs {
+		if e.Phase == "warmup" {
+			warm++
+		}
+	}
+	if warm != 5 {
+		t.Errorf("%d warm-up epochs, want 5", warm)
+	}
+}
+
+func TestSameSeedSameResult(t *testing.T) {
+	g, split := smallGraph(t)
+	run := func(init int) []float64 {
+		m := cuq.GPN(g).MaxEpochs(20).Init(init).MustBuild()
+		if _, err := m.Fit(split); err != nil {
+			t.Fatal(err)
+		}
+		p, _ := m.Predict(nil)
+		return p.EUPC
+	}
+	a, b, c := run(1), run(1), run(2)
+	same := func(x, y []float64) bool {
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+		return true
+	}
+	if !same(a, b) {
+		t.Error("the same seed and init must reproduce a run exactly")
+	}
+	if same(a, c) {
+		t.Error("different inits gave identical models")
+	}
+}
+
+func TestFitErrors(t *testing.T) {
+	g, split := smallGraph(t)
+	// finite features whose products overflow
+	huge := g.Clone()
+	for i, v := range huge.Features.(*tensor.Dense).Data {
+		huge.Features.(*tensor.Dense).Data[i] = math.Copysign(math.MaxFloat64, v)
+	}
+	m := cuq.APPNPModel(huge).MustBuild()
+	_, err := m.Fit(split)
+	if err == nil || !strings.Contains(err.Error(), "epoch") || !strings.Contains(err.Error(), "loss is") {
+		t.Errorf("a diverging run should stop with the epoch and the loss: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m2 := cuq.GPN(g).MustBuild()
+	if _, err := m2.Fit(split, cuq.WithContext(ctx)); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled fit: err = %v", err)
+	}
+	bad := split
+	bad.Train = append([]int{g.N + 3}, split.Train...)
+	if _, err := cuq.GPN(g).MustBuild().Fit(bad); err == nil {
+		t.Error("out-of-range training node accepted")
+	}
+}
+
+func TestBuilderValidation(t *testing.T) {
+	g, _ := smallGraph(t)
+	cases := []struct {
+		b    *cuq.Builder
+		want string
+	}{
+		{cuq.GPN(nil), "no graph"},
+		{cuq.GPN(g).LR(0), "learning rate"},
+		{cuq.CUQ(g).Latent(0).Conv(cuq.GCN(64)), "latent dimension"},
+		{cuq.CUQ(g).Conv(cuq.GAT(8).Heads(4)), "heads"},
+		{cuq.CUQ(g).Conv(cuq.GCN(8).Dropout(1)), "dropout"},
+		{cuq.CUQ(g).Encoder(cuq.MLP()), "encoder"},
+		{cuq.GPN(g).Conv(cuq.GCN(8)), "no convolution"},
+		{cuq.GKDE(g).Sigma(0), "sigma"},
+		{cuq.CUQGCN(g).Patience(0), "patience"},
+		{cuq.CUQGCN(g).Init(0), "init"},
+	}
+	for _, c := range cases {
+		_, err := c.b.Build()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Build error %v, want one mentioning %q", err, c.want)
+		}
+	}
+}
+
+// Predict evaluates a trained model on a graph with perturbed features
+// (evasion), as the feature-noise OOD settings do.
+func TestPredictOnPerturbedGraph(t *testing.T) {
+	g, split := smallGraph(t)
+	m := cuq.CUQGCN(g).MaxEpochs(100).Patience(20).MustBuild()
+	if _, err := m.Fit(split); err != nil {
+		t.Fatal(err)
+	}
+	pert, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, _ := m.Predict(nil)
+	noisy, err := m.Predict(pert.Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for _, i := range pert.Nodes {
+		if noisy.EUPC[i] != clean.EUPC[i] {
+			changed++
+		}
+	}
+	if changed < len(pert.Nodes)/2 {
+		t.Errorf("only %d of %d perturbed nodes changed their pseudo-counts", changed, len(pert.Nodes))
+	}
+	other, _ := datasets.CSBM(50, 4).Seed(1).Done()
+	if _, err := m.Predict(other); err == nil {
+		t.Error("a graph of another size was accepted")
+	}
+}

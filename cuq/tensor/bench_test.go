@@ -1,0 +1,114 @@
+package tensor
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// randomCSR returns a rows×cols matrix with the given density of uniform
+// random entries.
+func randomCSR(rng *rand.Rand, rows, cols int, density float64) *CSR {
+	var ri, ci []int
+	var val []float64
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			if rng.Float64() < density {
+				ri, ci, val = append(ri, i), append(ci, j), append(val, rng.Float64())
+			}
+		}
+	}
+	s, err := FromCOO(rows, cols, ri, ci, val)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+func randomDense(rng *rand.Rand, rows, cols int) *Dense {
+	d := New(rows, cols)
+	for i := range d.Data {
+		d.Data[i] = rng.NormFloat64()
+	}
+	return d
+}
+
+// reportFlops reports throughput in GFLOP/s for flops floating-point
+// operations per iteration.
+func reportFlops(b *testing.B, flops float64) {
+	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// CoraML's bag-of-words features: 2995×2879 at 1.75% density, times the
+// 2879×64 first-layer weights, and the transposed product of the weight
+// gradient. The float32 variant measures the storage choice documented in
+// the package comment.
+func BenchmarkSpMMFeatures(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := randomCSR(rng, 2995, 2879, 0.0175)
+	w := randomDense(rng, 2879, 64)
+	g := randomDense(rng, 2995, 64)
+	flops := 2 * float64(x.NNZ()) * 64
+	b.Run("XW/float64", func(b *testing.B) {
+		out := New(2995, 64)
+		for b.Loop() {
+			x.MulTo(out, w)
+		}
+		reportFlops(b, flops)
+	})
+	b.Run("XW/float32", func(b *testing.B) {
+		val32, w32 := make([]float32, x.NNZ()), make([]float32, len(w.Data))
+		for i, v := range x.Val {
+			val32[i] = float32(v)
+		}
+		for i, v := range w.Data {
+			w32[i] = float32(v)
+		}
+		out := make([]float32, 2995*64)
+		for b.Loop() {
+			spmm(x.Ptr, x.Ind, val32, w32, out, 64, x.Rows, x.NNZ())
+		}
+		reportFlops(b, flops)
+	})
+	b.Run("XtG/float64", func(b *testing.B) {
+		out := New(2879, 64)
+		for b.Loop() {
+			x.TMulTo(out, g)
+		}
+		reportFlops(b, flops)
+	})
+}
+
+// Propagation over a CoraML-sized adjacency: 3k nodes, 16k edges plus self
+// loops, 64 columns.
+func BenchmarkSpMMAdjacency(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 3000
+	var ri, ci []int
+	for len(ri) < 16000 {
+		i, j := rng.IntN(n), rng.IntN(n)
+		if i != j {
+			ri, ci = append(ri, i, j), append(ci, j, i)
+		}
+	}
+	for i := 0; i < n; i++ {
+		ri, ci = append(ri, i), append(ci, i)
+	}
+	a, _ := FromCOO(n, n, ri, ci, nil)
+	x := randomDense(rng, n, 64)
+	out := New(n, 64)
+	for b.Loop() {
+		a.MulTo(out, x)
+	}
+	reportFlops(b, 2*float64(a.NNZ())*64)
+}
+
+// Dense 3k×64 times 64×64, the hidden-layer products.
+func BenchmarkDenseMul(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x, w := randomDense(rng, 3000, 64), randomDense(rng, 64, 64)
+	out := New(3000, 64)
+	for b.Loop() {
+		MulTo(out, x, false, w, false)
+	}
+	reportFlops(b, 2*3000*64*64)
+}

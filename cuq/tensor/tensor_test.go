@@ -1,0 +1,164 @@
+package tensor
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func denseEqual(t *testing.T, what string, got, want *Dense, tol float64) {
+	t.Helper()
+	if !got.SameShape(want) {
+		t.Fatalf("%s: shape %s, want %s", what, got.Shape(), want.Shape())
+	}
+	for i := range want.Data {
+		if math.Abs(got.Data[i]-want.Data[i]) > tol {
+			t.Fatalf("%s: element %d = %v, want %v", what, i, got.Data[i], want.Data[i])
+		}
+	}
+}
+
+// naiveMul is the textbook triple loop, the independent reference for the
+// kernels.
+func naiveMul(a, b *Dense) *Dense {
+	out := New(a.Rows, b.Cols)
+	for i := 0; i < a.Rows; i++ {
+		for j := 0; j < b.Cols; j++ {
+			s := 0.0
+			for k := 0; k < a.Cols; k++ {
+				s += a.At(i, k) * b.At(k, j)
+			}
+			out.Set(i, j, s)
+		}
+	}
+	return out
+}
+
+func TestFromCOOSumsDuplicatesAndSorts(t *testing.T) {
+	s, err := FromCOO(3, 4, []int{2, 0, 2, 0, 2}, []int{3, 1, 0, 1, 3}, []float64{1, 2, 3, 4, 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := MustFromSlice(3, 4, []float64{0, 6, 0, 0, 0, 0, 0, 0, 3, 0, 0, 6})
+	denseEqual(t, "FromCOO", s.ToDense(), want, 0)
+	if s.NNZ() != 3 || s.Ind[1] != 0 || s.Ind[2] != 3 {
+		t.Errorf("row 2 not coalesced and sorted: %v", s.Ind)
+	}
+	if s.At(2, 3) != 6 || s.At(1, 1) != 0 {
+		t.Error("At disagrees with the dense form")
+	}
+	if _, err := FromCOO(2, 2, []int{0, 2}, []int{0, 0}, nil); err == nil || !strings.Contains(err.Error(), "(2,0) out of range") {
+		t.Errorf("out-of-range entry: %v", err)
+	}
+}
+
+func TestNewCSRValidation(t *testing.T) {
+	cases := []struct {
+		ptr, ind []int
+		want     string
+	}{
+		{[]int{0, 1}, []int{0, 0}, "2 indices, 2 values, row pointer ends at 1"},
+		{[]int{1, 1, 1}, []int{0}, "starts at 1"},
+		{[]int{0, 2, 1, 2}, []int{0, 1}, "decreases at row 1"},
+		{[]int{0, 1, 2}, []int{0, 5}, "column index 5 out of range"},
+		{[]int{0, 2, 2}, []int{1, 1}, "not strictly increasing"},
+		{[]int{0, 1, 3}, []int{0, 1}, "row pointer ends at 3"},
+	}
+	for _, c := range cases {
+		_, err := NewCSR(len(c.ptr)-1, 3, c.ptr, c.ind, make([]float64, len(c.ind)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NewCSR(%v, %v): %v, want %q", c.ptr, c.ind, err, c.want)
+		}
+	}
+	if _, err := NewCSR(2, 3, []int{0, 1, 2}, []int{2, 0}, []float64{1, 2}); err != nil {
+		t.Errorf("valid CSR rejected: %v", err)
+	}
+}
+
+func TestSparseProductsMatchDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, f := range []int{1, 7, 16, 64} { // narrow and SIMD paths
+		s := randomCSR(rng, 120, 90, 0.05)
+		b := randomDense(rng, 90, f)
+		denseEqual(t, "CSR·b", s.Mul(b), naiveMul(s.ToDense(), b), 1e-12)
+		g := randomDense(rng, 120, f)
+		got := New(90, f)
+		s.TMulTo(got, g)
+		denseEqual(t, "CSRᵀ·g", got, naiveMul(s.ToDense().T(), g), 1e-12)
+		denseEqual(t, "Transpose", s.Transpose().ToDense(), s.ToDense().T(), 0)
+		denseEqual(t, "DenseToCSR", DenseToCSR(s.ToDense()).ToDense(), s.ToDense(), 0)
+	}
+	// a large product goes through the parallel path
+	s := randomCSR(rng, 2000, 500, 0.02)
+	b := randomDense(rng, 500, 64)
+	denseEqual(t, "parallel CSR·b", s.Mul(b), naiveMul(s.ToDense(), b), 1e-12)
+}
+
+func TestDenseProducts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	a, b := randomDense(rng, 30, 20), randomDense(rng, 20, 10)
+	denseEqual(t, "a·b", Mul(a, b), naiveMul(a, b), 1e-12)
+	out := New(20, 10)
+	MulTo(out, a, true, randomDense(rng, 30, 10), false)
+	c := randomDense(rng, 10, 20)
+	out2 := New(30, 10)
+	MulTo(out2, a, false, c, true)
+	denseEqual(t, "a·cᵀ", out2, naiveMul(a, c.T()), 1e-12)
+	defer func() {
+		r := recover()
+		if r == nil || !strings.Contains(r.(string), "product 30x20 · 10x20 into 30x10") {
+			t.Errorf("shape mismatch panic: %v", r)
+		}
+	}()
+	MulTo(out2, a, false, c, false)
+}
+
+func TestCSRProductShapePanics(t *testing.T) {
+	s := randomCSR(rand.New(rand.NewPCG(3, 3)), 4, 5, 0.5)
+	defer func() {
+		r := recover()
+		if r == nil || !strings.Contains(r.(string), "CSR product 4x5 · 3x2") {
+			t.Errorf("panic %v", r)
+		}
+	}()
+	s.Mul(New(3, 2))
+}
+
+func TestParallelForCoversRangeOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 100000} {
+		hits := make([]int32, n)
+		var calls atomic.Int32
+		ParallelFor(n, n*1000, func(lo, hi int) {
+			calls.Add(1)
+			for i := lo; i < hi; i++ {
+				atomic.AddInt32(&hits[i], 1)
+			}
+		})
+		for i, h := range hits {
+			if h != 1 {
+				t.Fatalf("n=%d: index %d visited %d times", n, i, h)
+			}
+		}
+	}
+	if Workers(10) != 1 {
+		t.Error("a tiny job must run on the calling goroutine")
+	}
+}
+
+func TestDenseHelpers(t *testing.T) {
+	if _, err := FromSlice(2, 3, make([]float64, 5)); err == nil {
+		t.Error("FromSlice accepted 5 values for 2x3")
+	}
+	d := MustFromSlice(2, 2, []float64{1, 2, 3, 4})
+	e := d.Clone()
+	e.AddScaled(2, d)
+	if e.Sum() != 30 || d.Sum() != 10 {
+		t.Errorf("AddScaled/Clone: %v %v", e, d)
+	}
+	d.Set(0, 1, math.NaN())
+	if d.AllFinite() {
+		t.Error("NaN not detected")
+	}
+}

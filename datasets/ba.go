@@ -1,0 +1,147 @@
+package datasets
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+)
+
+// BAConfig configures a Barabási–Albert growth graph with classes; create
+// it with BarabasiAlbert and generate with Done.
+type BAConfig struct {
+	nodes, m  int
+	classes   int
+	homophily float64
+	features  featureModel
+	seed      uint64
+	name      string
+}
+
+// BarabasiAlbert starts a preferential-attachment graph: the first m+1
+// nodes form a clique, then every new node joins m distinct existing nodes,
+// each chosen with probability proportional to its degree. The degree
+// distribution has a power-law tail (P(k) ∝ k⁻³) and the largest degree
+// grows like √N, the unbounded-degree case of the paper's argument.
+//
+// Labels grow with the graph ("preferential assignment"): the clique nodes
+// take classes 0, 1, ... in turn. A new node draws its first target by
+// degree; with probability h (the homophily) it takes that target's class,
+// else a uniform class. Each further target is drawn, with probability h,
+// by degree among the nodes of its own class, else by degree among all
+// nodes. So h sets the fraction of intra-class edges, and large classes
+// attract more nodes, as communities do.
+//
+// Defaults: 3 classes, homophily 0.8, 16 Gaussian features with signal 1,
+// seed 1.
+func BarabasiAlbert(nodes, m int) *BAConfig {
+	return &BAConfig{
+		nodes: nodes, m: m, classes: 3, homophily: 0.8,
+		features: featureModel{kind: gaussianFeatures, dim: 16, signal: 1},
+		seed:     1,
+		name:     "BarabasiAlbert",
+	}
+}
+
+// Classes sets the number of classes.
+func (c *BAConfig) Classes(k int) *BAConfig { c.classes = k; return c }
+
+// Homophily sets h ∈ [0, 1] (see BarabasiAlbert).
+func (c *BAConfig) Homophily(h float64) *BAConfig { c.homophily = h; return c }
+
+// Features sets the feature dimension.
+func (c *BAConfig) Features(f int) *BAConfig { c.features.dim = f; return c }
+
+// FeatureSignal sets the class-mean scale of the Gaussian features, or the
+// topic probability of bag-of-words features (as CSBMConfig.FeatureSignal).
+func (c *BAConfig) FeatureSignal(s float64) *BAConfig { c.features.signal = s; return c }
+
+// BagOfWords selects sparse bag-of-words features (as
+// CSBMConfig.BagOfWords).
+func (c *BAConfig) BagOfWords(wordsPerNode int) *BAConfig {
+	c.features.kind, c.features.words = bagOfWords, wordsPerNode
+	return c
+}
+
+// Seed sets the seed of the random generator.
+func (c *BAConfig) Seed(seed uint64) *BAConfig { c.seed = seed; return c }
+
+// Name sets the graph's name (default "BarabasiAlbert").
+func (c *BAConfig) Name(name string) *BAConfig { c.name = name; return c }
+
+// Done validates the configuration and generates the graph. It fails when
+// a class received no node (too few nodes for the classes).
+func (c *BAConfig) Done() (*graph.Graph, error) {
+	fail := func(format string, args ...any) (*graph.Graph, error) {
+		return nil, fmt.Errorf("datasets.BarabasiAlbert: "+format, args...)
+	}
+	if c.m < 1 || c.nodes <= c.m {
+		return fail("%d nodes with %d edges per new node, want m ≥ 1 and more than m nodes", c.nodes, c.m)
+	}
+	if c.classes < 1 || c.classes > c.nodes {
+		return fail("%d classes for %d nodes, want 1 to %d", c.classes, c.nodes, c.nodes)
+	}
+	if !(c.homophily >= 0 && c.homophily <= 1) {
+		return fail("homophily %v outside [0, 1]", c.homophily)
+	}
+	if err := c.features.validate(); err != nil {
+		return fail("%v", err)
+	}
+	r := rand.New(rand.NewPCG(c.seed, 0x62612d67))
+	n, m := c.nodes, c.m
+	labels := make([]int, n)
+	// ends lists both endpoints of every edge, so a uniform draw from it
+	// picks a node with probability proportional to its degree; byClass
+	// holds the same per class.
+	ends := make([]int, 0, 2*m*n)
+	byClass := make([][]int, c.classes)
+	var ri, ci []int
+	link := func(u, v int) {
+		ri, ci = append(ri, u, v), append(ci, v, u)
+		ends = append(ends, u, v)
+		byClass[labels[u]] = append(byClass[labels[u]], u)
+		byClass[labels[v]] = append(byClass[labels[v]], v)
+	}
+	for i := 0; i <= m; i++ {
+		labels[i] = i % c.classes
+		for j := range i {
+			link(i, j)
+		}
+	}
+	targets := make([]int, 0, m)
+	for t := m + 1; t < n; t++ {
+		first := ends[r.IntN(len(ends))]
+		if r.Float64() < c.homophily {
+			labels[t] = labels[first]
+		} else {
+			labels[t] = r.IntN(c.classes)
+		}
+		targets = append(targets[:0], first)
+		for tries := 0; len(targets) < m; tries++ {
+			pool := ends
+			// Fall back to all nodes when the class has too few distinct
+			// members to supply m targets.
+			if own := byClass[labels[t]]; len(own) > 0 && tries < 32*m && r.Float64() < c.homophily {
+				pool = own
+			}
+			v := pool[r.IntN(len(pool))]
+			if !slices.Contains(targets, v) {
+				targets = append(targets, v)
+			}
+		}
+		for _, v := range targets {
+			link(t, v)
+		}
+	}
+	if err := checkClasses(labels, c.classes, nil); err != nil {
+		return fail("%v; use more nodes or fewer classes", err)
+	}
+	adj, err := tensor.FromCOO(n, n, ri, ci, nil)
+	if err != nil {
+		return fail("%v", err)
+	}
+	x := c.features.generate(r, labels, c.classes)
+	return graph.New(c.name, adj, x, labels, c.classes, nil)
+}

@@ -1,0 +1,14 @@
+// Package datasets provides the graphs of the CUQ-GNN experiments: loaders
+// for the benchmark files (CitationFull CoraML, CiteSeer and PubMed in
+// graph2gauss / SparseGraph .npz form, the gnn-benchmark Amazon Photos and
+// Computers, and OGBN Arxiv in its raw OGB CSV layout), a registry that
+// finds, downloads, checksums and caches them, and seeded synthetic
+// generators (contextual stochastic block models, lattices, Barabási–Albert
+// growth, an Arxiv-sized graph) for experiments without data and for
+// teaching.
+//
+// Every loader processes its files as PyTorch Geometric does for the
+// reference implementation, so node, edge, feature and class counts equal
+// PyG's, and every loader returns an error naming the file and the problem
+// on bad input.
+package datasets

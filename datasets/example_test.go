@@ -1,0 +1,46 @@
+package datasets_test
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/cuqgnn/cuqgnn/datasets"
+)
+
+func ExampleLoad() {
+	// Reads cora_ml.npz from $CUQ_DATA (or the user cache directory),
+	// downloading and checksumming it on first use.
+	g, err := datasets.Load("CoraML")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(g.N, g.NumFeatures(), g.NumClasses, g.NumEdges())
+}
+
+func ExampleInfo() {
+	s, err := datasets.Info("photos")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(s.Name, s.File, s.Nodes, s.Features, s.Classes, s.Edges)
+	// Output: AmazonPhotos amazon_electronics_photo.npz 7650 745 8 238162
+}
+
+func ExampleCSBM() {
+	g, err := datasets.CSBM(600, 3).Homophily(0.9).FeatureSignal(1.5).Features(16).AvgDegree(4).Seed(1).Done()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(g.N, g.NumClasses, g.NumFeatures(), g.ClassCounts(nil))
+	// Output: 600 3 16 [200 200 200]
+}
+
+func ExampleLattice() {
+	g, err := datasets.Lattice(2, 3).Classes(2).Done()
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Corners have two neighbours, the middle of each row three.
+	fmt.Println(g.Degrees())
+	// Output: [2 3 2 2 3 2]
+}

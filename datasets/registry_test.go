@@ -1,0 +1,129 @@
+package datasets_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
+)
+
+func TestNamesAndInfo(t *testing.T) {
+	want := []string{"CoraML", "CiteSeer", "PubMed", "AmazonPhotos", "AmazonComputers", "OGBNArxiv"}
+	if got := datasets.Names(); !slices.Equal(got, want) {
+		t.Errorf("Names = %v, want %v", got, want)
+	}
+	for alias, name := range map[string]string{
+		"cora_ml": "CoraML", "CORA-ML": "CoraML", "citeseer": "CiteSeer", "PubMed": "PubMed",
+		"Photos": "AmazonPhotos", "amazon_electronics_computers": "AmazonComputers",
+		"ogbn-arxiv": "OGBNArxiv", "OGBN Arxiv": "OGBNArxiv",
+	} {
+		s, err := datasets.Info(alias)
+		if err != nil || s.Name != name {
+			t.Errorf("Info(%q) = %q, %v; want %q", alias, s.Name, err, name)
+		}
+	}
+	// The paper's sizes (REFERENCE.md §3).
+	for name, sizes := range map[string][3]int{
+		"CoraML": {2995, 2879, 7}, "CiteSeer": {4230, 602, 6}, "PubMed": {19717, 500, 3},
+		"AmazonPhotos": {7650, 745, 8}, "AmazonComputers": {13752, 767, 10}, "OGBNArxiv": {169343, 128, 40},
+	} {
+		s, _ := datasets.Info(name)
+		if [3]int{s.Nodes, s.Features, s.Classes} != sizes {
+			t.Errorf("%s: %d/%d/%d, want %v", name, s.Nodes, s.Features, s.Classes, sizes)
+		}
+	}
+	if _, err := datasets.Info("Cora"); err == nil || !strings.Contains(err.Error(), `unknown dataset "Cora" (known: CoraML, CiteSeer`) {
+		t.Errorf("unknown name: %v", err)
+	}
+}
+
+func TestDir(t *testing.T) {
+	t.Setenv("CUQ_DATA", "/data/cuq")
+	if d := datasets.Dir(); d != "/data/cuq" {
+		t.Errorf("Dir with CUQ_DATA = %q", d)
+	}
+	t.Setenv("CUQ_DATA", "")
+	cache, err := os.UserCacheDir()
+	if err == nil && datasets.Dir() != filepath.Join(cache, "cuqgnn") {
+		t.Errorf("Dir = %q, want %q", datasets.Dir(), filepath.Join(cache, "cuqgnn"))
+	}
+}
+
+func TestLoadMissingNoDownload(t *testing.T) {
+	dir := t.TempDir()
+	_, err := datasets.Load("pubmed", datasets.FromDir(dir), datasets.NoDownload())
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "pubmed.npz")+" not found") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// fileServer serves files by name and counts requests.
+func fileServer(t *testing.T, files map[string][]byte) (*httptest.Server, *atomic.Int32) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		b, ok := files[strings.TrimPrefix(r.URL.Path, "/")]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(b)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+func TestLoadChecksumMismatch(t *testing.T) {
+	// citeseer_full.npz is the last path element of CiteSeer's URL.
+	srv, _ := fileServer(t, map[string][]byte{"citeseer_full.npz": []byte("not the file")})
+	dir := t.TempDir()
+	_, err := datasets.Load("CiteSeer", datasets.FromDir(dir), datasets.BaseURL(srv.URL), datasets.HTTPClient(srv.Client()))
+	if err == nil || !strings.Contains(err.Error(), "checksum mismatch") || !strings.Contains(err.Error(), "CiteSeer") {
+		t.Errorf("err = %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("left %d entries in the data directory", len(ents))
+	}
+}
+
+func TestLoadDownloadsOnce(t *testing.T) {
+	shared := testenv.RequireDatasets(t)
+	b, err := os.ReadFile(filepath.Join(shared, "cora_ml.npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, hits := fileServer(t, map[string][]byte{"cora_ml.npz": b})
+	dir := filepath.Join(t.TempDir(), "new", "cache")
+	for range 2 {
+		g, err := datasets.Load("CoraML", datasets.FromDir(dir), datasets.BaseURL(srv.URL+"/"), datasets.HTTPClient(srv.Client()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.N != 2995 || g.NumEdges() != 16316 {
+			t.Errorf("N %d edges %d", g.N, g.NumEdges())
+		}
+	}
+	if hits.Load() != 1 {
+		t.Errorf("%d requests, want 1 (the second Load reads the cache)", hits.Load())
+	}
+}
+
+func TestLoadChecksSizes(t *testing.T) {
+	// A valid OGB directory of the wrong size is rejected by Load.
+	dir := t.TempDir()
+	src := writeOGB(t, tinyOGB())
+	if err := os.Rename(src, filepath.Join(dir, "ogbn_arxiv")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := datasets.Load("arxiv", datasets.FromDir(dir), datasets.NoDownload())
+	if err == nil || !strings.Contains(err.Error(), "graph has 5 nodes, 3 features, 3 classes; want 169343, 128, 40") {
+		t.Errorf("err = %v", err)
+	}
+}
