@@ -193,13 +193,27 @@ func (m *Model) prepare(g *graph.Graph) (*structures, error) {
 	return s, nil
 }
 
+// headRows reports whether forward with these rows returns only those
+// rows.
+func (m *Model) headRows(rows []int) bool {
+	return rows != nil && m.flows != nil && m.cfg.pooling == Behavioral
+}
+
 // budgetConst is ½·d·log 4π, the "latent-new" certainty budget of the
 // reference: log β = log p(z|c) + log p(c) + ½ d log 4π.
 func budgetConst(d int) float64 { return 0.5 * float64(d) * math.Log(4*math.Pi) }
 
 // forward computes the model's output on tape t for graph g: log-softmax
-// probabilities (APPNP), α (GPN, CUQ) or per-node α_ft (LOP-GPN).
-func (m *Model) forward(t *ad.Tape, g *graph.Graph, s *structures) *ad.Value {
+// probabilities (APPNP), α (GPN, CUQ) or per-node α_ft (LOP-GPN), one row
+// per node.
+//
+// With behavioral pooling the PostNet head of a node depends on its own
+// latent only, so when rows is non-nil the head runs on those nodes alone
+// and the output has one row per entry of rows (training needs the labelled
+// nodes only; the flows dominate the cost of a CUQ model otherwise). The
+// other models need every node and ignore rows; use headRows to know which
+// layout the output has.
+func (m *Model) forward(t *ad.Tape, g *graph.Graph, s *structures, rows []int) *ad.Value {
 	b := m.cfg
 	var h *ad.Value
 	for i, l := range m.encoder {
@@ -237,6 +251,9 @@ func (m *Model) forward(t *ad.Tape, g *graph.Graph, s *structures) *ad.Value {
 		}
 	}
 	z := m.latent.Forward(t, h)
+	if m.headRows(rows) {
+		z = t.GatherRows(z, rows)
+	}
 	logp := m.flows.LogDensity(t, z)
 	if !t.Training() {
 		// eval mode: NaN log-densities become −inf (the reference's Density)

@@ -90,7 +90,7 @@ func (m *Model) Predict(g *graph.Graph) (*Prediction, error) {
 		if perr != nil {
 			return nil, perr
 		}
-		out := m.forward(ad.NewEvalTape(), g, s).Data
+		out := m.forward(ad.NewEvalTape(), g, s, nil).Data
 		switch {
 		case m.cfg.firstOrder:
 			p.Prob = tensor.New(out.Rows, out.Cols)

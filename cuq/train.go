@@ -142,6 +142,7 @@ type trainer struct {
 	split          graph.Split
 	trainY, valY   []int
 	piTrain, piVal *tensor.CSR
+	local          []int       // 0..len(Train)−1: training rows of a head run on them alone
 	opt            *optim.Adam // for Step
 }
 
@@ -153,7 +154,10 @@ func (m *Model) newTrainer(split graph.Split) (*trainer, error) {
 	if len(split.Train) == 0 || len(split.Val) == 0 {
 		return nil, fmt.Errorf("cuq: %s: the split needs training and validation nodes (%d train, %d val)", m.name, len(split.Train), len(split.Val))
 	}
-	tr := &trainer{m: m, g: g, split: split}
+	tr := &trainer{m: m, g: g, split: split, local: make([]int, len(split.Train))}
+	for i := range tr.local {
+		tr.local[i] = i
+	}
 	var err error
 	if tr.trainY, err = m.labelsOf(g, split.Train, "training"); err != nil {
 		return nil, err
@@ -177,14 +181,18 @@ func (m *Model) newTrainer(split graph.Split) (*trainer, error) {
 // loss builds the training loss on t.
 func (tr *trainer) loss(t *ad.Tape) *ad.Value {
 	m := tr.m
-	out := m.forward(t, tr.g, tr.s)
+	out := m.forward(t, tr.g, tr.s, tr.split.Train)
+	rows := tr.split.Train
+	if m.headRows(rows) {
+		rows = tr.local
+	}
 	switch {
 	case m.cfg.firstOrder:
-		return nllLoss(t, out, tr.split.Train, tr.trainY)
+		return nllLoss(t, out, rows, tr.trainY)
 	case tr.piTrain != nil:
 		return mixtureLoss(t, out, tr.piTrain, tr.trainY, m.cfg.train.EntropyReg)
 	}
-	return uceLoss(t, out, tr.split.Train, tr.trainY, m.cfg.train.EntropyReg)
+	return uceLoss(t, out, rows, tr.trainY, m.cfg.train.EntropyReg)
 }
 
 // step runs one epoch: forward, backward, optimizer step. It returns the
@@ -261,7 +269,7 @@ func (m *Model) Forward(g *graph.Graph) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.forward(ad.NewEvalTape(), g, s).Data, nil
+	return m.forward(ad.NewEvalTape(), g, s, nil).Data, nil
 }
 
 func sameSplit(a, b graph.Split) bool {
@@ -295,7 +303,7 @@ func (m *Model) setPrior(trainY []int) {
 // evalProbs runs the model in evaluation mode and returns the mean class
 // probabilities p̄ of the given nodes (rows in the order of nodes).
 func (m *Model) evalProbs(g *graph.Graph, s *structures, nodes []int, piRows *tensor.CSR) *tensor.Dense {
-	out := m.forward(ad.NewEvalTape(), g, s).Data
+	out := m.forward(ad.NewEvalTape(), g, s, nodes).Data
 	c := m.classes
 	probs := tensor.New(len(nodes), c)
 	if m.cfg.firstOrder {
@@ -310,6 +318,9 @@ func (m *Model) evalProbs(g *graph.Graph, s *structures, nodes []int, piRows *te
 	if piRows != nil {
 		piRows.MulTo(probs, mean)
 		return probs
+	}
+	if m.headRows(nodes) {
+		return mean
 	}
 	for k, i := range nodes {
 		copy(probs.Row(k), mean.Row(i))

@@ -220,7 +220,15 @@ func (t *Tape) Abs(x *Value) *Value {
 // Clamp limits x to [lo, hi] elementwise; the gradient is 1 strictly inside
 // the interval and 0 where the bound is active, as torch.clamp.
 func (t *Tape) Clamp(x *Value, lo, hi float64) *Value {
-	return t.unary(x, func(v float64) float64 { return math.Max(lo, math.Min(hi, v)) },
+	return t.unary(x, func(v float64) float64 {
+		switch {
+		case v < lo:
+			return lo
+		case v > hi:
+			return hi
+		}
+		return v
+	},
 		func(v, y float64) float64 {
 			if v < lo || v > hi {
 				return 0
@@ -229,15 +237,19 @@ func (t *Tape) Clamp(x *Value, lo, hi float64) *Value {
 		})
 }
 
-// ReLU returns max(x, 0) elementwise.
+// ReLU returns max(x, 0) elementwise (NaN stays NaN, as in torch).
 func (t *Tape) ReLU(x *Value) *Value {
-	return t.unary(x, func(v float64) float64 { return math.Max(v, 0) },
-		func(v, y float64) float64 {
-			if v > 0 {
-				return 1
-			}
+	return t.unary(x, func(v float64) float64 {
+		if v <= 0 {
 			return 0
-		})
+		}
+		return v
+	}, func(v, y float64) float64 {
+		if v > 0 {
+			return 1
+		}
+		return 0
+	})
 }
 
 // ELU returns x for x > 0 and eˣ − 1 otherwise (α = 1).

@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
@@ -48,7 +49,8 @@ func (t *Tape) LeftMul(m tensor.Matrix, x *Value) *Value {
 
 // Dropout zeroes each element of x with probability p and scales the others
 // by 1/(1−p) (inverted dropout), drawing from rng. On an evaluation tape, or
-// with p = 0, it returns x unchanged.
+// with p = 0, it returns x unchanged. Each 64-bit draw decides two elements
+// (32 random bits each, so p is resolved to 2⁻³²).
 func (t *Tape) Dropout(x *Value, p float64, rng *rand.Rand) *Value {
 	if !t.recording || p == 0 {
 		return x
@@ -57,12 +59,20 @@ func (t *Tape) Dropout(x *Value, p float64, rng *rand.Rand) *Value {
 		panic(fmt.Sprintf("ad.Dropout: probability %v not in [0, 1)", p))
 	}
 	scale := 1 / (1 - p)
+	threshold := uint32(math.Min(p*(1<<32), math.MaxUint32))
 	mask := make([]float64, len(x.Data.Data))
 	out := tensor.New(x.Data.Rows, x.Data.Cols)
-	for i, v := range x.Data.Data {
-		if rng.Float64() >= p {
+	xd, od := x.Data.Data, out.Data
+	var bits uint64
+	for i := range xd {
+		if i%2 == 0 {
+			bits = rng.Uint64()
+		} else {
+			bits >>= 32
+		}
+		if uint32(bits) >= threshold {
 			mask[i] = scale
-			out.Data[i] = v * scale
+			od[i] = xd[i] * scale
 		}
 	}
 	return t.record(out, func(g *tensor.Dense) {

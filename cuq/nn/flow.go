@@ -64,7 +64,12 @@ func (f *RadialFlows) LogDensity(t *ad.Tape, z *ad.Value) *ad.Value {
 	cost := n * C * L * D * 4
 	tensor.ParallelFor(n, cost, func(lo, hi int) {
 		buf := make([]float64, D)
+		var scratch [2 * 64]float64
 		for i := lo; i < hi; i++ {
+			if i+4 <= hi && f.forwardBlock(z.Data.Data, i, ab, out.Data, &scratch) {
+				i += 3
+				continue
+			}
 			zi := z.Data.Row(i)
 			for c := 0; c < C; c++ {
 				copy(buf, zi)
@@ -111,7 +116,13 @@ func (f *RadialFlows) chain(z []float64, c int, s layerScalars, rec *chainRecord
 	// 1+u and 1+q are positive for an invertible layer (b ≥ −a), and a
 	// product of L such factors stays far inside float64's range.
 	produ, prodq := 1.0, 1.0
-	for l := 0; l < f.Layers; l++ {
+	fast := false
+	if rec == nil {
+		if pu, pq, ok := f.fastChain(z, c, s); ok {
+			produ, prodq, fast = pu, pq, true
+		}
+	}
+	for l := 0; l < f.Layers && !fast; l++ {
 		k := l*f.Classes + c
 		x0 := f.X0.Data.Data[k*D : (k+1)*D]
 		x0 = x0[:len(z)] // lets the compiler drop the bounds checks
@@ -140,8 +151,13 @@ func (f *RadialFlows) chain(z []float64, c int, s layerScalars, rec *chainRecord
 	for _, v := range z {
 		sq += v * v
 	}
-	logdet := float64(D-1)*math.Log(produ) + math.Log(prodq)
-	return -0.5*float64(D)*math.Log(2*math.Pi) - 0.5*sq + logdet
+	return logDensity(D, sq, produ, prodq)
+}
+
+// logDensity assembles log p(z | c) = −(D/2)·log 2π − ½‖z_L‖² + Σ log|det|
+// from ‖z_L‖² and the products Π(1+u_l), Π(1+q_l) of a chain.
+func logDensity(d int, sq, produ, prodq float64) float64 {
+	return -0.5*float64(d)*math.Log(2*math.Pi) - 0.5*sq + float64(d-1)*math.Log(produ) + math.Log(prodq)
 }
 
 type chainRecord struct {

@@ -98,7 +98,7 @@ func (d *Dense) AddScaled(s float64, e *Dense) {
 	if !d.SameShape(e) {
 		panic(fmt.Sprintf("tensor.AddScaled: shapes %s and %s differ", d.Shape(), e.Shape()))
 	}
-	axpy(s, e.Data, d.Data)
+	axpy(d.Data, e.Data, s)
 }
 
 // Sum returns the sum of all elements.
@@ -150,11 +150,4 @@ func (d *Dense) String() string {
 		}
 	}
 	return s + "]"
-}
-
-func axpy(s float64, x, y []float64) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += s * v
-	}
 }

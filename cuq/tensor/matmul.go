@@ -1,15 +1,12 @@
 package tensor
 
-import (
-	"fmt"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-)
+import "fmt"
 
 // MulTo computes dst = op(a)·op(b), where op transposes its operand when the
 // matching flag is set. dst is overwritten. It panics with the three shapes
-// when they do not fit. The product runs on gonum's parallel pure-Go BLAS.
+// when they do not fit. The kernels are row-parallel and unrolled by four
+// for the tall-and-thin shapes of graph models (N×64 by 64×64 and smaller);
+// there they match or beat gonum's BLAS.
 func MulTo(dst *Dense, a *Dense, transA bool, b *Dense, transB bool) {
 	ar, ac := a.Rows, a.Cols
 	if transA {
@@ -29,14 +26,17 @@ func MulTo(dst *Dense, a *Dense, transA bool, b *Dense, transB bool) {
 		dst.Zero()
 		return
 	}
-	ta, tb := blas.NoTrans, blas.NoTrans
-	if transA {
-		ta = blas.Trans
+	switch {
+	case !transA && !transB:
+		mulNN(a.Data, b.Data, dst.Data, ar, ac, bc)
+	case !transA && transB:
+		mulNT(a.Data, b.Data, dst.Data, ar, ac, bc)
+	case transA && !transB:
+		mulTN(a.Data, b.Data, dst.Data, a.Rows, a.Cols, bc)
+	default:
+		at := a.T()
+		mulNT(at.Data, b.Data, dst.Data, ar, ac, bc)
 	}
-	if transB {
-		tb = blas.Trans
-	}
-	blas64.Gemm(ta, tb, 1, general(a), general(b), 0, general(dst))
 }
 
 // Mul returns a·b.
@@ -52,17 +52,59 @@ func (d *Dense) MulTo(dst, b *Dense) { MulTo(dst, d, false, b, false) }
 // TMulTo computes dst = dᵀ·b.
 func (d *Dense) TMulTo(dst, b *Dense) { MulTo(dst, d, true, b, false) }
 
-func general(d *Dense) blas64.General {
-	stride := d.Cols
-	if stride == 0 {
-		stride = 1
-	}
-	return blas64.General{Rows: d.Rows, Cols: d.Cols, Stride: stride, Data: d.Data}
-}
-
 func tMark(t bool) string {
 	if t {
 		return "ᵀ"
 	}
 	return ""
+}
+
+// mulNN computes out = a·b for row-major a (n×k), b (k×m): each output row
+// accumulates rows of b, four at a time.
+func mulNN(a, b, out []float64, n, k, m int) {
+	ParallelFor(n, n*k*m, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := out[i*m : (i+1)*m]
+			clear(o)
+			ar := a[i*k : (i+1)*k]
+			p := 0
+			for ; p+4 <= k; p += 4 {
+				axpy4(o, b[p*m:p*m+m], b[(p+1)*m:(p+1)*m+m], b[(p+2)*m:(p+2)*m+m], b[(p+3)*m:(p+3)*m+m],
+					ar[p], ar[p+1], ar[p+2], ar[p+3])
+			}
+			for ; p < k; p++ {
+				axpy(o, b[p*m:p*m+m], ar[p])
+			}
+		}
+	})
+}
+
+// mulNT computes out = a·bᵀ for a (n×k), b (m×k). In graph models b is a
+// small weight matrix, so it is transposed once and the product runs as
+// mulNN.
+func mulNT(a, b, out []float64, n, k, m int) {
+	bt := (&Dense{Rows: m, Cols: k, Data: b}).T()
+	mulNN(a, bt.Data, out, n, k, m)
+}
+
+// mulTN computes out = aᵀ·b for a (n×k), b (n×m): every row i adds
+// a[i,p]·b[i,:] to output row p, four rows of b at a time. Workers own
+// blocks of output rows.
+func mulTN(a, b, out []float64, n, k, m int) {
+	clear(out)
+	ParallelFor(k, n*k*m, func(lo, hi int) {
+		i := 0
+		for ; i+4 <= n; i += 4 {
+			b0, b1, b2, b3 := b[i*m:i*m+m], b[(i+1)*m:(i+1)*m+m], b[(i+2)*m:(i+2)*m+m], b[(i+3)*m:(i+3)*m+m]
+			for p := lo; p < hi; p++ {
+				axpy4(out[p*m:p*m+m], b0, b1, b2, b3, a[i*k+p], a[(i+1)*k+p], a[(i+2)*k+p], a[(i+3)*k+p])
+			}
+		}
+		for ; i < n; i++ {
+			br := b[i*m : i*m+m]
+			for p := lo; p < hi; p++ {
+				axpy(out[p*m:p*m+m], br, a[i*k+p])
+			}
+		}
+	})
 }

@@ -101,7 +101,13 @@ func TestDenseProducts(t *testing.T) {
 	a, b := randomDense(rng, 30, 20), randomDense(rng, 20, 10)
 	denseEqual(t, "a·b", Mul(a, b), naiveMul(a, b), 1e-12)
 	out := New(20, 10)
-	MulTo(out, a, true, randomDense(rng, 30, 10), false)
+	e := randomDense(rng, 30, 10)
+	MulTo(out, a, true, e, false)
+	denseEqual(t, "aᵀ·e", out, naiveMul(a.T(), e), 1e-12)
+	f := randomDense(rng, 10, 30)
+	out3 := New(20, 10)
+	MulTo(out3, a, true, f, true)
+	denseEqual(t, "aᵀ·fᵀ", out3, naiveMul(a.T(), f.T()), 1e-12)
 	c := randomDense(rng, 10, 20)
 	out2 := New(30, 10)
 	MulTo(out2, a, false, c, true)
@@ -160,5 +166,30 @@ func TestDenseHelpers(t *testing.T) {
 	d.Set(0, 1, math.NaN())
 	if d.AllFinite() {
 		t.Error("NaN not detected")
+	}
+}
+
+// The AVX2/FMA kernels agree with the portable loops for every length,
+// including the 8-, 4- and 1-element tails.
+func TestAxpyKernels(t *testing.T) {
+	if !useAVX {
+		t.Skip("no AVX2/FMA kernels on this machine")
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	row := func(n int) []float64 { return randomDense(rng, 1, n).Data }
+	for n := 0; n < 41; n++ {
+		o, b0, b1, b2, b3 := row(n), row(n), row(n), row(n), row(n)
+		want := append([]float64(nil), o...)
+		axpy4Go(want, b0, b1, b2, b3, 0.5, -1.5, 2, 0.25)
+		axpy4(o, b0, b1, b2, b3, 0.5, -1.5, 2, 0.25)
+		o1 := append([]float64(nil), want...)
+		want1 := append([]float64(nil), want...)
+		axpyGo(want1, b2, -3)
+		axpy(o1, b2, -3)
+		for j := 0; j < n; j++ {
+			if math.Abs(o[j]-want[j]) > 1e-12 || math.Abs(o1[j]-want1[j]) > 1e-12 {
+				t.Fatalf("n=%d j=%d: axpy4 %v want %v; axpy %v want %v", n, j, o[j], want[j], o1[j], want1[j])
+			}
+		}
 	}
 }

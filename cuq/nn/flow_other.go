@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package nn
+
+func (f *RadialFlows) fastChain(z []float64, c int, s layerScalars) (produ, prodq float64, ok bool) {
+	return 0, 0, false
+}
+
+func (f *RadialFlows) forwardBlock(z []float64, i0 int, s layerScalars, logp []float64, scratch *[2 * 64]float64) bool {
+	return false
+}

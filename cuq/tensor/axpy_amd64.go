@@ -1,0 +1,37 @@
+//go:build amd64 && !purego
+
+package tensor
+
+import "golang.org/x/sys/cpu"
+
+// useAVX selects the AVX2/FMA kernels of axpy_amd64.s; without them (or
+// with the purego build tag) the portable Go loops run.
+var useAVX = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+//go:noescape
+func axpy4AVX(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
+
+//go:noescape
+func axpyAVX(o, b *float64, n int, v float64)
+
+// axpy4 computes o[j] += v0·b0[j] + v1·b1[j] + v2·b2[j] + v3·b3[j] for
+// j < len(o); the b slices must be at least as long as o.
+func axpy4(o, b0, b1, b2, b3 []float64, v0, v1, v2, v3 float64) {
+	if useAVX && len(o) >= 4 {
+		n := len(o)
+		_, _, _, _ = b0[n-1], b1[n-1], b2[n-1], b3[n-1]
+		axpy4AVX(&o[0], &b0[0], &b1[0], &b2[0], &b3[0], n, v0, v1, v2, v3)
+		return
+	}
+	axpy4Go(o, b0, b1, b2, b3, v0, v1, v2, v3)
+}
+
+// axpy computes o[j] += v·b[j] for j < len(o).
+func axpy(o, b []float64, v float64) {
+	if useAVX && len(o) >= 4 {
+		_ = b[len(o)-1]
+		axpyAVX(&o[0], &b[0], len(o), v)
+		return
+	}
+	axpyGo(o, b, v)
+}

@@ -1,0 +1,100 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func axpy4AVX(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
+// o[j] += v0*b0[j] + v1*b1[j] + v2*b2[j] + v3*b3[j] for j < n, n ≥ 4.
+TEXT ·axpy4AVX(SB), NOSPLIT, $0-80
+	MOVQ o+0(FP), DI
+	MOVQ b0+8(FP), R8
+	MOVQ b1+16(FP), R9
+	MOVQ b2+24(FP), R10
+	MOVQ b3+32(FP), R11
+	MOVQ n+40(FP), CX
+	VBROADCASTSD v0+48(FP), Y0
+	VBROADCASTSD v1+56(FP), Y1
+	VBROADCASTSD v2+64(FP), Y2
+	VBROADCASTSD v3+72(FP), Y3
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $-8, DX
+
+loop8:
+	CMPQ AX, DX
+	JGE  loop4
+	VMOVUPD (DI)(AX*8), Y4
+	VMOVUPD 32(DI)(AX*8), Y5
+	VFMADD231PD (R8)(AX*8), Y0, Y4
+	VFMADD231PD 32(R8)(AX*8), Y0, Y5
+	VFMADD231PD (R9)(AX*8), Y1, Y4
+	VFMADD231PD 32(R9)(AX*8), Y1, Y5
+	VFMADD231PD (R10)(AX*8), Y2, Y4
+	VFMADD231PD 32(R10)(AX*8), Y2, Y5
+	VFMADD231PD (R11)(AX*8), Y3, Y4
+	VFMADD231PD 32(R11)(AX*8), Y3, Y5
+	VMOVUPD Y4, (DI)(AX*8)
+	VMOVUPD Y5, 32(DI)(AX*8)
+	ADDQ $8, AX
+	JMP  loop8
+
+loop4:
+	MOVQ CX, DX
+	SUBQ AX, DX
+	CMPQ DX, $4
+	JL   tail
+	VMOVUPD (DI)(AX*8), Y4
+	VFMADD231PD (R8)(AX*8), Y0, Y4
+	VFMADD231PD (R9)(AX*8), Y1, Y4
+	VFMADD231PD (R10)(AX*8), Y2, Y4
+	VFMADD231PD (R11)(AX*8), Y3, Y4
+	VMOVUPD Y4, (DI)(AX*8)
+	ADDQ $4, AX
+
+tail:
+	CMPQ AX, CX
+	JGE  done
+	VMOVSD (DI)(AX*8), X4
+	VFMADD231SD (R8)(AX*8), X0, X4
+	VFMADD231SD (R9)(AX*8), X1, X4
+	VFMADD231SD (R10)(AX*8), X2, X4
+	VFMADD231SD (R11)(AX*8), X3, X4
+	VMOVSD X4, (DI)(AX*8)
+	INCQ AX
+	JMP  tail
+
+done:
+	VZEROUPPER
+	RET
+
+// func axpyAVX(o, b *float64, n int, v float64)
+// o[j] += v*b[j] for j < n, n ≥ 4.
+TEXT ·axpyAVX(SB), NOSPLIT, $0-32
+	MOVQ o+0(FP), DI
+	MOVQ b+8(FP), R8
+	MOVQ n+16(FP), CX
+	VBROADCASTSD v+24(FP), Y0
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $-4, DX
+
+vloop:
+	CMPQ AX, DX
+	JGE  vtail
+	VMOVUPD (DI)(AX*8), Y4
+	VFMADD231PD (R8)(AX*8), Y0, Y4
+	VMOVUPD Y4, (DI)(AX*8)
+	ADDQ $4, AX
+	JMP  vloop
+
+vtail:
+	CMPQ AX, CX
+	JGE  vdone
+	VMOVSD (DI)(AX*8), X4
+	VFMADD231SD (R8)(AX*8), X0, X4
+	VMOVSD X4, (DI)(AX*8)
+	INCQ AX
+	JMP  vtail
+
+vdone:
+	VZEROUPPER
+	RET

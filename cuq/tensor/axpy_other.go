@@ -1,0 +1,11 @@
+//go:build !amd64 || purego
+
+package tensor
+
+const useAVX = false
+
+func axpy4(o, b0, b1, b2, b3 []float64, v0, v1, v2, v3 float64) {
+	axpy4Go(o, b0, b1, b2, b3, v0, v1, v2, v3)
+}
+
+func axpy(o, b []float64, v float64) { axpyGo(o, b, v) }
