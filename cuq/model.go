@@ -106,6 +106,10 @@ func (m *Model) Name() string { return m.name }
 // Graph returns the graph the model was built on.
 func (m *Model) Graph() *graph.Graph { return m.cfg.g }
 
+// Trainable reports whether the model has parameters to train (all but
+// GKDE).
+func (m *Model) Trainable() bool { return !m.cfg.gkde }
+
 // IsPostNet reports whether the model predicts Dirichlet distributions
 // through a PostNet head (GPN, LOP-GPN, CUQ-*).
 func (m *Model) IsPostNet() bool { return m.flows != nil }

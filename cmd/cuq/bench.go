@@ -1,0 +1,155 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/experiment"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/datasets"
+)
+
+// arxivLikeName selects datasets.ArxivLike, the synthetic graph of OGBN
+// Arxiv's size, in bench.
+const arxivLikeName = "arxivlike"
+
+// runBench times one training epoch (forward, backward, Adam step) and one
+// evaluation pass of each model, in the output format of
+// shared/bench/torch_reference.py: "<model> train_ms=<x> eval_ms=<y>".
+// With -fit it instead trains each model to early stopping and prints the
+// time, the epochs, the test accuracy and the peak resident memory of the
+// process.
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataDir := fs.String("data", "", "directory holding the dataset files (default $CUQ_DATA or the user cache dir)")
+	name := fs.String("dataset", "CoraML", "dataset name, synthetic, or "+arxivLikeName+" (synthetic, OGBN Arxiv's size)")
+	models := fs.String("models", strings.Join(experiment.ModelNames(), ","), "comma-separated models")
+	epochs := fs.Int("epochs", 50, "timed training epochs per model (evaluation passes: epochs/5)")
+	fit := fs.Bool("fit", false, "train each model to early stopping and report time and peak memory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *epochs < 1 {
+		return fmt.Errorf("bench: -epochs must be positive")
+	}
+	ms, err := experiment.ParseModels(*models)
+	if err != nil {
+		return err
+	}
+	g, split, err := benchGraph(*name, *dataDir, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "cuqgnn nodes=%d features=%d classes=%d edges=%d\n", g.N, g.NumFeatures(), g.NumClasses, g.NumEdges())
+	large := g.N > 100000
+	for _, mk := range ms {
+		b, err := mk.Builder(g)
+		if err != nil {
+			return err
+		}
+		if large && mk != experiment.GKDE {
+			b = b.EvalEvery(10).Patience(5) // the reference's OGBN Arxiv schedule
+		}
+		m, err := b.Build()
+		if err != nil {
+			return err
+		}
+		if *fit {
+			if err := fitAndReport(stdout, mk.Key(), m, split); err != nil {
+				return err
+			}
+			continue
+		}
+		train, eval, err := timeModel(m, split, *epochs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s train_ms=%.2f eval_ms=%.2f\n", mk.Key(), train, eval)
+	}
+	return nil
+}
+
+// benchGraph loads the benchmark graph and its split: the official split
+// when the dataset has one, else split 1 of the paper's stratified splits.
+func benchGraph(name, dir string, stderr io.Writer) (*graph.Graph, graph.Split, error) {
+	var g *graph.Graph
+	var official *graph.Split
+	if strings.EqualFold(name, arxivLikeName) {
+		var err error
+		if g, err = datasets.ArxivLike(1); err != nil {
+			return nil, graph.Split{}, err
+		}
+	} else {
+		d, err := loadOrSynthetic(name, dir, stderr)
+		if err != nil {
+			return nil, graph.Split{}, err
+		}
+		g, official = d.Graph, d.Official
+	}
+	if official != nil {
+		return g, *official, nil
+	}
+	split, err := g.Split(graph.Stratified(0.05, 0.15, 0.8).Seed(42))
+	return g, split, err
+}
+
+// timeModel returns the mean milliseconds of a training epoch and of an
+// evaluation pass after one untimed warm-up epoch. GKDE has no training:
+// its "epoch" is the kernel evidence computation.
+func timeModel(m *cuq.Model, split graph.Split, epochs int) (trainMs, evalMs float64, err error) {
+	step := func() error {
+		if !m.Trainable() {
+			_, err := m.Fit(split)
+			return err
+		}
+		_, err := m.Step(split)
+		return err
+	}
+	if err := step(); err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	for e := 0; e < epochs; e++ {
+		if err := step(); err != nil {
+			return 0, 0, err
+		}
+	}
+	trainMs = float64(time.Since(start).Microseconds()) / 1e3 / float64(epochs)
+	passes := max(1, epochs/5)
+	start = time.Now()
+	for e := 0; e < passes; e++ {
+		if _, err := m.Forward(nil); err != nil {
+			return 0, 0, err
+		}
+	}
+	evalMs = float64(time.Since(start).Microseconds()) / 1e3 / float64(passes)
+	return trainMs, evalMs, nil
+}
+
+// fitAndReport trains m with the full schedule and prints
+// "<model> fit_s=<s> epochs=<n> test_acc=<a> peak_rss_mb=<m>"; the peak is
+// the process's maximum resident set so far (getrusage).
+func fitAndReport(w io.Writer, key string, m *cuq.Model, split graph.Split) error {
+	start := time.Now()
+	hist, err := m.Fit(split)
+	if err != nil {
+		return err
+	}
+	pred, err := m.Predict(nil)
+	if err != nil {
+		return err
+	}
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s fit_s=%.1f epochs=%d test_acc=%.4f peak_rss_mb=%d\n", key, time.Since(start).Seconds(),
+		len(hist.Epochs), pred.Accuracy(split.Test), ru.Maxrss/1024)
+	return nil
+}

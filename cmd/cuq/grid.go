@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/cuqgnn/cuqgnn/cuq/chart"
+	"github.com/cuqgnn/cuqgnn/cuq/experiment"
+	"github.com/cuqgnn/cuqgnn/datasets"
+)
+
+// runGrid runs the grid subcommand.
+func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("grid", "[flags]", stderr)
+	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files")
+	dsList := fs.String("datasets", "CoraML,CiteSeer,AmazonPhotos,AmazonComputers,PubMed,OGBNArxiv", "comma-separated datasets ("+strings.Join(datasets.Names(), ", ")+", "+experiment.SyntheticName+")")
+	modelList := fs.String("models", strings.Join(experiment.ModelNames(), ","), "comma-separated models")
+	settingList := fs.String("settings", strings.Join(experiment.SettingNames(), ","), "comma-separated settings")
+	splits := fs.Int("splits", 10, "number of random splits")
+	inits := fs.Int("inits", 10, "number of initialisations per split")
+	out := fs.String("out", "results", "output directory")
+	shard := fs.String("shard", "", "run only shard i of n, given as i/n with 0 ≤ i < n")
+	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: the paper's early stopping only)")
+	echarts := fs.String("echarts", defaultECharts(), "local echarts.min.js to inline into the report (empty: load it from the CDN)")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("grid: unexpected arguments %q", fs.Args())
+	}
+	models, err := experiment.ParseModels(*modelList)
+	if err != nil {
+		return err
+	}
+	settings, err := experiment.ParseSettings(*settingList)
+	if err != nil {
+		return err
+	}
+	g := experiment.Paper().Datasets(splitComma(*dsList)...).Models(models...).Settings(settings...).
+		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).
+		Report(experiment.ReportOptions{EChartsFile: *echarts})
+	if *shard != "" {
+		i, n, err := parseShard(*shard)
+		if err != nil {
+			return err
+		}
+		g.Shard(i, n)
+	}
+	p := &gridProgress{w: stderr, quiet: *quiet, bar: isTerminal(stderr) && !*quiet}
+	sum, err := g.Progress(p.event).Run(ctx)
+	p.finish()
+	if sum != nil && (sum.Ran > 0 || sum.Skipped > 0 || len(sum.Failed) > 0) {
+		fmt.Fprintf(stdout, "%d jobs: %d already finished, %d run now, %d failed\n", sum.Jobs, sum.Skipped, sum.Ran, len(sum.Failed))
+		for _, path := range sum.Redone {
+			fmt.Fprintf(stdout, "redone damaged record %s\n", path)
+		}
+		switch {
+		case sum.Complete && err == nil:
+			fmt.Fprintf(stdout, "tables in %s/tables, report %s/report.html\n", *out, *out)
+		case *shard != "" && err == nil:
+			fmt.Fprintf(stdout, "shard %s done; when all shards are done run: cuq merge -out OUT DIR...\n", *shard)
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("grid interrupted; finished runs are kept in %s/runs, rerun the same command to resume", *out)
+	}
+	return err
+}
+
+// parseShard parses "i/n" with 0 ≤ i < n.
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("grid: -shard %q: want i/n with 0 ≤ i < n, e.g. 0/4", s)
+	}
+	return i, n, nil
+}
+
+func splitComma(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// defaultECharts returns the cached echarts.min.js of scripts/setup.sh if
+// it exists, so that reports work offline; "" otherwise (CDN).
+func defaultECharts() string {
+	path := chart.DefaultEChartsFile()
+	if path == "" {
+		return ""
+	}
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
+}
+
+// gridProgress shows the progress of a grid: a bar with a time estimate on
+// a terminal, one line per job otherwise, nothing when quiet.
+type gridProgress struct {
+	w     io.Writer
+	quiet bool
+	bar   bool
+	pb    *progressbar.ProgressBar
+	start time.Time
+}
+
+func (p *gridProgress) event(e experiment.Event) {
+	if p.quiet {
+		return
+	}
+	switch e.Kind {
+	case experiment.Planned:
+		p.start = time.Now()
+		if e.Skipped > 0 {
+			fmt.Fprintf(p.w, "%d jobs already finished; %d to run\n", e.Skipped, e.Total)
+		}
+		if p.bar && e.Total > 0 {
+			p.pb = progressbar.NewOptions(e.Total, progressbar.OptionSetWriter(p.w), progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(true), progressbar.OptionSetElapsedTime(true),
+				progressbar.OptionSetWidth(30), progressbar.OptionShowDescriptionAtLineEnd(),
+				progressbar.OptionThrottle(200*time.Millisecond))
+		}
+	case experiment.Started:
+		if p.pb != nil {
+			p.pb.Describe(e.Job.String())
+		}
+	case experiment.Finished, experiment.Failed:
+		if e.Kind == experiment.Failed {
+			p.println(fmt.Sprintf("FAILED %v: %v", e.Job, e.Err))
+		}
+		if p.pb != nil {
+			_ = p.pb.Add(1)
+			return
+		}
+		elapsed := time.Since(p.start)
+		eta := time.Duration(float64(elapsed) / float64(e.Done) * float64(e.Total-e.Done))
+		fmt.Fprintf(p.w, "[%d/%d] %v done in %.1fs (elapsed %v, about %v left)\n", e.Done, e.Total, e.Job,
+			e.Elapsed.Seconds(), elapsed.Round(time.Second), eta.Round(time.Second))
+	}
+}
+
+func (p *gridProgress) println(s string) {
+	if p.pb != nil {
+		_, _ = progressbar.Bprintln(p.pb, s)
+		return
+	}
+	fmt.Fprintln(p.w, s)
+}
+
+func (p *gridProgress) finish() {
+	if p.pb != nil {
+		_ = p.pb.Finish()
+		fmt.Fprintln(p.w)
+	}
+}

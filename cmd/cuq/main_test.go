@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the command line with args and returns its output and error.
+func runCLI(args ...string) (stdout, stderr string, err error) {
+	var out, errOut bytes.Buffer
+	err = run(context.Background(), args, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+func TestCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: train, grid, merge, report, bench)`},
+		{[]string{"grid", "-models", "gpn,mlp", "-out", dir}, `unknown model "mlp" (valid: appnp, gkde, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat)`},
+		{[]string{"grid", "-settings", "loc,dice", "-out", dir}, `unknown setting "dice" (valid: classification, loc, gaussian, bernoulli)`},
+		{[]string{"grid", "-datasets", "CoraML,Karate", "-out", dir}, `unknown dataset "Karate" (known: CoraML, CiteSeer`},
+		{[]string{"grid", "-shard", "4/4", "-out", dir}, `-shard "4/4": want i/n with 0 ≤ i < n`},
+		{[]string{"grid", "-shard", "x", "-out", dir}, `-shard "x"`},
+		{[]string{"grid", "-datasets", "CiteSeer", "-data", dir, "-out", dir}, "citeseer.npz: no such file or directory"},
+		{[]string{"grid", "-splits", "0", "-out", dir}, "0 splits"},
+		{[]string{"grid", "extra", "-out", dir}, "unexpected arguments"},
+		{[]string{"train", "-dataset", "CoraML"}, "-model is required (valid: appnp, gkde"},
+		{[]string{"train", "-model", "gcn"}, `unknown model "gcn"`},
+		{[]string{"train", "-model", "gpn", "-dataset", "Karate"}, `unknown dataset "Karate"`},
+		{[]string{"merge", dir}, "need -out OUT and at least one grid output directory"},
+		{[]string{"merge", "-out", dir, dir}, "no runs directory"},
+		{[]string{"report"}, "need at least one grid output directory"},
+		{[]string{"grid", "-nosuchflag"}, "flag provided but not defined"},
+	} {
+		_, _, err := runCLI(c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("cuq %s: error %v, want %q", strings.Join(c.args, " "), err, c.want)
+		}
+	}
+}
+
+// TestTrainSynthetic trains GKDE (no parameters, fast) on the synthetic
+// graph because the data directory lacks CoraML, and checks the notice and
+// the printed results.
+func TestTrainSynthetic(t *testing.T) {
+	out, errOut, err := runCLI("train", "-data", t.TempDir(), "-model", "GKDE", "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut, "cora_ml.npz: no such file") || !strings.Contains(errOut, "running on the synthetic CoraML-like graph") {
+		t.Errorf("no notice of the fallback:\n%s", errOut)
+	}
+	for _, want := range []string{"GKDE on Synthetic (3000 nodes, 7 classes), split 1, init 1", "test accuracy ", "ood_features_normal", "ood_features_ber", "EU_PC AUROC"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("train output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestGridShardsMerge runs a two-model grid on the synthetic graph in two
+// shards, merges them, and rebuilds the report.
+func TestGridShardsMerge(t *testing.T) {
+	root := t.TempDir()
+	shards := []string{filepath.Join(root, "s0"), filepath.Join(root, "s1")}
+	for i, dir := range shards {
+		out, _, err := runCLI("grid", "-datasets", "synthetic", "-models", "gkde,appnp", "-settings", "classification,gaussian",
+			"-splits", "1", "-inits", "1", "-max-epochs", "3", "-out", dir, "-shard", []string{"0/2", "1/2"}[i], "-quiet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "1 jobs: 0 already finished, 1 run now, 0 failed") {
+			t.Errorf("shard %d output:\n%s", i, out)
+		}
+		if !strings.Contains(out, "when all shards are done run: cuq merge") {
+			t.Errorf("shard %d does not point to merge:\n%s", i, out)
+		}
+	}
+	merged := filepath.Join(root, "merged")
+	out, _, err := runCLI("merge", "-out", merged, "-echarts", "", shards[0], shards[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "2 records of 1 datasets and 2 models") {
+		t.Errorf("merge output: %s", out)
+	}
+	csv, err := os.ReadFile(filepath.Join(merged, "tables", "id_ood.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(string(csv), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[1], "0,Synthetic,APPNP,") || !strings.HasPrefix(lines[2], "1,Synthetic,GKDE,") {
+		t.Errorf("id_ood.csv:\n%s", csv)
+	}
+	for _, f := range []string{"report.html", "figures/arc.png", "figures/arc.svg", "tables/acc_rej_sample_total_entropy_Synthetic.csv"} {
+		if _, err := os.Stat(filepath.Join(merged, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, _, err := runCLI("report", "-echarts", "", "-out", filepath.Join(root, "rep"), shards[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "rep", "report.html")); err != nil {
+		t.Error(err)
+	}
+	// The whole grid again in one directory holding both shards' records:
+	// nothing is retrained and the tables are written.
+	if err := os.CopyFS(filepath.Join(root, "all"), os.DirFS(shards[0])); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(root, "all", "runs", "Synthetic", "appnp"), os.DirFS(filepath.Join(shards[1], "runs", "Synthetic", "appnp"))); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runCLI("grid", "-datasets", "synthetic", "-models", "gkde,appnp", "-settings", "classification,gaussian",
+		"-splits", "1", "-inits", "1", "-max-epochs", "3", "-out", filepath.Join(root, "all"), "-echarts", "", "-quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "2 jobs: 2 already finished, 0 run now, 0 failed") || !strings.Contains(out, "tables in ") {
+		t.Errorf("resumed grid output:\n%s", out)
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		i, n int
+		ok   bool
+	}{
+		{"0/1", 0, 1, true}, {"3/4", 3, 4, true}, {"4/4", 0, 0, false}, {"-1/4", 0, 0, false}, {"1/0", 0, 0, false}, {"1", 0, 0, false}, {"a/b", 0, 0, false},
+	} {
+		i, n, err := parseShard(c.s)
+		if (err == nil) != c.ok || i != c.i || n != c.n {
+			t.Errorf("parseShard(%q) = %d, %d, %v", c.s, i, n, err)
+		}
+	}
+}
+
+// bench prints one line per model in torch_reference.py's format.
+func TestBenchOutputFormat(t *testing.T) {
+	out, _, err := runCLI("bench", "-dataset", "synthetic", "-models", "gkde,appnp", "-epochs", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "cuqgnn nodes=3000 ") {
+		t.Fatalf("bench output:\n%s", out)
+	}
+	for i, model := range []string{"gkde", "appnp"} {
+		var train, eval float64
+		if _, err := fmt.Sscanf(lines[i+1], model+" train_ms=%g eval_ms=%g", &train, &eval); err != nil || train <= 0 {
+			t.Errorf("line %q: %v", lines[i+1], err)
+		}
+	}
+	if _, _, err := runCLI("bench", "-models", "mlp"); err == nil || !strings.Contains(err.Error(), `unknown model "mlp"`) {
+		t.Errorf("unknown model: %v", err)
+	}
+}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/cuqgnn/cuqgnn/cuq/experiment"
+)
+
+// runReport runs the report subcommand: it rebuilds report.html and the
+// static figures from the records of the given grid output directories.
+func runReport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("report", "[-out OUT] DIR...", stderr)
+	out := fs.String("out", "", "output directory (default: the first DIR)")
+	echarts := fs.String("echarts", defaultECharts(), "local echarts.min.js to inline (empty: load it from the CDN)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return fmt.Errorf("report: need at least one grid output directory")
+	}
+	if *out == "" {
+		*out = fs.Arg(0)
+	}
+	res, err := collect(fs.Args(), stderr)
+	if err != nil {
+		return err
+	}
+	if err := res.WriteReport(*out, experiment.ReportOptions{EChartsFile: *echarts}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "report %s/report.html, figures %s/figures/arc.png and arc.svg\n", *out, *out)
+	return nil
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/experiment"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+	"github.com/cuqgnn/cuqgnn/datasets"
+)
+
+// runTrain runs the train subcommand: one model on one split and init,
+// evaluated in the classification and feature-noise settings (and, with
+// -loc, trained again for leave-out classes).
+func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train", "[-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-loc]", stderr)
+	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files")
+	name := fs.String("dataset", "CoraML", "dataset ("+strings.Join(datasets.Names(), ", ")+", or synthetic)")
+	modelName := fs.String("model", "", "model ("+strings.Join(experiment.ModelNames(), ", ")+")")
+	split := fs.Int("split", 1, "split number (1-based)")
+	init := fs.Int("init", 1, "initialisation number (1-based)")
+	loc := fs.Bool("loc", false, "also train on the leave-out-classes graph and report its OOD detection")
+	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: early stopping only)")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("train: unexpected arguments %q", fs.Args())
+	}
+	if *modelName == "" {
+		return fmt.Errorf("train: -model is required (valid: %s)", strings.Join(experiment.ModelNames(), ", "))
+	}
+	m, err := experiment.ParseModel(*modelName)
+	if err != nil {
+		return err
+	}
+	d, err := loadOrSynthetic(*name, *dataDir, stderr)
+	if err != nil {
+		return err
+	}
+	jobs := []experiment.Job{{Dataset: d.Name, Model: m, Split: *split, Init: *init,
+		Settings: []experiment.Setting{experiment.Classification, experiment.GaussianNoise, experiment.BernoulliNoise}}}
+	if *loc {
+		jobs = append(jobs, experiment.Job{Dataset: d.Name, Model: m, Split: *split, Init: *init, LOC: true,
+			Settings: []experiment.Setting{experiment.LeaveOutClasses}})
+	}
+	fmt.Fprintf(stdout, "%s on %s (%d nodes, %d classes), split %d, init %d\n", m, d.Name, d.Graph.N, d.Graph.NumClasses, *split, *init)
+	var results []*experiment.Record
+	for _, j := range jobs {
+		opts := experiment.RunOptions{MaxEpochs: *maxEpochs}
+		var pb *progressbar.ProgressBar
+		if !*quiet && isTerminal(stderr) && m != experiment.GKDE {
+			pb = progressbar.NewOptions(-1, progressbar.OptionSetWriter(stderr), progressbar.OptionSpinnerType(14),
+				progressbar.OptionSetElapsedTime(true), progressbar.OptionShowDescriptionAtLineEnd(),
+				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			opts.OnEpoch = func(e cuq.EpochStats) {
+				desc := fmt.Sprintf("%s epoch %d loss %.4g", e.Phase, e.Epoch, e.Loss)
+				if !math.IsNaN(e.ValCE) {
+					desc += fmt.Sprintf(" val CE %.4f acc %.3f", e.ValCE, e.ValAcc)
+				}
+				pb.Describe(desc)
+				_ = pb.Add(1)
+			}
+		}
+		rec, err := experiment.RunJob(ctx, d, j, opts)
+		if pb != nil {
+			_ = pb.Finish()
+		}
+		if err != nil {
+			return err
+		}
+		kind := "the full graph"
+		if j.LOC {
+			kind = fmt.Sprintf("the graph without the last %d classes", d.LeftOut)
+		}
+		fmt.Fprintf(stdout, "trained on %s: %d epochs (best %d) in %.1f s\n", kind, rec.Epochs, rec.BestEpoch, rec.TrainSeconds)
+		results = append(results, rec)
+	}
+	cl := results[0].Results[experiment.Classification.String()]
+	fmt.Fprintf(stdout, "test accuracy %.2f%%\n\n", 100*cl.Accuracy)
+	return printAUROC(stdout, results)
+}
+
+// loadOrSynthetic loads the named dataset, or datasets.Synthetic with a
+// notice when the name is "synthetic" or the dataset's file is missing.
+func loadOrSynthetic(name, dir string, stderr io.Writer) (*experiment.Dataset, error) {
+	if strings.EqualFold(name, experiment.SyntheticName) {
+		fmt.Fprintln(stderr, "notice: running on the synthetic CoraML-like graph (datasets.Synthetic: CSBM, 3000 nodes, 7 classes)")
+		return experiment.LoadDataset(experiment.SyntheticName, dir)
+	}
+	d, err := experiment.LoadDataset(name, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "notice: %v\nnotice: running on the synthetic CoraML-like graph instead (datasets.Synthetic); pass -data DIR to use the real data\n", err)
+		return experiment.LoadDataset(experiment.SyntheticName, dir)
+	}
+	return d, err
+}
+
+// printAUROC prints the ID accuracy and the AUROC of every measure in each
+// OOD setting of the records.
+func printAUROC(w io.Writer, records []*experiment.Record) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "OOD detection (%)\tID acc\t")
+	for _, m := range uq.AllMeasures {
+		fmt.Fprintf(tw, "%s AUROC\t", m)
+	}
+	fmt.Fprintln(tw)
+	for _, s := range []experiment.Setting{experiment.LeaveOutClasses, experiment.GaussianNoise, experiment.BernoulliNoise} {
+		for _, r := range records {
+			res, ok := r.Results[s.String()]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%.2f\t", s, 100**res.IDAccuracy)
+			for _, m := range uq.AllMeasures {
+				if v, ok := res.AUROC[m.String()]; ok {
+					fmt.Fprintf(tw, "%.2f\t", 100*v)
+				} else {
+					fmt.Fprint(tw, "–\t")
+				}
+			}
+			fmt.Fprintln(tw)
+		}
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,245 @@
+// Package chart draws the figures of cuqgnn from plain slices: interactive
+// ECharts charts built with go-echarts (accuracy-rejection curves with
+// standard-error bands, the aleatoric/epistemic decomposition, graph views
+// coloured by an uncertainty measure, Dirichlet densities on the 3-class
+// simplex, training curves), self-contained HTML pages composing them with
+// tables, and static accuracy-rejection figures with gonum/plot (PNG, SVG,
+// PDF).
+//
+// The package knows nothing about notebooks: kernelext displays its charts
+// in GoNB, cmd writes its pages to files. Its inputs are slices so that any
+// model or evaluation code can fill them.
+package chart
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"html"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// EChartsVersion is the version of the ECharts library the charts are
+// written for; scripts/setup.sh caches the same version.
+const EChartsVersion = "5.6.0"
+
+// DefaultEChartsURL is the CDN address of echarts.min.js used when no local
+// copy is given.
+const DefaultEChartsURL = "https://cdn.jsdelivr.net/npm/echarts@" + EChartsVersion + "/dist/echarts.min.js"
+
+// DefaultEChartsFile returns where scripts/setup.sh caches echarts.min.js:
+// <user cache dir>/cuqgnn/echarts/<EChartsVersion>/echarts.min.js, with the
+// user cache dir of os.UserCacheDir ($XDG_CACHE_HOME or ~/.cache on Linux).
+// It returns "" when the cache directory is unknown; it does not check that
+// the file exists.
+func DefaultEChartsFile() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "cuqgnn", "echarts", EChartsVersion, "echarts.min.js")
+}
+
+// optioner is what every go-echarts chart provides: Validate fills the
+// defaults, JSONNotEscaped encodes the ECharts option.
+type optioner interface {
+	Validate()
+	JSONNotEscaped() template.HTML
+}
+
+// Chart is one interactive chart: an ECharts option and the size of the
+// element that shows it.
+type Chart struct {
+	// ID is the id of the chart's HTML element, unique per chart.
+	ID string
+	// Title is the chart's title, also used as the page heading.
+	Title string
+	// Width and Height are the element's size in CSS pixels.
+	Width, Height int
+
+	opt optioner
+	// patch holds ECharts options that go-echarts cannot express; Fragment
+	// merges them with a second setOption call, so they follow ECharts'
+	// merge rules (series are matched by index).
+	patch map[string]any
+}
+
+func newChart(title string, width, height int, opt optioner) *Chart {
+	return &Chart{ID: newID(), Title: title, Width: width, Height: height, opt: opt}
+}
+
+// newID returns "cuq-chart-" followed by 12 random hexadecimal digits.
+func newID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error.
+	return "cuq-chart-" + hex.EncodeToString(b[:])
+}
+
+// funcMarker matches the markers go-echarts puts around embedded JavaScript
+// functions (types.FuncStr) so that they are written as code, not strings.
+var funcMarker = regexp.MustCompile(`(__f__")|("__f__)|(__f__)`)
+
+// Option returns the chart's ECharts option as a JavaScript object literal:
+// JSON, except for the embedded formatter and renderItem functions.
+func (c *Chart) Option() string {
+	c.opt.Validate()
+	js := strings.TrimSpace(string(c.opt.JSONNotEscaped()))
+	return funcMarker.ReplaceAllString(js, "")
+}
+
+// scriptSafe makes JavaScript source safe inside an HTML <script> element:
+// "</" becomes "<\/", which means the same in JavaScript strings, regular
+// expressions and comments but cannot close the element.
+func scriptSafe(js string) string {
+	return strings.ReplaceAll(js, "</", `<\/`)
+}
+
+// queue is the global array where charts wait for ECharts to load.
+const queue = "__cuqEChartsQueue"
+
+// Fragment returns the HTML that shows the chart: a <div> of the chart's
+// size and a script that draws into it as soon as window.echarts exists.
+// Until then the drawing is queued; the script written by LoaderHTML runs the
+// queue once ECharts is loaded, so fragments and the loader may come in
+// either order.
+func (c *Chart) Fragment() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<div id=%q class=\"cuq-chart\" style=\"width:%dpx;height:%dpx;\"></div>\n", c.ID, c.Width, c.Height)
+	b.WriteString("<script type=\"text/javascript\">\n(function () {\n")
+	fmt.Fprintf(&b, "  var draw = function () {\n    var el = document.getElementById(%q);\n    if (!el) { return; }\n", c.ID)
+	b.WriteString("    var chart = echarts.init(el, null, {renderer: \"canvas\"});\n")
+	b.WriteString("    chart.setOption(" + scriptSafe(c.Option()) + ");\n")
+	if c.patch != nil {
+		p, _ := json.Marshal(c.patch) // patches are built from maps, slices and numbers.
+		b.WriteString("    chart.setOption(" + scriptSafe(string(p)) + ");\n")
+	}
+	b.WriteString("    window.addEventListener(\"resize\", function () { chart.resize(); });\n  };\n")
+	b.WriteString("  if (window.echarts) { draw(); } else { (window." + queue + " = window." + queue + " || []).push(draw); }\n")
+	b.WriteString("})();\n</script>\n")
+	return b.String()
+}
+
+// HTMLOptions chooses where a page loads ECharts from.
+type HTMLOptions struct {
+	// EChartsFile, when set, is a local echarts.min.js that is inlined into
+	// the page, which then works offline.
+	EChartsFile string
+	// EChartsURL is the script address used when EChartsFile is empty;
+	// DefaultEChartsURL when empty too.
+	EChartsURL string
+}
+
+// drainQueue runs the charts queued by Fragment.
+const drainQueue = "(window." + queue + " || []).splice(0).forEach(function (f) { f(); });"
+
+// LoaderHTML returns the <script> elements that load ECharts (inlined from
+// opts.EChartsFile, or fetched from opts.EChartsURL) and then draw every
+// chart queued by Fragment. The inlined library is wrapped so that it always
+// defines window.echarts, even where an AMD loader (RequireJS in the classic
+// Jupyter notebook) would otherwise capture it.
+func LoaderHTML(opts HTMLOptions) (string, error) {
+	if opts.EChartsFile != "" {
+		code, err := os.ReadFile(opts.EChartsFile)
+		if err != nil {
+			return "", fmt.Errorf("chart: reading ECharts library: %w", err)
+		}
+		if !bytes.Contains(code, []byte("echarts")) {
+			return "", fmt.Errorf("chart: %s does not look like echarts.min.js", opts.EChartsFile)
+		}
+		var b strings.Builder
+		b.WriteString("<script type=\"text/javascript\">\nif (!window.echarts) {\n(function (define, module, exports) {\n")
+		b.WriteString(scriptSafe(string(code)))
+		b.WriteString("\n}).call(window);\n}\n" + drainQueue + "\n</script>\n")
+		return b.String(), nil
+	}
+	url := opts.EChartsURL
+	if url == "" {
+		url = DefaultEChartsURL
+	}
+	// The AMD define is hidden while the library loads, for the same reason.
+	return fmt.Sprintf(`<script type="text/javascript">
+(function () {
+  if (window.echarts) { %s return; }
+  var s = document.createElement("script"), amd = window.define;
+  window.define = undefined;
+  s.src = %q;
+  s.onload = function () { window.define = amd; %s };
+  s.onerror = function () { window.define = amd; console.error("cuqgnn: cannot load ECharts from " + s.src); };
+  document.head.appendChild(s);
+})();
+</script>
+`, drainQueue, url, drainQueue), nil
+}
+
+// Page is a self-contained HTML document of charts and tables, in order.
+type Page struct {
+	Title string
+	items []pageItem
+}
+
+type pageItem struct {
+	chart *Chart
+	table *Table
+}
+
+// NewPage returns an empty page with the given title.
+func NewPage(title string) *Page { return &Page{Title: title} }
+
+// AddCharts appends charts to the page and returns the page.
+func (p *Page) AddCharts(charts ...*Chart) *Page {
+	for _, c := range charts {
+		p.items = append(p.items, pageItem{chart: c})
+	}
+	return p
+}
+
+// AddTables appends tables to the page and returns the page.
+func (p *Page) AddTables(tables ...*Table) *Page {
+	for _, t := range tables {
+		p.items = append(p.items, pageItem{table: t})
+	}
+	return p
+}
+
+// Fragment returns the page's charts and tables as one HTML fragment,
+// without the ECharts loader (see LoaderHTML).
+func (p *Page) Fragment() string {
+	var b strings.Builder
+	for _, it := range p.items {
+		switch {
+		case it.chart != nil:
+			b.WriteString(it.chart.Fragment())
+		case it.table != nil:
+			b.WriteString(it.table.HTML())
+		}
+	}
+	return b.String()
+}
+
+// WriteHTML writes the page as one HTML document: the charts and tables in
+// the order they were added, then the ECharts loader chosen by opts.
+func (p *Page) WriteHTML(w io.Writer, opts HTMLOptions) error {
+	loader, err := LoaderHTML(opts)
+	if err != nil {
+		return fmt.Errorf("chart: writing page %q: %w", p.Title, err)
+	}
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n")
+	fmt.Fprintf(&b, "<title>%s</title>\n", html.EscapeString(p.Title))
+	b.WriteString("<style>body{font-family:sans-serif;margin:2em;} .cuq-chart{margin:1em 0;}</style>\n</head>\n<body>\n")
+	fmt.Fprintf(&b, "<h1>%s</h1>\n", html.EscapeString(p.Title))
+	b.WriteString(p.Fragment())
+	b.WriteString(loader)
+	b.WriteString("</body>\n</html>\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("chart: writing page %q: %w", p.Title, err)
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package chart_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cuqgnn/cuqgnn/cuq/chart"
+	"gonum.org/v1/plot/vg"
+)
+
+func ExampleARC() {
+	rejection := []float64{0, 0.5, 0.99}
+	c, err := chart.ARC("CoraML", rejection,
+		chart.Curve{Name: "EU", Mean: []float64{0.80, 0.90, 1}, SE: []float64{0.01, 0.01, 0}},
+		chart.Curve{Name: "AU", Mean: []float64{0.80, 0.88, 0.97}},
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.Title, c.Width, c.Height)
+	// One line per curve, two helper series for EU's band.
+	fmt.Println(strings.Count(c.Option(), `"type":"line"`))
+
+	_, err = chart.ARC("bad", rejection, chart.Curve{Name: "TU", Mean: []float64{1}})
+	fmt.Println(err)
+	// Output:
+	// CoraML 800 480
+	// 4
+	// chart.ARC: curve "TU" has 1 means for 3 rejection fractions
+}
+
+func ExampleNewDirichlet() {
+	d, err := chart.NewDirichlet(2, 3, 4)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%.4f\n", d.Density([]float64{0.2, 0.3, 0.5}))
+	// Output: 7.5600
+}
+
+func ExampleSimplexGrid_Integrate() {
+	d, _ := chart.NewDirichlet(2, 5, 9)
+	g, _ := chart.NewSimplexGrid(100)
+	total, _ := g.Integrate(g.Eval(d.Density3))
+	fmt.Printf("%.2f\n", total)
+	// Output: 1.00
+}
+
+func ExamplePage_WriteHTML() {
+	c, _ := chart.Training("Training", []chart.Series{{Name: "loss", Values: []float64{1.2, 0.8, 0.6}}}, nil)
+	t, _ := chart.NewTable("Accuracy", []string{"model", "acc"}, [][]string{{"CUQ-GCN", "71.52"}})
+	dir, _ := os.MkdirTemp("", "report")
+	defer os.RemoveAll(dir)
+	f, _ := os.Create(filepath.Join(dir, "report.html"))
+	defer f.Close()
+	// HTMLOptions{EChartsFile: chart.DefaultEChartsFile()} would inline the
+	// cached library instead of loading it from the CDN.
+	err := chart.NewPage("Report").AddCharts(c).AddTables(t).WriteHTML(f, chart.HTMLOptions{})
+	fmt.Println(err)
+	// Output: <nil>
+}
+
+func ExampleARCPlot() {
+	p, _ := chart.ARCPlot("ARC", []float64{0, 0.5, 0.99}, chart.Curve{Name: "EU", Mean: []float64{0.8, 0.9, 1}})
+	f, _ := os.CreateTemp("", "arc-*.svg")
+	defer os.Remove(f.Name())
+	defer f.Close()
+	fmt.Println(chart.WritePlot(f, p, "svg", 12*vg.Centimeter, 8*vg.Centimeter))
+	// Output: <nil>
+}

@@ -1,0 +1,114 @@
+package chart
+
+import (
+	"bytes"
+	"encoding/xml"
+	"image/color"
+	"image/png"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+)
+
+func testCurves() ([]float64, []Curve) {
+	p := []float64{0, 0.25, 0.5, 0.75, 0.99}
+	return p, []Curve{
+		{Name: "TU", Mean: []float64{0.8, 0.85, 0.9, 0.95, 1}, SE: []float64{0.02, 0.02, 0.02, 0.01, 0}},
+		{Name: "EU", Mean: []float64{0.8, 0.82, 0.86, 0.9, 0.97}},
+	}
+}
+
+func TestARCPlotPNG(t *testing.T) {
+	p, curves := testCurves()
+	pl, err := ARCPlot("ARC", p, curves...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WritePlot(&buf, pl, "png", 4*vg.Inch, 3*vg.Inch); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatalf("output is not a PNG: %v", err)
+	}
+	// gonum/plot rasterises at 96 dots per inch.
+	if b := img.Bounds(); b.Dx() != 384 || b.Dy() != 288 {
+		t.Errorf("PNG is %d×%d, want 384×288", b.Dx(), b.Dy())
+	}
+	// The first curve's line colour (Palette[0], #5470c6) is drawn.
+	want := color.NRGBA{R: 0x54, G: 0x70, B: 0xc6, A: 0xff}
+	found := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if color.NRGBAModel.Convert(img.At(x, y)) == want {
+				found++
+			}
+		}
+	}
+	if found < 50 {
+		t.Errorf("only %d pixels of the first curve's colour; the curve is missing", found)
+	}
+	// The band is that colour at opacity 64/255 over white:
+	// 255·(1 − 64/255) + c·64/255 = (212, 219, 241).
+	band := 0
+	near := func(a uint8, b int) bool { return int(a) >= b-2 && int(a) <= b+2 }
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+			if near(c.R, 212) && near(c.G, 219) && near(c.B, 241) {
+				band++
+			}
+		}
+	}
+	if band < 500 {
+		t.Errorf("only %d pixels of the SE band's colour; the band is missing", band)
+	}
+}
+
+func TestARCPlotSVG(t *testing.T) {
+	p, curves := testCurves()
+	pl, err := ARCPlot("ARC", p, curves...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WritePlot(&buf, pl, "svg", 4*vg.Inch, 3*vg.Inch); err != nil {
+		t.Fatal(err)
+	}
+	var root struct {
+		XMLName xml.Name
+		Width   string `xml:"width,attr"`
+		Height  string `xml:"height,attr"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &root); err != nil {
+		t.Fatalf("output is not XML: %v", err)
+	}
+	if root.XMLName.Local != "svg" || root.Width != "288pt" || root.Height != "216pt" {
+		t.Errorf("root <%s width=%q height=%q>, want <svg width=\"288pt\" height=\"216pt\">", root.XMLName.Local, root.Width, root.Height)
+	}
+	for _, label := range []string{"TU", "EU", "rejected fraction", "accuracy"} {
+		if !strings.Contains(buf.String(), label) {
+			t.Errorf("SVG lacks the text %q", label)
+		}
+	}
+}
+
+func TestARCPlotErrors(t *testing.T) {
+	if _, err := ARCPlot("x", []float64{0, 1}, Curve{Name: "a", Mean: []float64{1}}); err == nil || !strings.HasPrefix(err.Error(), "chart.ARCPlot:") {
+		t.Errorf("length mismatch: error %v", err)
+	}
+	p, curves := testCurves()
+	pl, _ := ARCPlot("x", p, curves...)
+	if err := WritePlot(&bytes.Buffer{}, pl, "bmp", vg.Inch, vg.Inch); err == nil || !strings.Contains(err.Error(), "chart.WritePlot") {
+		t.Errorf("unknown format: error %v", err)
+	}
+}
+
+func TestHexColor(t *testing.T) {
+	if got := hexColor("#5470c6", 64); got != (color.NRGBA{R: 0x54, G: 0x70, B: 0xc6, A: 64}) {
+		t.Errorf("hexColor(#5470c6, 64) = %v", got)
+	}
+}

@@ -1,0 +1,347 @@
+package experiment
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+)
+
+// Results are the records of a grid aggregated over splits and inits.
+//
+// Every statistic is eval.Aggregate over the runs of one dataset, model
+// and setting: the mean, the sample variance (ddof 1) and the standard
+// error sqrt(var/n) with n the number of runs aggregated. For a complete
+// grid n is the reference's configured num_splits·num_inits, except for
+// GKDE, which runs one init: there n is the number of splits, whereas the
+// reference divides by splits·inits too and so reports GKDE standard errors
+// √inits too small (REFERENCE.md §9.2); this quirk is not reproduced.
+type Results struct {
+	// Datasets in table order: the paper's datasets in the paper's order,
+	// then others in order of appearance.
+	Datasets []string
+	// Models present, in the paper's order.
+	Models []Model
+	// Rows of id_ood.csv, datasets × models (pairs without records left
+	// out).
+	Rows []eval.IDOODRow
+	// Curves[dataset][key][model] aggregates the accuracy-rejection curves
+	// of the classification setting; key is a measure name or
+	// PredictedAlpha.
+	Curves map[string]map[string]map[Model]eval.CurveStat
+	// Records are the records aggregated, in a deterministic order.
+	Records []*Record
+	// Damaged lists record files that were skipped because they could not
+	// be read (see ReadRecord).
+	Damaged []string
+}
+
+// Collect reads the records under dir/runs for each directory (for example
+// the output directories of the shards of a grid) and aggregates them with
+// Aggregate. A job found in several directories counts once: the first
+// directory given wins. Damaged records are skipped and listed in
+// Results.Damaged. It returns an error when a directory cannot be read or
+// holds no record at all.
+func Collect(dirs ...string) (*Results, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("experiment: Collect: no directories")
+	}
+	var records []*Record
+	var damaged []string
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		root := filepath.Join(dir, "runs")
+		if _, err := os.Stat(root); err != nil {
+			return nil, fmt.Errorf("experiment: Collect: %s holds no runs directory: %w", dir, err)
+		}
+		err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if e.IsDir() || !strings.HasSuffix(path, ".json") || strings.HasPrefix(e.Name(), ".") {
+				return nil
+			}
+			rel, err := filepath.Rel(dir, path)
+			if err != nil {
+				return err
+			}
+			if seen[rel] {
+				return nil
+			}
+			r, err := ReadRecord(path)
+			if err != nil {
+				damaged = append(damaged, path)
+				return nil
+			}
+			seen[rel] = true
+			records = append(records, r)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("experiment: Collect: %w", err)
+		}
+	}
+	if len(records) == 0 {
+		return nil, fmt.Errorf("experiment: Collect: no records in %s", strings.Join(dirs, ", "))
+	}
+	res, err := Aggregate(records)
+	if err != nil {
+		return nil, err
+	}
+	res.Damaged = damaged
+	return res, nil
+}
+
+// idoodMeasures maps the AUROC columns of id_ood.csv to measures: Total
+// and Aleatoric are max-prob (LC), TotalEntropy TU, AleatoricEntropy AU,
+// Epistemic α0 (EU_PC), EpistemicEntropy EU_SO, EpistemicEntropyDiff EU.
+var idoodMeasures = map[int]uq.Measure{
+	eval.OodTotal: uq.LC, eval.OodTotalEntropy: uq.TU, eval.OodAleatoric: uq.LC,
+	eval.OodAleatoricEntropy: uq.AU, eval.OodEpistemic: uq.EUPC,
+	eval.OodEpistemicEntropy: uq.EUSO, eval.OodEpistemicEntropyDiff: uq.EU,
+}
+
+// changeMeasures are the measures of the Change columns, in order.
+var changeMeasures = [eval.NumChanges]uq.Measure{uq.TU, uq.AU, uq.EUSO, uq.EU}
+
+// oodSettings are the settings of id_ood.csv's column groups.
+var oodSettings = [eval.NumOODSettings]Setting{LeaveOutClasses, GaussianNoise, BernoulliNoise}
+
+// Aggregate aggregates records (see Results). Records of the same job and
+// setting must not repeat.
+func Aggregate(records []*Record) (*Results, error) {
+	type group struct{ ds, model, setting string }
+	results := map[group][]*Result{}
+	seen := map[string]bool{}
+	var dsSeen []string
+	models := map[Model]bool{}
+	sorted := slices.Clone(records)
+	slices.SortFunc(sorted, func(a, b *Record) int {
+		return strings.Compare(recordKey(a), recordKey(b))
+	})
+	for _, r := range sorted {
+		m, err := ParseModel(r.Model)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: Aggregate: %w", err)
+		}
+		models[m] = true
+		if !slices.Contains(dsSeen, r.Dataset) {
+			dsSeen = append(dsSeen, r.Dataset)
+		}
+		for _, s := range AllSettings {
+			res, ok := r.Results[s.String()]
+			if !ok {
+				continue
+			}
+			key := fmt.Sprintf("%s|%s|%d|%d|%v", r.Dataset, r.Model, r.Split, r.Init, s)
+			if seen[key] {
+				return nil, fmt.Errorf("experiment: Aggregate: %s %s split %d init %d %v recorded twice", r.Dataset, m, r.Split, r.Init, s)
+			}
+			seen[key] = true
+			g := group{r.Dataset, r.Model, s.String()}
+			results[g] = append(results[g], res)
+		}
+	}
+	out := &Results{Records: sorted, Curves: map[string]map[string]map[Model]eval.CurveStat{}}
+	for _, ds := range paperOrder {
+		if slices.Contains(dsSeen, ds) {
+			out.Datasets = append(out.Datasets, ds)
+		}
+	}
+	for _, ds := range dsSeen {
+		if !slices.Contains(paperOrder, ds) {
+			out.Datasets = append(out.Datasets, ds)
+		}
+	}
+	for _, m := range AllModels {
+		if models[m] {
+			out.Models = append(out.Models, m)
+		}
+	}
+	for _, ds := range out.Datasets {
+		for _, m := range out.Models {
+			get := func(s Setting) []*Result { return results[group{ds, m.Key(), s.String()}] }
+			row := eval.IDOODRow{Dataset: inlineName(ds), Model: m.String()}
+			found := false
+			if cl := get(Classification); len(cl) > 0 {
+				found = true
+				row.Acc = metric(cl, func(r *Result) (float64, bool) { return r.Accuracy, true })
+				if err := out.addCurves(ds, m, cl); err != nil {
+					return nil, err
+				}
+			}
+			for k, s := range oodSettings {
+				rs := get(s)
+				if len(rs) == 0 {
+					continue
+				}
+				found = true
+				row.Settings[k] = settingResult(rs)
+			}
+			if found {
+				out.Rows = append(out.Rows, row)
+			}
+		}
+	}
+	return out, nil
+}
+
+func recordKey(r *Record) string {
+	return fmt.Sprintf("%s|%s|%04d|%04d|%v", r.Dataset, r.Model, r.Split, r.Init, r.LOC)
+}
+
+// metric aggregates one number over results; results where get reports
+// false (a measure the model lacks) are left out.
+func metric(rs []*Result, get func(*Result) (float64, bool)) eval.Metric {
+	var v []float64
+	for _, r := range rs {
+		if x, ok := get(r); ok {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return eval.Metric{}
+	}
+	st := eval.Aggregate(v, 0)
+	return eval.Metric{Value: eval.Some(st.Mean), SE: eval.Opt{Value: st.SE, Valid: !math.IsNaN(st.SE)}}
+}
+
+// settingResult aggregates the results of one OOD setting into its
+// id_ood.csv columns.
+func settingResult(rs []*Result) eval.SettingResult {
+	var sr eval.SettingResult
+	sr.Metrics[eval.IdAcc] = metric(rs, func(r *Result) (float64, bool) { return deref(r.IDAccuracy) })
+	sr.Metrics[eval.OodAcc] = metric(rs, func(r *Result) (float64, bool) { return deref(r.OODAccuracy) })
+	for col, m := range idoodMeasures {
+		sr.Metrics[col] = metric(rs, func(r *Result) (float64, bool) {
+			v, ok := r.AUROC[m.String()]
+			return v, ok
+		})
+	}
+	for k, m := range changeMeasures {
+		id := metric(rs, func(r *Result) (float64, bool) { v, ok := r.IDMean[m.String()]; return v, ok })
+		ood := metric(rs, func(r *Result) (float64, bool) { v, ok := r.OODMean[m.String()]; return v, ok })
+		if id.Value.Valid && ood.Value.Valid {
+			if c, ok := eval.Change(id.Value.Value, ood.Value.Value); ok {
+				sr.Changes[k] = eval.Some(c)
+			}
+		}
+	}
+	return sr
+}
+
+func deref(p *float64) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}
+
+// addCurves aggregates the accuracy-rejection curves of model m on ds.
+func (res *Results) addCurves(ds string, m Model, rs []*Result) error {
+	byKey := map[string][][]float64{}
+	for _, r := range rs {
+		for k, c := range r.ARC {
+			byKey[k] = append(byKey[k], c)
+		}
+	}
+	for k, curves := range byKey {
+		cs, err := eval.AggregateCurves(curves, 0)
+		if err != nil {
+			return fmt.Errorf("experiment: %s %s curve %s: %w", ds, m, k, err)
+		}
+		if res.Curves[ds] == nil {
+			res.Curves[ds] = map[string]map[Model]eval.CurveStat{}
+		}
+		if res.Curves[ds][k] == nil {
+			res.Curves[ds][k] = map[Model]eval.CurveStat{}
+		}
+		res.Curves[ds][k][m] = cs
+	}
+	return nil
+}
+
+// accRejTypes are the reference's acc_rej table types with the curves they
+// use, the first one a model has (REFERENCE.md §7). The reference's
+// "prediction" type asks for a total measure that never exists and falls
+// back to α_ŷ, then to max-prob. For a first-order model the reference's
+// aleatoric entropy is the entropy of the softmax, its TU.
+var accRejTypes = []struct {
+	name string
+	keys []string
+}{
+	{"sample", []string{"EU_PC", "LC"}},
+	{"prediction", []string{PredictedAlpha, "LC"}},
+	{"sample_total", []string{"LC"}},
+	{"sample_total_entropy", []string{"TU"}},
+	{"sample_aleatoric", []string{"LC"}},
+	{"sample_aleatoric_entropy", []string{"AU", "TU"}},
+	{"sample_epistemic", []string{"EU_PC"}},
+	{"sample_epistemic_entropy", []string{"EU_SO"}},
+	{"sample_epistemic_entropy_diff", []string{"EU"}},
+	{"prediction_aleatoric", []string{"LC"}},
+	{"prediction_epistemic", []string{PredictedAlpha}},
+}
+
+// WriteTables writes, under dir/tables:
+//
+//   - id_ood.csv: the reference's table of accuracies, OOD AUROCs and
+//     uncertainty changes (eval.WriteIDOOD), one row per dataset and model;
+//   - id_ood.md: the same numbers as Markdown (eval.WriteIDOODMarkdown);
+//   - acc_rej_<type>_<dataset>.csv: the mean, variance and SE of each
+//     model's accuracy-rejection curve for each reference type (sample,
+//     prediction, sample_total, sample_total_entropy, sample_aleatoric,
+//     sample_aleatoric_entropy, sample_epistemic, sample_epistemic_entropy,
+//     sample_epistemic_entropy_diff, prediction_aleatoric,
+//     prediction_epistemic) with at least one curve, as eval.WriteAccRej.
+//
+// Files are written atomically.
+func (res *Results) WriteTables(dir string) error {
+	tables := filepath.Join(dir, "tables")
+	var b bytes.Buffer
+	if err := eval.WriteIDOOD(&b, res.Rows); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(tables, "id_ood.csv"), b.Bytes()); err != nil {
+		return err
+	}
+	b.Reset()
+	if err := eval.WriteIDOODMarkdown(&b, res.Rows); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(tables, "id_ood.md"), b.Bytes()); err != nil {
+		return err
+	}
+	for _, ds := range res.Datasets {
+		for _, t := range accRejTypes {
+			curves := map[string]eval.CurveStat{}
+			for _, m := range res.Models {
+				for _, k := range t.keys {
+					if c, ok := res.Curves[ds][k][m]; ok {
+						curves[eval.AccRejColumns[m]] = c
+						break
+					}
+				}
+			}
+			if len(curves) == 0 {
+				continue
+			}
+			b.Reset()
+			if err := eval.WriteAccRej(&b, eval.AccRejColumns, curves); err != nil {
+				return err
+			}
+			name := fmt.Sprintf("acc_rej_%s_%s.csv", t.name, fileName(ds))
+			if err := writeFileAtomic(filepath.Join(tables, name), b.Bytes()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,416 @@
+// Package experiment runs the paper's experiment grid: every model of the
+// paper on every dataset, split and initialisation, in the settings
+// classification, leave-out classes, Gaussian and Bernoulli feature noise
+// (REFERENCE.md §0–§7). Each training run is a Job whose Record is written
+// atomically as a JSON file as soon as it finishes, so an interrupted grid
+// resumes where it stopped; the jobs can be sharded over machines and the
+// records merged. Collect aggregates records into the reference's tables
+// (id_ood.csv, acc_rej_<type>_<dataset>.csv), a Markdown table and an HTML
+// report with the accuracy-rejection figure.
+//
+//	sum, err := experiment.Paper().Datasets("CoraML").Splits(10).Inits(1).
+//		DataDir(dir).Out("results").Run(ctx)
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/cuqgnn/cuqgnn/datasets"
+)
+
+// Grid is the specification of an experiment grid; build it with Paper and
+// its fluent options, then call Run. Option errors are reported by Jobs and
+// Run.
+type Grid struct {
+	names     []string
+	namesSet  bool
+	memory    map[string]*Dataset
+	models    []Model
+	settings  []Setting
+	splits    int
+	inits     int
+	dataDir   string
+	out       string
+	shard     int
+	shards    int
+	maxEpochs int
+	progress  func(Event)
+	report    ReportOptions
+	err       error
+}
+
+// Paper returns the paper's grid: the six benchmark datasets, the seven
+// models, the four settings, 10 splits and 10 initialisations (the
+// reference's num_splits and num_inits; OGBN Arxiv has one split, GKDE one
+// init), data from datasets.Dir(), results in the directory "results".
+func Paper() *Grid {
+	return &Grid{
+		names:    slices.Clone(paperOrder),
+		memory:   map[string]*Dataset{},
+		models:   slices.Clone(AllModels),
+		settings: slices.Clone(AllSettings),
+		splits:   10, inits: 10,
+		dataDir: datasets.Dir(), out: "results",
+		shards: 1,
+	}
+}
+
+func (g *Grid) fail(format string, args ...any) *Grid {
+	if g.err == nil {
+		g.err = fmt.Errorf("experiment: "+format, args...)
+	}
+	return g
+}
+
+// Datasets sets the benchmark datasets by name (see datasets.Names; also
+// SyntheticName), in the order of the tables.
+func (g *Grid) Datasets(names ...string) *Grid {
+	if len(names) == 0 {
+		return g.fail("no datasets")
+	}
+	g.names, g.namesSet = g.names[:0], true
+	for _, n := range names {
+		if squash(n) == squash(SyntheticName) {
+			g.names = append(g.names, SyntheticName)
+			continue
+		}
+		spec, err := datasets.Info(n)
+		if err != nil {
+			if g.err == nil {
+				g.err = fmt.Errorf("experiment: %w", err)
+			}
+			return g
+		}
+		g.names = append(g.names, spec.Name)
+	}
+	return g
+}
+
+// Dataset adds an in-memory dataset (see NewDataset), replacing one of the
+// same name. Unless Datasets was called before, it replaces the paper's
+// datasets: Paper().Dataset(d) runs on d alone.
+func (g *Grid) Dataset(d *Dataset) *Grid {
+	if d == nil || d.Graph == nil {
+		return g.fail("nil dataset")
+	}
+	if !g.namesSet {
+		g.names, g.namesSet = g.names[:0], true
+	}
+	g.memory[d.Name] = d
+	if !slices.Contains(g.names, d.Name) {
+		g.names = append(g.names, d.Name)
+	}
+	return g
+}
+
+// Models sets the models.
+func (g *Grid) Models(models ...Model) *Grid {
+	for _, m := range models {
+		if m < 0 || m >= numModels {
+			return g.fail("unknown model %v", m)
+		}
+	}
+	if len(models) == 0 {
+		return g.fail("no models")
+	}
+	g.models = slices.Clone(models)
+	return g
+}
+
+// Settings sets the settings.
+func (g *Grid) Settings(settings ...Setting) *Grid {
+	for _, s := range settings {
+		if s < 0 || s >= numSettings {
+			return g.fail("unknown setting %v", s)
+		}
+	}
+	if len(settings) == 0 {
+		return g.fail("no settings")
+	}
+	g.settings = slices.Clone(settings)
+	return g
+}
+
+// Splits sets the number of random splits 1..n (the paper: 10).
+func (g *Grid) Splits(n int) *Grid {
+	if n < 1 {
+		return g.fail("%d splits, need at least 1", n)
+	}
+	g.splits = n
+	return g
+}
+
+// Inits sets the number of initialisations 1..n per split (the paper: 10;
+// its quick grid: 1).
+func (g *Grid) Inits(n int) *Grid {
+	if n < 1 {
+		return g.fail("%d inits, need at least 1", n)
+	}
+	g.inits = n
+	return g
+}
+
+// DataDir sets the directory holding the dataset files.
+func (g *Grid) DataDir(dir string) *Grid { g.dataDir = dir; return g }
+
+// Out sets the output directory: records go to OUT/runs, tables to
+// OUT/tables, the report to OUT/report.html.
+func (g *Grid) Out(dir string) *Grid { g.out = dir; return g }
+
+// Shard makes Run do only shard i of n (0 ≤ i < n): the jobs whose index
+// in the canonical order of Jobs is i modulo n. The shards partition the
+// grid; merge their output directories with Collect.
+func (g *Grid) Shard(i, n int) *Grid {
+	if n < 1 || i < 0 || i >= n {
+		return g.fail("shard %d/%d, want 0 ≤ i < n", i, n)
+	}
+	g.shard, g.shards = i, n
+	return g
+}
+
+// MaxEpochs caps the training epochs of every model (0: the presets'
+// 100000 with early stopping), for quick runs and tests. Records remember
+// the cap, and a grid with another cap redoes them.
+func (g *Grid) MaxEpochs(n int) *Grid {
+	if n < 0 {
+		return g.fail("max epochs %d", n)
+	}
+	g.maxEpochs = n
+	return g
+}
+
+// Progress calls fn on every event of Run, from Run's goroutine.
+func (g *Grid) Progress(fn func(Event)) *Grid { g.progress = fn; return g }
+
+// Report sets how Run writes the HTML report.
+func (g *Grid) Report(o ReportOptions) *Grid { g.report = o; return g }
+
+// numSplits returns the number of splits of a dataset: one for a fixed
+// split (OGBN Arxiv).
+func (g *Grid) numSplits(name string) int {
+	if d, ok := g.memory[name]; (ok && d.Official != nil) || isArxiv(name) {
+		return 1
+	}
+	return g.splits
+}
+
+// Jobs returns every job of the grid in the canonical order: datasets,
+// models, splits, inits as given, and for each the clean-graph job
+// (classification and the noise settings, which share its model) before
+// the leave-out-classes job. Sharding indexes this order.
+func (g *Grid) Jobs() ([]Job, error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	if len(g.names) == 0 {
+		return nil, fmt.Errorf("experiment: no datasets")
+	}
+	var clean []Setting
+	loc := false
+	for _, s := range AllSettings {
+		switch {
+		case !slices.Contains(g.settings, s):
+		case s == LeaveOutClasses:
+			loc = true
+		default:
+			clean = append(clean, s)
+		}
+	}
+	var jobs []Job
+	for _, ds := range g.names {
+		for _, m := range g.models {
+			for split := 1; split <= g.numSplits(ds); split++ {
+				for init := 1; init <= numInits(ds, m, g.inits); init++ {
+					j := Job{Dataset: ds, Model: m, Split: split, Init: init}
+					if len(clean) > 0 {
+						j.Settings = clean
+						jobs = append(jobs, j)
+					}
+					if loc {
+						j.LOC, j.Settings = true, []Setting{LeaveOutClasses}
+						jobs = append(jobs, j)
+					}
+				}
+			}
+		}
+	}
+	return jobs, nil
+}
+
+// ShardJobs returns the jobs of the grid's shard (all jobs without Shard).
+func (g *Grid) ShardJobs() ([]Job, error) {
+	jobs, err := g.Jobs()
+	if err != nil {
+		return nil, err
+	}
+	var mine []Job
+	for i, j := range jobs {
+		if i%g.shards == g.shard {
+			mine = append(mine, j)
+		}
+	}
+	return mine, nil
+}
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// The events of Run.
+const (
+	// Planned: the jobs to run are known (Total), Skipped were finished
+	// before.
+	Planned EventKind = iota
+	// Started: Job starts.
+	Started
+	// Finished: Job's record is written.
+	Finished
+	// Failed: Job failed with Err; the grid goes on.
+	Failed
+)
+
+// Event reports the progress of Run.
+type Event struct {
+	Kind    EventKind
+	Job     Job
+	Done    int // jobs finished or failed so far in this run
+	Total   int // jobs to run in this run
+	Skipped int // jobs already finished before
+	Err     error
+	Elapsed time.Duration // of the job (Finished, Failed)
+}
+
+// Summary is the outcome of Run.
+type Summary struct {
+	Jobs    int      // jobs of this shard
+	Skipped int      // already finished, not redone
+	Ran     int      // trained and written now
+	Redone  []string // damaged records found and redone
+	Failed  []error  // jobs that failed (no record written)
+	// Complete reports that every job of the whole grid (all shards) has a
+	// record in the output directory; Run then wrote the tables and the
+	// report.
+	Complete bool
+}
+
+// Run runs the grid's (shard's) jobs that have no finished record in the
+// output directory, writing each record as soon as its job ends. A failed
+// job is reported and the others go on; Run returns an error listing the
+// failures at the end, and a rerun retries them. A cancelled ctx stops Run
+// after the current epoch with ctx's error; finished records are kept. When
+// the whole grid has records, Run writes OUT/tables and OUT/report.html
+// from every record in OUT (see Collect, Results.WriteTables and
+// Results.WriteReport). Before training, Run
+// checks that the files of the datasets it needs exist in the data
+// directory.
+func (g *Grid) Run(ctx context.Context) (*Summary, error) {
+	jobs, err := g.ShardJobs()
+	if err != nil {
+		return nil, err
+	}
+	sum := &Summary{Jobs: len(jobs)}
+	var todo []Job
+	for _, j := range jobs {
+		done, damaged := g.finished(j)
+		if done {
+			sum.Skipped++
+			continue
+		}
+		if damaged != "" {
+			sum.Redone = append(sum.Redone, damaged)
+		}
+		todo = append(todo, j)
+	}
+	emit := func(e Event) {
+		if g.progress != nil {
+			e.Total, e.Skipped = len(todo), sum.Skipped
+			g.progress(e)
+		}
+	}
+	for _, j := range todo {
+		if _, ok := g.memory[j.Dataset]; !ok && j.Dataset != SyntheticName {
+			if _, _, err := datasetFile(j.Dataset, g.dataDir); err != nil {
+				return sum, err
+			}
+		}
+	}
+	emit(Event{Kind: Planned})
+	loaded := map[string]*Dataset{}
+	for k, j := range todo {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		emit(Event{Kind: Started, Job: j, Done: k})
+		start := time.Now()
+		err := g.runOne(ctx, loaded, j)
+		if err != nil {
+			if ctx.Err() != nil {
+				return sum, ctx.Err()
+			}
+			sum.Failed = append(sum.Failed, err)
+			emit(Event{Kind: Failed, Job: j, Done: k + 1, Err: err, Elapsed: time.Since(start)})
+			continue
+		}
+		sum.Ran++
+		emit(Event{Kind: Finished, Job: j, Done: k + 1, Elapsed: time.Since(start)})
+	}
+	all, err := g.Jobs()
+	if err != nil {
+		return sum, err
+	}
+	sum.Complete = !slices.ContainsFunc(all, func(j Job) bool { done, _ := g.finished(j); return !done })
+	if sum.Complete {
+		res, err := Collect(g.out)
+		if err == nil {
+			err = res.WriteTables(g.out)
+		}
+		if err == nil {
+			err = res.WriteReport(g.out, g.report)
+		}
+		if err != nil {
+			return sum, err
+		}
+	}
+	if len(sum.Failed) > 0 {
+		return sum, fmt.Errorf("experiment: %d of %d jobs failed: %w", len(sum.Failed), len(todo), errors.Join(sum.Failed...))
+	}
+	return sum, nil
+}
+
+// finished reports whether j has a finished record in the output
+// directory; damaged names a record file that exists but cannot be used.
+func (g *Grid) finished(j Job) (done bool, damaged string) {
+	path := filepath.Join(g.out, j.Path())
+	if _, err := os.Stat(path); err != nil {
+		return false, ""
+	}
+	r, err := ReadRecord(path)
+	if err != nil {
+		return false, path
+	}
+	return r.covers(j, g.maxEpochs), ""
+}
+
+// runOne loads the job's dataset (once), runs the job and writes its record.
+func (g *Grid) runOne(ctx context.Context, loaded map[string]*Dataset, j Job) error {
+	d, ok := g.memory[j.Dataset]
+	if !ok {
+		if d, ok = loaded[j.Dataset]; !ok {
+			var err error
+			if d, err = LoadDataset(j.Dataset, g.dataDir); err != nil {
+				return err
+			}
+			loaded[j.Dataset] = d
+		}
+	}
+	rec, err := RunJob(ctx, d, j, RunOptions{MaxEpochs: g.maxEpochs})
+	if err != nil {
+		return err
+	}
+	return WriteRecord(filepath.Join(g.out, j.Path()), rec)
+}

@@ -1,0 +1,280 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"time"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+)
+
+// NoiseBudget is the fraction of each node group whose features are replaced
+// in the feature-noise settings (REFERENCE.md §4).
+const NoiseBudget = 0.1
+
+// NoiseSeed seeds the feature noise, as the reference's set_seed(42).
+const NoiseSeed = 42
+
+// PredictedAlpha is the key, next to the measure names, of the
+// accuracy-rejection curve of the reference's prediction_epistemic
+// confidence α_ŷ, the pseudo-count of the predicted class (uncertainty
+// −α_ŷ). First-order models (APPNP) have none.
+const PredictedAlpha = "ALPHA_PRED"
+
+// Job is one training run of the grid and the settings evaluated with the
+// trained model. A job on the clean graph (LOC false) trains once and
+// evaluates any of Classification, GaussianNoise and BernoulliNoise: the
+// noise settings re-use the classification model of the same split and
+// init, as the reference does, without retraining. A LOC job trains on the
+// leave-out-classes graph and evaluates LeaveOutClasses.
+type Job struct {
+	Dataset  string
+	Model    Model
+	Split    int // 1-based
+	Init     int // 1-based
+	LOC      bool
+	Settings []Setting
+}
+
+// String describes the job, e.g. "CoraML GPN split 1 init 1
+// [classification ood_features_normal]".
+func (j Job) String() string {
+	return fmt.Sprintf("%s %s split %d init %d %v", j.Dataset, j.Model, j.Split, j.Init, j.Settings)
+}
+
+// Path is the job's record file relative to the output directory:
+// runs/<dataset>/<model>/s<split>_i<init>_<clean|loc>.json.
+func (j Job) Path() string {
+	kind := "clean"
+	if j.LOC {
+		kind = "loc"
+	}
+	return filepath.Join("runs", j.Dataset, j.Model.Key(), fmt.Sprintf("s%02d_i%02d_%s.json", j.Split, j.Init, kind))
+}
+
+// validate checks that the job's settings fit its graph.
+func (j Job) validate() error {
+	if j.Split < 1 || j.Init < 1 {
+		return fmt.Errorf("experiment: job %v: split and init are numbered from 1", j)
+	}
+	if len(j.Settings) == 0 {
+		return fmt.Errorf("experiment: job %v: no settings", j)
+	}
+	for _, s := range j.Settings {
+		if (s == LeaveOutClasses) != j.LOC {
+			return fmt.Errorf("experiment: job %v: setting %v cannot share a model with the others", j, s)
+		}
+	}
+	return nil
+}
+
+// RunOptions change how RunJob trains.
+type RunOptions struct {
+	// MaxEpochs, when positive, replaces the preset's maximum number of
+	// training epochs (for quick runs and tests).
+	MaxEpochs int
+	// OnEpoch, when set, is called after every training epoch.
+	OnEpoch func(cuq.EpochStats)
+}
+
+// RunJob trains the job's model on d and evaluates it in the job's
+// settings:
+//
+//   - Classification: accuracy on the test nodes and the accuracy-rejection
+//     curve of every measure the model has (and of PredictedAlpha);
+//   - LeaveOutClasses: the model is trained on the graph whose last
+//     d.LeftOut classes are unlabelled; ID accuracy on the ID test nodes,
+//     OOD accuracy (0 by construction) on the left-out test nodes, and the
+//     AUROC of each measure for ID vs OOD test nodes;
+//   - GaussianNoise, BernoulliNoise: the classification model is evaluated
+//     on a graph whose features of 10% of the nodes are replaced
+//     (graph.PerturbFeatures, seed 42); accuracy on all test nodes, ID and
+//     OOD accuracy on the clean and perturbed test nodes, AUROCs.
+//
+// Each OOD result also holds the mean uncertainty of the ID and OOD test
+// nodes per measure, for the Change columns of id_ood.csv.
+func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, error) {
+	if err := j.validate(); err != nil {
+		return nil, err
+	}
+	if j.Dataset != d.Name {
+		return nil, fmt.Errorf("experiment: job %v given dataset %s", j, d.Name)
+	}
+	fail := func(err error) (*Record, error) { return nil, fmt.Errorf("experiment: %v: %w", j, err) }
+	split, err := d.Split(j.Split)
+	if err != nil {
+		return fail(err)
+	}
+	g, train, labels := d.Graph, split, d.Graph.Labels
+	var loc *graph.LOC
+	if j.LOC {
+		if loc, err = graph.LeaveOutClasses(d.Graph, split, d.LeftOut); err != nil {
+			return fail(err)
+		}
+		g, train, labels = loc.Graph, loc.Split, loc.Labels
+	}
+	b, err := j.Model.Builder(g)
+	if err != nil {
+		return fail(err)
+	}
+	d.configure(j.Model, b)
+	if j.Model != GKDE {
+		b.Init(j.Init)
+		if o.MaxEpochs > 0 {
+			b.MaxEpochs(o.MaxEpochs)
+		}
+	}
+	start := time.Now()
+	model, err := b.Build()
+	if err != nil {
+		return fail(err)
+	}
+	fitOpts := []cuq.FitOption{cuq.WithContext(ctx)}
+	if o.OnEpoch != nil {
+		fitOpts = append(fitOpts, cuq.OnEpoch(o.OnEpoch))
+	}
+	hist, err := model.Fit(train, fitOpts...)
+	if err != nil {
+		return fail(err)
+	}
+	rec := &Record{
+		Dataset: j.Dataset, Model: j.Model.Key(), Split: j.Split, Init: j.Init, LOC: j.LOC, MaxEpochs: o.MaxEpochs,
+		Epochs: len(hist.Epochs), BestEpoch: hist.BestEpoch, TrainSeconds: time.Since(start).Seconds(),
+		Results: map[string]*Result{},
+	}
+	start = time.Now()
+	pred, err := model.Predict(nil)
+	if err != nil {
+		return fail(err)
+	}
+	for _, s := range j.Settings {
+		var res *Result
+		switch s {
+		case Classification:
+			res, err = classification(pred, split.Test)
+		case LeaveOutClasses:
+			res, err = detection(pred, labels, loc.IDTest, loc.OODTest)
+			if err == nil {
+				res.Accuracy = *res.IDAccuracy
+			}
+		case GaussianNoise, BernoulliNoise:
+			noise, _ := s.noise()
+			var p *graph.Perturbed
+			if p, err = graph.PerturbFeatures(d.Graph, split, noise, NoiseBudget, NoiseSeed); err != nil {
+				break
+			}
+			var pp *cuq.Prediction
+			if pp, err = model.Predict(p.Graph); err != nil {
+				break
+			}
+			if res, err = detection(pp, labels, p.IDTest, p.OODTest); err == nil {
+				res.Accuracy, err = eval.Accuracy(pp.Class, labels, split.Test)
+			}
+		default:
+			err = fmt.Errorf("unknown setting %v", s)
+		}
+		if err != nil {
+			return fail(fmt.Errorf("%v: %w", s, err))
+		}
+		rec.Results[s.String()] = res
+	}
+	rec.EvalSeconds = time.Since(start).Seconds()
+	return rec, nil
+}
+
+// classification evaluates the test nodes: accuracy and one
+// accuracy-rejection curve per available measure.
+func classification(pred *cuq.Prediction, test []int) (*Result, error) {
+	acc, err := eval.Accuracy(pred.Class, pred.Graph.Labels, test)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Accuracy: acc, ARC: map[string][]float64{}}
+	correct := pred.Correct(test)
+	curve := func(key string, u []float64) error {
+		c, err := eval.ARC(u, correct)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		for i, a := range c.Acc {
+			if math.IsNaN(a) {
+				return fmt.Errorf("%s: accuracy-rejection curve undefined at p = %v", key, c.P[i])
+			}
+		}
+		res.ARC[key] = c.Acc
+		return nil
+	}
+	for _, m := range uq.AllMeasures {
+		if u := pred.Get(m); u != nil {
+			if err := curve(m.String(), gather(u, test)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if pred.Alpha != nil {
+		u := make([]float64, len(test))
+		for k, i := range test {
+			u[k] = -pred.Alpha.At(i, pred.Class[i])
+		}
+		if err := curve(PredictedAlpha, u); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// detection evaluates OOD detection of the ood nodes against the id nodes:
+// their accuracies, each measure's AUROC (OOD positive, uncertainty as
+// score) and mean uncertainties. Non-finite means are left out.
+func detection(pred *cuq.Prediction, labels, id, ood []int) (*Result, error) {
+	if len(id) == 0 || len(ood) == 0 {
+		return nil, fmt.Errorf("need ID and OOD test nodes, have %d ID and %d OOD", len(id), len(ood))
+	}
+	idAcc, err := eval.Accuracy(pred.Class, labels, id)
+	if err != nil {
+		return nil, err
+	}
+	oodAcc, err := eval.Accuracy(pred.Class, labels, ood)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{IDAccuracy: &idAcc, OODAccuracy: &oodAcc, NumID: len(id), NumOOD: len(ood),
+		AUROC: map[string]float64{}, IDMean: map[string]float64{}, OODMean: map[string]float64{}}
+	for _, m := range uq.AllMeasures {
+		u := pred.Get(m)
+		if u == nil {
+			continue
+		}
+		ui, uo := gather(u, id), gather(u, ood)
+		if res.AUROC[m.String()], err = eval.AUROC(ui, uo); err != nil {
+			return nil, err
+		}
+		if mi, mo := mean(ui), mean(uo); finite(mi) && finite(mo) {
+			res.IDMean[m.String()], res.OODMean[m.String()] = mi, mo
+		}
+	}
+	return res, nil
+}
+
+func gather(u []float64, nodes []int) []float64 {
+	out := make([]float64, len(nodes))
+	for k, i := range nodes {
+		out[k] = u[i]
+	}
+	return out
+}
+
+func mean(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

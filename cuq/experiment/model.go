@@ -1,0 +1,134 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+)
+
+// Model names one of the paper's models.
+type Model int
+
+// The models of the paper, in the order of its tables.
+const (
+	APPNP Model = iota
+	GKDE
+	GPN
+	LOPGPN
+	CUQPPR
+	CUQGCN
+	CUQGAT
+	numModels
+)
+
+// AllModels lists every model in the paper's order.
+var AllModels = []Model{APPNP, GKDE, GPN, LOPGPN, CUQPPR, CUQGCN, CUQGAT}
+
+// modelKeys are the command-line and file names of the models, after the
+// reference's (eval.clj) model names.
+var modelKeys = [numModels]string{"appnp", "gkde", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat"}
+
+// String returns the paper's display name: APPNP, GKDE, GPN, LOP-GPN,
+// CUQ-PPR, CUQ-GCN or CUQ-GAT.
+func (m Model) String() string {
+	if m < 0 || m >= numModels {
+		return fmt.Sprintf("Model(%d)", int(m))
+	}
+	return eval.PaperModels[m]
+}
+
+// Key returns the command-line and file name of m: appnp, gkde, gpn,
+// gpn_lop, cuq_ppr, cuq_gcn or cuq_gat.
+func (m Model) Key() string {
+	if m < 0 || m >= numModels {
+		return fmt.Sprintf("model%d", int(m))
+	}
+	return modelKeys[m]
+}
+
+// ModelNames returns the command-line names of all models.
+func ModelNames() []string { return modelKeys[:] }
+
+// ParseModel returns the model named s: a command-line name (appnp, gkde,
+// gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat), a display name (LOP-GPN,
+// CUQ-GCN, ...) or a reference name (gdk, cuq_appnp). Case, '-' and '_' are
+// ignored.
+func ParseModel(s string) (Model, error) {
+	key := squash(s)
+	for m := range numModels {
+		if key == squash(modelKeys[m]) || key == squash(eval.PaperModels[m]) {
+			return m, nil
+		}
+	}
+	switch key {
+	case "gdk":
+		return GKDE, nil
+	case "cuqappnp":
+		return CUQPPR, nil
+	case "lopgpn":
+		return LOPGPN, nil
+	}
+	return 0, fmt.Errorf("experiment: unknown model %q (valid: %s)", s, strings.Join(ModelNames(), ", "))
+}
+
+// ParseModels parses a comma-separated list of model names; see ParseModel.
+func ParseModels(list string) ([]Model, error) {
+	var out []Model
+	for _, s := range splitList(list) {
+		m, err := ParseModel(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("experiment: empty model list (valid: %s)", strings.Join(ModelNames(), ", "))
+	}
+	return out, nil
+}
+
+// Builder returns the paper's preset of m on g (see the cuq presets).
+func (m Model) Builder(g *graph.Graph) (*cuq.Builder, error) {
+	switch m {
+	case APPNP:
+		return cuq.APPNPModel(g), nil
+	case GKDE:
+		return cuq.GKDE(g), nil
+	case GPN:
+		return cuq.GPN(g), nil
+	case LOPGPN:
+		return cuq.LOPGPN(g), nil
+	case CUQPPR:
+		return cuq.CUQPPR(g), nil
+	case CUQGCN:
+		return cuq.CUQGCN(g), nil
+	case CUQGAT:
+		return cuq.CUQGAT(g), nil
+	}
+	return nil, fmt.Errorf("experiment: unknown model %v", m)
+}
+
+// squash lower-cases s and drops '-', '_', ' ' and '.'.
+func squash(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '-', '_', ' ', '.':
+			return -1
+		}
+		return r
+	}, strings.ToLower(strings.TrimSpace(s)))
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(list string) []string {
+	var out []string
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

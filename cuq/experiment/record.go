@@ -1,0 +1,225 @@
+package experiment
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+)
+
+// RecordVersion is the version of the record format; records of another
+// version are treated as missing and redone.
+const RecordVersion = 1
+
+// Record is the result of one Job, stored as one JSON file per job.
+type Record struct {
+	Version int    `json:"version"`
+	Dataset string `json:"dataset"`
+	Model   string `json:"model"` // Model.Key
+	Split   int    `json:"split"`
+	Init    int    `json:"init"`
+	LOC     bool   `json:"loc"`
+	// MaxEpochs is the RunOptions.MaxEpochs the job ran with (0: the
+	// preset's); a grid with another value redoes the job.
+	MaxEpochs    int     `json:"max_epochs"`
+	Epochs       int     `json:"epochs"` // training epochs run, warm-up included
+	BestEpoch    int     `json:"best_epoch"`
+	TrainSeconds float64 `json:"train_seconds"`
+	EvalSeconds  float64 `json:"eval_seconds"`
+	// Results holds one result per evaluated setting, by Setting.String.
+	Results map[string]*Result `json:"results"`
+	// Checksum is the hex SHA-256 of the record's JSON encoding with an
+	// empty Checksum; it detects damaged files.
+	Checksum string `json:"checksum"`
+}
+
+// Result is a model's evaluation in one setting. Measures are keyed by
+// their uq names (TU, AU, EU, EU_PC, EU_SO, LC); a measure the model lacks
+// is absent.
+type Result struct {
+	// Accuracy is on all test nodes (leave-out classes: the ID test nodes).
+	Accuracy float64 `json:"accuracy"`
+	// IDAccuracy and OODAccuracy are on the ID and OOD test nodes of an
+	// OOD setting; nil in Classification.
+	IDAccuracy  *float64 `json:"id_accuracy,omitempty"`
+	OODAccuracy *float64 `json:"ood_accuracy,omitempty"`
+	NumID       int      `json:"num_id,omitempty"`
+	NumOOD      int      `json:"num_ood,omitempty"`
+	// AUROC of OOD detection per measure.
+	AUROC map[string]float64 `json:"auroc,omitempty"`
+	// IDMean and OODMean are the mean uncertainties of the ID and OOD test
+	// nodes per measure.
+	IDMean  map[string]float64 `json:"id_mean,omitempty"`
+	OODMean map[string]float64 `json:"ood_mean,omitempty"`
+	// ARC holds the accuracy-rejection curves of the Classification setting
+	// (eval.ARCPoints accuracies at p = 0, 0.01, …, 1) per measure and
+	// PredictedAlpha.
+	ARC map[string][]float64 `json:"arc,omitempty"`
+}
+
+// Job returns the job the record belongs to, with the settings it holds in
+// the reference's order.
+func (r *Record) Job() (Job, error) {
+	m, err := ParseModel(r.Model)
+	if err != nil {
+		return Job{}, err
+	}
+	j := Job{Dataset: r.Dataset, Model: m, Split: r.Split, Init: r.Init, LOC: r.LOC}
+	for _, s := range AllSettings {
+		if _, ok := r.Results[s.String()]; ok {
+			j.Settings = append(j.Settings, s)
+		}
+	}
+	return j, nil
+}
+
+// checksum returns the hex SHA-256 of r's JSON encoding with an empty
+// Checksum field.
+func (r *Record) checksum() (string, error) {
+	c := *r
+	c.Checksum = ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// validate checks a decoded record: version, checksum, identity and the
+// completeness of every result.
+func (r *Record) validate() error {
+	if r.Version != RecordVersion {
+		return fmt.Errorf("record version %d, want %d", r.Version, RecordVersion)
+	}
+	sum, err := r.checksum()
+	if err != nil {
+		return err
+	}
+	if sum != r.Checksum {
+		return fmt.Errorf("checksum mismatch (stored %.12q, content %.12s)", r.Checksum, sum)
+	}
+	j, err := r.Job()
+	if err != nil {
+		return err
+	}
+	if r.Dataset == "" || r.Split < 1 || r.Init < 1 {
+		return fmt.Errorf("incomplete identity: dataset %q, split %d, init %d", r.Dataset, r.Split, r.Init)
+	}
+	if len(j.Settings) == 0 || len(j.Settings) != len(r.Results) {
+		return fmt.Errorf("results for %d known settings among %d", len(j.Settings), len(r.Results))
+	}
+	if err := j.validate(); err != nil {
+		return err
+	}
+	for _, s := range j.Settings {
+		res := r.Results[s.String()]
+		if res == nil {
+			return fmt.Errorf("%v: empty result", s)
+		}
+		if s == Classification {
+			if len(res.ARC) == 0 {
+				return fmt.Errorf("%v: no accuracy-rejection curves", s)
+			}
+			for k, c := range res.ARC {
+				if len(c) != eval.ARCPoints {
+					return fmt.Errorf("%v: curve %s has %d points, want %d", s, k, len(c), eval.ARCPoints)
+				}
+			}
+			continue
+		}
+		if res.IDAccuracy == nil || res.OODAccuracy == nil || len(res.AUROC) == 0 {
+			return fmt.Errorf("%v: missing ID/OOD accuracy or AUROC", s)
+		}
+		for k := range res.AUROC {
+			if _, err := uq.ParseMeasure(k); err != nil {
+				return fmt.Errorf("%v: %w", s, err)
+			}
+		}
+	}
+	return nil
+}
+
+// WriteRecord stores r at path atomically: it sets r's Version and
+// Checksum, writes a temporary file in the same directory, syncs it and
+// renames it over path, so that a reader sees either the old file or the
+// complete new one.
+func WriteRecord(path string, r *Record) error {
+	r.Version = RecordVersion
+	sum, err := r.checksum()
+	if err != nil {
+		return fmt.Errorf("experiment: record %s: %w", path, err)
+	}
+	r.Checksum = sum
+	b, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return fmt.Errorf("experiment: record %s: %w", path, err)
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+// writeFileAtomic writes data to path through a temporary file and a
+// rename, creating the directory.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	tmp := f.Name()
+	err = f.Chmod(0o644)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("experiment: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadRecord reads and checks a record written by WriteRecord. It returns
+// an error naming the file when the file cannot be parsed, has another
+// version, fails its checksum or lacks a field, i.e. when it is damaged or
+// was cut short.
+func ReadRecord(path string) (*Record, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("experiment: record %s: %w", path, err)
+	}
+	if err := r.validate(); err != nil {
+		return nil, fmt.Errorf("experiment: record %s: %w", path, err)
+	}
+	return &r, nil
+}
+
+// covers reports whether r is a finished record of job j, run with
+// maxEpochs: same identity and every setting of j present.
+func (r *Record) covers(j Job, maxEpochs int) bool {
+	if r.Dataset != j.Dataset || r.Model != j.Model.Key() || r.Split != j.Split || r.Init != j.Init || r.LOC != j.LOC || r.MaxEpochs != maxEpochs {
+		return false
+	}
+	return !slices.ContainsFunc(j.Settings, func(s Setting) bool { return r.Results[s.String()] == nil })
+}

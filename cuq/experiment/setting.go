@@ -1,0 +1,93 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+)
+
+// Setting is one experimental setting of the paper's grid (REFERENCE.md
+// §0, §4).
+type Setting int
+
+// The settings, in the order of the reference.
+const (
+	// Classification trains on the full graph and evaluates accuracy and
+	// accuracy-rejection curves on the test nodes.
+	Classification Setting = iota
+	// LeaveOutClasses trains on the graph without the labels of the last
+	// classes and detects the test nodes of those classes as OOD.
+	LeaveOutClasses
+	// GaussianNoise evaluates the classification model on a graph where the
+	// features of 10% of the nodes are replaced by N(0, 1) noise, which are
+	// OOD.
+	GaussianNoise
+	// BernoulliNoise is GaussianNoise with Bernoulli(0.5) rows normalised to
+	// sum 1.
+	BernoulliNoise
+	numSettings
+)
+
+// AllSettings lists every setting in the reference's order.
+var AllSettings = []Setting{Classification, LeaveOutClasses, GaussianNoise, BernoulliNoise}
+
+// settingKeys are the reference's setting names.
+var settingKeys = [numSettings]string{"classification", "ood_loc", "ood_features_normal", "ood_features_ber"}
+
+// String returns the reference's name of s: classification, ood_loc,
+// ood_features_normal or ood_features_ber.
+func (s Setting) String() string {
+	if s < 0 || s >= numSettings {
+		return fmt.Sprintf("Setting(%d)", int(s))
+	}
+	return settingKeys[s]
+}
+
+// noise returns the perturbation of a feature-noise setting.
+func (s Setting) noise() (graph.Noise, bool) {
+	switch s {
+	case GaussianNoise:
+		return graph.Gaussian, true
+	case BernoulliNoise:
+		return graph.Bernoulli, true
+	}
+	return 0, false
+}
+
+// SettingNames returns the short command-line names of the settings.
+func SettingNames() []string { return []string{"classification", "loc", "gaussian", "bernoulli"} }
+
+// ParseSetting returns the setting named s: classification (clf), loc
+// (ood_loc), gaussian (normal, ood_features_normal) or bernoulli (ber,
+// ood_features_ber). Case, '-' and '_' are ignored.
+func ParseSetting(s string) (Setting, error) {
+	switch squash(s) {
+	case "classification", "clf":
+		return Classification, nil
+	case "loc", "oodloc", "leaveoutclasses":
+		return LeaveOutClasses, nil
+	case "gaussian", "normal", "oodfeaturesnormal", "oodnormal":
+		return GaussianNoise, nil
+	case "bernoulli", "ber", "oodfeaturesber", "oodber":
+		return BernoulliNoise, nil
+	}
+	return 0, fmt.Errorf("experiment: unknown setting %q (valid: %s)", s, strings.Join(SettingNames(), ", "))
+}
+
+// ParseSettings parses a comma-separated list of settings; see
+// ParseSetting.
+func ParseSettings(list string) ([]Setting, error) {
+	var out []Setting
+	for _, s := range splitList(list) {
+		st, err := ParseSetting(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("experiment: empty setting list (valid: %s)", strings.Join(SettingNames(), ", "))
+	}
+	return out, nil
+}

@@ -1,0 +1,67 @@
+package cuq_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
+)
+
+// The paper's GPN row under Gaussian feature noise (ID accuracy 17.86%,
+// TU AUROC 96.59% on CoraML) is what an untrained GPN gives: the reference
+// evaluates the classification model of the same run and, when it cannot
+// find it, silently evaluates a fresh one (REFERENCE.md §4). A trained GPN
+// keeps its ID accuracy (about 82%) because the noisy nodes' evidence is
+// clamped to e⁻³⁰ and barely moves their neighbours. This test pins that
+// explanation: an untrained GPN reproduces the published column.
+func TestUntrainedGPNReproducesPaperNoiseColumn(t *testing.T) {
+	g, err := datasets.Load("CoraML", datasets.FromDir(testenv.RequireDatasets(t)), datasets.NoDownload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := g.Split(graph.Stratified(0.05, 0.15, 0.8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One step at a vanishing learning rate sets the class prior (as the
+	// reference's forward pass does) and leaves the initial weights.
+	m := cuq.GPN(g).Warmup(0).MaxEpochs(1).LR(1e-300).MustBuild()
+	if _, err := m.Fit(split); err != nil {
+		t.Fatal(err)
+	}
+	noisy, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, err := m.Predict(noisy.Graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc := 100 * pred.Accuracy(noisy.IDTest); acc > 25 {
+		t.Errorf("untrained GPN ID accuracy %.2f%%, the paper reports 17.86%%", acc)
+	}
+	paper := map[uq.Measure]float64{uq.TU: 96.59, uq.AU: 96.80, uq.EU: 70.89, uq.EUPC: 70.62, uq.EUSO: 75.66}
+	for measure, want := range paper {
+		u, _ := pred.Uncertainty(measure)
+		auc, err := eval.AUROC(pick(u, noisy.IDTest), pick(u, noisy.OODTest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(100*auc-want) > 5 {
+			t.Errorf("untrained GPN %s AUROC %.2f%%, paper %.2f%%", measure, 100*auc, want)
+		}
+	}
+}
+
+func pick(values []float64, nodes []int) []float64 {
+	out := make([]float64, len(nodes))
+	for k, i := range nodes {
+		out[k] = values[i]
+	}
+	return out
+}
