@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
-	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 	"github.com/cuqgnn/cuqgnn/datasets"
@@ -47,8 +46,7 @@ func TestUntrainedGPNReproducesPaperNoiseColumn(t *testing.T) {
 	}
 	paper := map[uq.Measure]float64{uq.TU: 96.59, uq.AU: 96.80, uq.EU: 70.89, uq.EUPC: 70.62, uq.EUSO: 75.66}
 	for measure, want := range paper {
-		u, _ := pred.Uncertainty(measure)
-		auc, err := eval.AUROC(pick(u, noisy.IDTest), pick(u, noisy.OODTest))
+		auc, err := pred.AUROC(measure, noisy.IDTest, noisy.OODTest)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,12 +54,4 @@ func TestUntrainedGPNReproducesPaperNoiseColumn(t *testing.T) {
 			t.Errorf("untrained GPN %s AUROC %.2f%%, paper %.2f%%", measure, 100*auc, want)
 		}
 	}
-}
-
-func pick(values []float64, nodes []int) []float64 {
-	out := make([]float64, len(nodes))
-	for k, i := range nodes {
-		out[k] = values[i]
-	}
-	return out
 }

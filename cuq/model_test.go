@@ -233,3 +233,26 @@ func TestPredictOnPerturbedGraph(t *testing.T) {
 		t.Error("a graph of another size was accepted")
 	}
 }
+
+func TestPredictionARCAndAUROC(t *testing.T) {
+	g, split := smallGraph(t)
+	m := cuq.CUQPPR(g).MaxEpochs(100).MustBuild()
+	if _, err := m.Fit(split); err != nil {
+		t.Fatal(err)
+	}
+	pred, _ := m.Predict(nil)
+	curve, err := pred.ARC(uq.EUPC, split.Test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(curve.Acc) != 101 || math.Abs(curve.Acc[0]-pred.Accuracy(split.Test)) > 1e-12 {
+		t.Errorf("ARC starts at %v, accuracy %v", curve.Acc[0], pred.Accuracy(split.Test))
+	}
+	// The ID set against itself is indistinguishable: AUROC 1/2.
+	if auc, err := pred.AUROC(uq.TU, split.Test, split.Test); err != nil || math.Abs(auc-0.5) > 1e-12 {
+		t.Errorf("AUROC of a set against itself = %v (%v)", auc, err)
+	}
+	if _, err := pred.ARC(uq.Measure(99), split.Test); err == nil {
+		t.Error("unknown measure accepted")
+	}
+}

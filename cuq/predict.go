@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
@@ -128,4 +129,33 @@ func mixtureMean(pi *tensor.CSR, alpha *tensor.Dense, k int) (*tensor.Dense, err
 		return nil, err
 	}
 	return tensor.FromSlice(pi.Rows, k, mean)
+}
+
+// ARC returns the accuracy-rejection curve of measure u on the given nodes
+// (usually the test nodes): the accuracy after rejecting the fraction p of
+// the most uncertain nodes, p = 0, 0.01, …, 1 (package eval).
+func (p *Prediction) ARC(u uq.Measure, nodes []int) (eval.Curve, error) {
+	v, err := p.Uncertainty(u)
+	if err != nil {
+		return eval.Curve{}, err
+	}
+	return eval.ARC(gather(v, nodes), p.Correct(nodes))
+}
+
+// AUROC returns how well measure u separates the OOD nodes (positive) from
+// the ID nodes: the area under the ROC curve, ties counted one half.
+func (p *Prediction) AUROC(u uq.Measure, id, ood []int) (float64, error) {
+	v, err := p.Uncertainty(u)
+	if err != nil {
+		return 0, err
+	}
+	return eval.AUROC(gather(v, id), gather(v, ood))
+}
+
+func gather(values []float64, nodes []int) []float64 {
+	out := make([]float64, len(nodes))
+	for k, i := range nodes {
+		out[k] = values[i]
+	}
+	return out
 }

@@ -21,7 +21,7 @@ import (
 func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("grid", "[flags]", stderr)
 	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files")
-	dsList := fs.String("datasets", "CoraML,CiteSeer,AmazonPhotos,AmazonComputers,PubMed,OGBNArxiv", "comma-separated datasets ("+strings.Join(datasets.Names(), ", ")+", "+experiment.SyntheticName+")")
+	dsList := fs.String("datasets", "", "comma-separated datasets ("+strings.Join(datasets.Names(), ", ")+", "+experiment.SyntheticName+"); default: the paper's datasets present in -data, or the synthetic graph when none is")
 	modelList := fs.String("models", strings.Join(experiment.ModelNames(), ","), "comma-separated models")
 	settingList := fs.String("settings", strings.Join(experiment.SettingNames(), ","), "comma-separated settings")
 	splits := fs.Int("splits", 10, "number of random splits")
@@ -45,7 +45,15 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	g := experiment.Paper().Datasets(splitComma(*dsList)...).Models(models...).Settings(settings...).
+	names := splitComma(*dsList)
+	if len(names) == 0 {
+		names = experiment.Available(*dataDir, paperDatasets...)
+		if len(names) == 0 {
+			fmt.Fprintf(stderr, "notice: no dataset files in %s; running on the synthetic CoraML-like graph (pass -data DIR for the real data)\n", *dataDir)
+			names = []string{experiment.SyntheticName}
+		}
+	}
+	g := experiment.Paper().Datasets(names...).Models(models...).Settings(settings...).
 		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).
 		Report(experiment.ReportOptions{EChartsFile: *echarts})
 	if *shard != "" {
@@ -75,6 +83,9 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	return err
 }
+
+// paperDatasets are the datasets of the paper's table, in its order.
+var paperDatasets = []string{"CoraML", "CiteSeer", "AmazonPhotos", "AmazonComputers", "PubMed", "OGBNArxiv"}
 
 // parseShard parses "i/n" with 0 ≤ i < n.
 func parseShard(s string) (i, n int, err error) {

@@ -162,3 +162,19 @@ func TestBenchOutputFormat(t *testing.T) {
 		t.Errorf("unknown model: %v", err)
 	}
 }
+
+// With no dataset file the grid runs on the synthetic graph, so the main
+// job works on a fresh machine.
+func TestGridFallsBackToSynthetic(t *testing.T) {
+	out := t.TempDir()
+	stdout, stderr, err := runCLI("grid", "-data", t.TempDir(), "-models", "gkde", "-splits", "1", "-inits", "1", "-out", out, "-quiet", "-echarts", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "running on the synthetic CoraML-like graph") || !strings.Contains(stdout, "tables in") {
+		t.Errorf("stdout %q\nstderr %q", stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "tables", "id_ood.csv")); err != nil {
+		t.Error(err)
+	}
+}

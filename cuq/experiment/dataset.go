@@ -100,6 +100,18 @@ func datasetFile(name, dir string) (datasets.Spec, string, error) {
 	return spec, path, nil
 }
 
+// Available returns those of the named datasets whose files are in dir, in
+// the given order.
+func Available(dir string, names ...string) []string {
+	var out []string
+	for _, name := range names {
+		if _, _, err := datasetFile(name, dir); err == nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 func isArxiv(name string) bool { return name == "OGBNArxiv" }
 
 // Split returns split number k (1-based) of d: the official split (k must

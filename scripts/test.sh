@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# test.sh runs the whole test suite, exactly as CI does (.ci/run):
+#   1. gofmt and go vet must be clean;
+#   2. go test ./... (real datasets from ../shared/datasets or $CUQ_TEST_DATA;
+#      under CI=true their absence is a failure, elsewhere those tests skip);
+#   3. every notebook executed headless, its charts checked in Chromium
+#      (scripts/ci-notebooks.sh). CUQ_SKIP_NOTEBOOKS=1 skips this step on a
+#      machine without Jupyter; CI never sets it.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+echo "== gofmt"
+unformatted=$(gofmt -l cuq cmd datasets internal kernelext)
+if [[ -n $unformatted ]]; then
+	echo "gofmt would change:"
+	echo "$unformatted"
+	exit 1
+fi
+echo "== go vet"
+go vet ./...
+echo "== go test"
+go test ./...
+if [[ ${CUQ_SKIP_NOTEBOOKS:-} == 1 ]]; then
+	echo "== notebooks skipped (CUQ_SKIP_NOTEBOOKS=1)"
+else
+	echo "== notebooks"
+	bash scripts/ci-notebooks.sh
+fi
