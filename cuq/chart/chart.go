@@ -89,6 +89,9 @@ var funcMarker = regexp.MustCompile(`(__f__")|("__f__)|(__f__)`)
 // Option returns the chart's ECharts option as a JavaScript object literal:
 // JSON, except for the embedded formatter and renderItem functions.
 func (c *Chart) Option() string {
+	if c.opt == nil { // a Chart not made by this package's constructors
+		return "{}"
+	}
 	c.opt.Validate()
 	js := strings.TrimSpace(string(c.opt.JSONNotEscaped()))
 	return funcMarker.ReplaceAllString(js, "")

@@ -303,3 +303,13 @@ func TestPageWriteHTML(t *testing.T) {
 		t.Errorf("missing library: error %v", err)
 	}
 }
+
+func TestZeroChart(t *testing.T) {
+	var c Chart
+	if got := c.Option(); got != "{}" {
+		t.Errorf("zero Chart option %q, want {}", got)
+	}
+	if !strings.Contains(c.Fragment(), "chart.setOption({});") {
+		t.Errorf("zero Chart fragment does not draw an empty chart:\n%s", c.Fragment())
+	}
+}

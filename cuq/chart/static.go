@@ -29,7 +29,6 @@ func ARCPlot(title string, rejection []float64, curves ...Curve) (*plot.Plot, er
 	p.Title.Text = title
 	p.X.Label.Text = "rejected fraction"
 	p.Y.Label.Text = "accuracy"
-	p.Y.Max = 1
 	// Curves rise from the lower left: the upper left corner stays free.
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -65,6 +64,8 @@ func ARCPlot(title string, rejection []float64, curves ...Curve) (*plot.Plot, er
 		p.Add(l)
 		p.Legend.Add(c.Name, l)
 	}
+	// Accuracy is at most 1, even where a band Mean + SE exceeds it.
+	p.Y.Max = min(p.Y.Max, 1)
 	return p, nil
 }
 

@@ -112,3 +112,15 @@ func TestHexColor(t *testing.T) {
 		t.Errorf("hexColor(#5470c6, 64) = %v", got)
 	}
 }
+
+func TestARCPlotAxisEndsAtOne(t *testing.T) {
+	p, curves := testCurves()
+	curves[0].SE[4] = 0.05 // band up to 1.05
+	pl, err := ARCPlot("x", p, curves...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Y.Max != 1 || pl.Y.Min != 0.78 {
+		t.Errorf("y axis [%v, %v], want [0.78, 1] (lowest band edge, accuracy 1)", pl.Y.Min, pl.Y.Max)
+	}
+}

@@ -1,0 +1,414 @@
+package kernelext
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/gob"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/protocol"
+
+	"github.com/cuqgnn/cuqgnn/cuq/chart"
+)
+
+// messages receives what the package sends to the (fake) GoNB kernel;
+// syncs counts the sync requests it acknowledged.
+var (
+	messages = make(chan *protocol.DisplayData, 100)
+	syncs    atomic.Int64
+)
+
+// TestMain plays the kernel's side of GoNB's protocol: two named pipes,
+// gob-encoded protocol.DisplayData from the program, and acknowledgements of
+// its sync requests (protocol.CommValue) back.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kernelext-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	toKernel, fromKernel := filepath.Join(dir, "pipe"), filepath.Join(dir, "back")
+	for _, p := range []string{toKernel, fromKernel} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	os.Setenv(protocol.GONB_PIPE_ENV, toKernel)
+	os.Setenv(protocol.GONB_PIPE_BACK_ENV, fromKernel)
+	os.Setenv(protocol.GONB_TMP_DIR_ENV, dir)
+	gonbui.IsNotebook = true
+	back := make(chan *gob.Encoder, 1)
+	go func() {
+		w, err := os.OpenFile(fromKernel, os.O_WRONLY, 0)
+		if err != nil {
+			panic(err)
+		}
+		back <- gob.NewEncoder(w)
+	}()
+	go func() {
+		r, err := os.Open(toKernel)
+		if err != nil {
+			panic(err)
+		}
+		dec := gob.NewDecoder(r)
+		var enc *gob.Encoder
+		for {
+			var d protocol.DisplayData
+			if err := dec.Decode(&d); err != nil {
+				close(messages)
+				return
+			}
+			var sync *protocol.CommValue
+			switch v := d.Data[protocol.MIMECommValue].(type) {
+			case protocol.CommValue:
+				sync = &v
+			case *protocol.CommValue:
+				sync = v
+			}
+			if sync == nil {
+				messages <- &d
+				continue
+			}
+			if sync.Address != protocol.GonbuiSyncAddress {
+				panic(fmt.Sprintf("unexpected comm message %+v", sync))
+			}
+			if enc == nil {
+				enc = <-back
+			}
+			syncs.Add(1)
+			if err := enc.Encode(&protocol.CommValue{Address: protocol.GonbuiSyncAckAddress, Value: sync.Value}); err != nil {
+				panic(err)
+			}
+		}
+	}()
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// next returns the next message sent to the kernel.
+func next(t *testing.T) *protocol.DisplayData {
+	t.Helper()
+	select {
+	case d := <-messages:
+		return d
+	case <-time.After(10 * time.Second):
+		t.Fatal("no message sent to the kernel")
+	}
+	return nil
+}
+
+func nextHTML(t *testing.T) string {
+	t.Helper()
+	d := next(t)
+	s, ok := d.Data[protocol.MIMETextHTML].(string)
+	if !ok {
+		t.Fatalf("message has no text/html: %v", d.Data)
+	}
+	return s
+}
+
+// resetECharts forgets the ECharts source and that it was loaded.
+func resetECharts(t *testing.T) {
+	t.Helper()
+	mu.Lock()
+	source, loaded = nil, ""
+	mu.Unlock()
+	if err := os.Remove(markerFile()); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+}
+
+func fakeECharts(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "echarts.min.js")
+	if err := os.WriteFile(p, []byte("window.echarts = {fake: 'echarts library'};"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func arc(t *testing.T, name string) *chart.Chart {
+	t.Helper()
+	c, err := chart.ARC("ARC", []float64{0, 0.5}, chart.Curve{Name: name, Mean: []float64{0.5, 0.75}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestShowInlinesLocalEChartsOncePerKernel(t *testing.T) {
+	resetECharts(t)
+	t.Setenv(EnvECharts, fakeECharts(t))
+	const lib = "echarts library"
+
+	a, b, c := arc(t, "first"), arc(t, "second"), arc(t, "third")
+	if err := Show(a); err != nil {
+		t.Fatal(err)
+	}
+	if h := nextHTML(t); !strings.Contains(h, lib) || !strings.Contains(h, a.ID) || strings.Index(h, lib) > strings.Index(h, a.ID) {
+		t.Errorf("first chart should carry the library before the chart:\n%.400s", h)
+	}
+	if err := Show(b); err != nil {
+		t.Fatal(err)
+	}
+	if h := nextHTML(t); strings.Contains(h, lib) || !strings.Contains(h, b.ID) {
+		t.Errorf("second chart should not repeat the library:\n%.400s", h)
+	}
+	// A later cell is a new process: only the marker file remembers.
+	mu.Lock()
+	loaded = ""
+	mu.Unlock()
+	if err := Show(c); err != nil {
+		t.Fatal(err)
+	}
+	if h := nextHTML(t); strings.Contains(h, lib) {
+		t.Errorf("a later cell should find the library loaded:\n%.400s", h)
+	}
+	if err := LoadECharts(); err != nil {
+		t.Fatal(err)
+	}
+	if h := nextHTML(t); !strings.Contains(h, lib) {
+		t.Errorf("LoadECharts did not send the library:\n%.400s", h)
+	}
+}
+
+func TestShowWaitsForKernel(t *testing.T) {
+	for _, show := range []func() error{
+		func() error { return Show(arc(t, "synced")) },
+		func() error { return ShowTable("t", []string{"a"}, [][]string{{"1"}}) },
+		func() error { return ShowSVG("<svg></svg>") },
+		func() error { return Show(7) },
+	} {
+		before := syncs.Load()
+		_ = show()
+		if syncs.Load() != before+1 {
+			t.Errorf("display returned without one sync with GoNB (%d syncs)", syncs.Load()-before)
+		}
+		next(t)
+	}
+}
+
+func TestUseLocalEChartsAndCDN(t *testing.T) {
+	resetECharts(t)
+	defer resetECharts(t)
+	if err := UseLocalECharts(filepath.Join(t.TempDir(), "none.js")); err == nil || !strings.Contains(err.Error(), "kernelext.UseLocalECharts") {
+		t.Errorf("missing file: error %v", err)
+	}
+	p := fakeECharts(t)
+	if err := UseLocalECharts(p); err != nil {
+		t.Fatal(err)
+	}
+	if got := echartsSource(); got.EChartsFile != p {
+		t.Errorf("source %+v, want file %s", got, p)
+	}
+	UseCDN("https://example.org/echarts.js")
+	for range 2 { // the small CDN loader goes with every chart
+		if err := Show(arc(t, "cdn")); err != nil {
+			t.Fatal(err)
+		}
+		if h := nextHTML(t); !strings.Contains(h, `"https://example.org/echarts.js"`) {
+			t.Errorf("chart does not load from the CDN:\n%.600s", h)
+		}
+	}
+}
+
+func TestShowErrors(t *testing.T) {
+	err := Show(chart.ARC("bad", []float64{0, 1}, chart.Curve{Name: "TU", Mean: []float64{1}}))
+	if err == nil || !strings.Contains(err.Error(), `curve "TU" has 1 means`) {
+		t.Errorf("constructor error not returned: %v", err)
+	}
+	if h := nextHTML(t); !strings.Contains(h, `curve &#34;TU&#34; has 1 means`) || !strings.Contains(h, "<pre") {
+		t.Errorf("constructor error not displayed: %s", h)
+	}
+	if err := Show(42); err == nil || err.Error() != "kernelext.Show: cannot display a int" {
+		t.Errorf("Show(42): %v", err)
+	}
+	if h := nextHTML(t); !strings.Contains(h, "cannot display a int") {
+		t.Errorf("Show(42) displayed %s", h)
+	}
+	var c *chart.Chart
+	if err := Show(c); err == nil || !strings.Contains(err.Error(), "nil chart") {
+		t.Errorf("Show(nil chart): %v", err)
+	}
+	nextHTML(t)
+}
+
+func TestShowTable(t *testing.T) {
+	if err := ShowTable("Acc", []string{"model", "acc"}, [][]string{{"GPN", "80.34"}, {"CUQ-GCN", "71.52"}}); err != nil {
+		t.Fatal(err)
+	}
+	h := nextHTML(t)
+	for _, want := range []string{"<table", ">Acc</caption>", ">80.34</td>", ">CUQ-GCN</td>", "cuqSortTable"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("table lacks %q:\n%s", want, h)
+		}
+	}
+	if err := ShowTable("x", []string{"a"}, [][]string{{"1", "2"}}); err == nil || !strings.Contains(err.Error(), "row 0 has 2 cells for 1 columns") {
+		t.Errorf("bad row: %v", err)
+	}
+	nextHTML(t)
+}
+
+func testPNG(t *testing.T, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	img.Set(1, 1, color.RGBA{R: 255, A: 255})
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestShowImages(t *testing.T) {
+	b := testPNG(t, 3, 2)
+	if err := ShowPNG([]byte("not a png")); err == nil || !strings.Contains(err.Error(), "not a PNG") {
+		t.Errorf("ShowPNG(garbage): %v", err)
+	}
+	if err := ShowPNG(b); err != nil {
+		t.Fatal(err)
+	}
+	// The rejected input sent nothing: the next message is the valid PNG.
+	if got, ok := next(t).Data[protocol.MIMEImagePNG].([]byte); !ok || !bytes.Equal(got, b) {
+		t.Errorf("PNG message does not carry the bytes")
+	}
+
+	if err := ShowSVG("<p>no</p>"); err == nil {
+		t.Error("ShowSVG without <svg>: no error")
+	}
+	if err := ShowSVG(`<svg width="10" height="10"></svg>`); err != nil {
+		t.Fatal(err)
+	}
+	if h := nextHTML(t); !strings.Contains(h, `<svg width="10" height="10"></svg>`) {
+		t.Errorf("SVG not shown: %s", h)
+	}
+
+	img, _ := png.Decode(bytes.NewReader(testPNG(t, 5, 4)))
+	if err := ShowImage(img); err != nil {
+		t.Fatal(err)
+	}
+	checkDataPNG(t, nextHTML(t), 5, 4)
+	if err := ShowImage(nil); err == nil {
+		t.Error("ShowImage(nil): no error")
+	}
+
+	pl, err := chart.ARCPlot("ARC", []float64{0, 1}, chart.Curve{Name: "EU", Mean: []float64{0.5, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Show(pl); err != nil {
+		t.Fatal(err)
+	}
+	// 16 cm × 10 cm at 96 dpi.
+	checkDataPNG(t, nextHTML(t), 605, 378)
+}
+
+var dataPNG = regexp.MustCompile(`<img src="data:image/png;base64,([A-Za-z0-9+/=]+)"/>`)
+
+func checkDataPNG(t *testing.T, h string, w, ht int) {
+	t.Helper()
+	m := dataPNG.FindStringSubmatch(h)
+	if m == nil {
+		t.Fatalf("no embedded PNG in %.200s", h)
+	}
+	raw, err := base64.StdEncoding.DecodeString(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Width != w || cfg.Height != ht {
+		t.Errorf("embedded PNG is %d×%d, want %d×%d", cfg.Width, cfg.Height, w, ht)
+	}
+}
+
+func TestProgressUpdatesInPlace(t *testing.T) {
+	p := NewProgress("train")
+	clock := time.Unix(0, 0)
+	p.now = func() time.Time { return clock }
+	var f ProgressFunc = p.Update
+
+	f(1, 10, "loss 2.0")
+	d := next(t)
+	if d.DisplayID != p.id || !strings.Contains(d.Data[protocol.MIMETextHTML].(string), "1/10 (10%)") {
+		t.Errorf("first update: id %q (want %q), html %v", d.DisplayID, p.id, d.Data)
+	}
+	clock = clock.Add(50 * time.Millisecond)
+	f(2, 10, "skipped: too soon")
+	clock = clock.Add(150 * time.Millisecond)
+	f(3, 10, "loss 1.0")
+	h := d.Data[protocol.MIMETextHTML].(string)
+	if d = next(t); !strings.Contains(d.Data[protocol.MIMETextHTML].(string), "3/10 (30%)") || strings.Contains(h, "skipped") {
+		t.Errorf("second message should be step 3: %v", d.Data)
+	}
+	clock = clock.Add(time.Second)
+	f(10, 10, "val acc 0.81")
+	d = next(t)
+	want := "&#10003; train: 10 steps in 1.2s · val acc 0.81"
+	if d.DisplayID != p.id || !strings.Contains(d.Data[protocol.MIMETextHTML].(string), want) {
+		t.Errorf("summary: id %q, html %v, want %q", d.DisplayID, d.Data, want)
+	}
+	f(11, 10, "after the end")
+	if err := ShowSVG("<svg></svg>"); err != nil {
+		t.Fatal(err)
+	}
+	if h := nextHTML(t); !strings.Contains(h, "<svg>") {
+		t.Errorf("an update after the summary was sent: %s", h)
+	}
+}
+
+func TestProgressTerminal(t *testing.T) {
+	gonbui.IsNotebook = false
+	defer func() { gonbui.IsNotebook = true }()
+	var out bytes.Buffer
+	p := NewProgress("fit")
+	p.out = &out
+	clock := time.Unix(0, 0)
+	p.now = func() time.Time { return clock }
+	p.Update(15, 30, "half")
+	clock = clock.Add(2 * time.Second)
+	p.Update(30, 30, "")
+	want := "\rfit [###############...............] 15/30 half\rfit: 30 steps in 2s\n"
+	if out.String() != want {
+		t.Errorf("terminal output %q, want %q", out.String(), want)
+	}
+}
+
+func TestETA(t *testing.T) {
+	for _, tc := range []struct {
+		done, total int
+		elapsed     time.Duration
+		want        time.Duration
+	}{
+		{2, 10, 4 * time.Second, 16 * time.Second},
+		{5, 10, time.Second, time.Second},
+		{0, 10, time.Second, 0},
+		{10, 10, time.Second, 0},
+	} {
+		if got := eta(tc.done, tc.total, tc.elapsed); got != tc.want {
+			t.Errorf("eta(%d, %d, %v) = %v, want %v", tc.done, tc.total, tc.elapsed, got, tc.want)
+		}
+	}
+	if f := fraction(12, 10); f != 1 {
+		t.Errorf("fraction(12, 10) = %v, want 1", f)
+	}
+	if f := fraction(1, 0); f != 0 {
+		t.Errorf("fraction(1, 0) = %v, want 0", f)
+	}
+}

@@ -1,0 +1,140 @@
+package kernelext
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/janpfeifer/gonb/gonbui"
+)
+
+// ProgressFunc is the form in which long computations report progress:
+// done of total steps are complete, msg describes the latest one (e.g. the
+// epoch's loss). Code outside kernelext declares the same signature, so a
+// training loop can take a (*Progress).Update without importing GoNB.
+type ProgressFunc = func(done, total int, msg string)
+
+// Progress is a progress bar that updates in place in the cell output and,
+// when done reaches total, turns into a one-line summary. Outside a
+// notebook it writes the same lines to standard error.
+type Progress struct {
+	mu       sync.Mutex
+	title    string
+	id       string // GoNB display id of the transient output block
+	start    time.Time
+	last     time.Time // time of the last displayed update
+	every    time.Duration
+	finished bool
+	out      io.Writer // terminal output outside a notebook
+	now      func() time.Time
+}
+
+// NewProgress returns a progress bar with the given title; nothing is shown
+// until the first Update.
+func NewProgress(title string) *Progress {
+	return &Progress{
+		title: title,
+		id:    "cuq-progress-" + gonbui.UniqueId(),
+		every: 100 * time.Millisecond,
+		out:   os.Stderr,
+		now:   time.Now,
+	}
+}
+
+// Update shows that done of total steps are complete, with msg. Updates
+// closer than 0.1 s to the previous one are skipped, except the last
+// (done ≥ total), which replaces the bar by the summary; later calls do
+// nothing. Update has the form of ProgressFunc.
+func (p *Progress) Update(done, total int, msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished {
+		return
+	}
+	now := p.now()
+	if p.start.IsZero() {
+		p.start = now
+	}
+	final := total > 0 && done >= total
+	if !final && !p.last.IsZero() && now.Sub(p.last) < p.every {
+		return
+	}
+	p.last = now
+	p.finished = final
+	elapsed := now.Sub(p.start)
+	var h, line string
+	if final {
+		line = summaryLine(p.title, total, elapsed, msg)
+		h = "<div style=\"font-family:monospace;\">&#10003; " + html.EscapeString(line) + "</div>"
+	} else {
+		h, line = barHTML(p.title, done, total, elapsed, msg), barText(p.title, done, total, msg)
+	}
+	if gonbui.IsNotebook {
+		gonbui.UpdateHTML(p.id, h)
+		if final {
+			gonbui.Sync() // the program may end right after
+		}
+		return
+	}
+	if final {
+		fmt.Fprintf(p.out, "\r%s\n", line)
+	} else {
+		fmt.Fprintf(p.out, "\r%s", line)
+	}
+}
+
+// fraction returns done/total clamped to [0, 1] (0 when total ≤ 0).
+func fraction(done, total int) float64 {
+	if total <= 0 {
+		return 0
+	}
+	return min(1, max(0, float64(done)/float64(total)))
+}
+
+// eta estimates the remaining time by assuming the steps left take as long
+// as the steps done: elapsed · (total − done) / done.
+func eta(done, total int, elapsed time.Duration) time.Duration {
+	if done <= 0 || total <= done {
+		return 0
+	}
+	return time.Duration(float64(elapsed) * float64(total-done) / float64(done))
+}
+
+// barHTML renders the bar: title, a filled bar, done/total, percentage,
+// elapsed and remaining time, and the message.
+func barHTML(title string, done, total int, elapsed time.Duration, msg string) string {
+	f := fraction(done, total)
+	return fmt.Sprintf(`<div style="font-family:monospace;display:flex;align-items:center;gap:8px;">`+
+		`<b>%s</b>`+
+		`<div style="width:240px;height:12px;background:#e6e6e6;border-radius:3px;overflow:hidden;">`+
+		`<div style="width:%.1f%%;height:100%%;background:#5470c6;"></div></div>`+
+		`<span>%d/%d (%.0f%%) %s, eta %s</span><span>%s</span></div>`,
+		html.EscapeString(title), 100*f, done, total, 100*f,
+		elapsed.Round(100*time.Millisecond), eta(done, total, elapsed).Round(time.Second), html.EscapeString(msg))
+}
+
+// barText is the terminal form of the bar.
+func barText(title string, done, total int, msg string) string {
+	const width = 30
+	n := int(fraction(done, total) * width)
+	bar := make([]byte, width)
+	for i := range bar {
+		bar[i] = '.'
+		if i < n {
+			bar[i] = '#'
+		}
+	}
+	return fmt.Sprintf("%s [%s] %d/%d %s", title, bar, done, total, msg)
+}
+
+// summaryLine is the one-line summary left when the work is done.
+func summaryLine(title string, total int, elapsed time.Duration, msg string) string {
+	s := fmt.Sprintf("%s: %d steps in %s", title, total, elapsed.Round(10*time.Millisecond))
+	if msg != "" {
+		s += " · " + msg
+	}
+	return s
+}
