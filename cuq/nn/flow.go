@@ -165,78 +165,59 @@ type chainRecord struct {
 	states []layerState
 }
 
+// flowAcc accumulates one worker's gradients of the flow parameters.
+type flowAcc struct{ x0, a, b []float64 }
+
 // backward adds the gradients of Σ g ⊙ logp to z, x₀, a′ and b′ (grads in
-// that order; nil entries need no gradient).
+// that order; nil entries need no gradient). Each (node, class) chain is
+// recomputed with its per-layer state recorded, four nodes at a time by the
+// vector kernel where it applies, then back-propagated layer by layer.
 func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tensor.Dense) {
 	n, C, L, D := z.Rows, f.Classes, f.Layers, f.Dim
 	workers := tensor.Workers(n * C * L * D * 10)
 	if workers > runtime.GOMAXPROCS(0) {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	type acc struct{ x0, a, b []float64 }
-	accs := make([]acc, workers)
+	accs := make([]flowAcc, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		lo, hi := w*n/workers, (w+1)*n/workers
-		accs[w] = acc{make([]float64, L*C*D), make([]float64, L*C), make([]float64, L*C)}
+		accs[w] = flowAcc{make([]float64, L*C*D), make([]float64, L*C), make([]float64, L*C)}
 		wg.Add(1)
-		go func(a acc) {
+		go func(a flowAcc) {
 			defer wg.Done()
-			rec := &chainRecord{inputs: make([]float64, L*D), states: make([]layerState, L)}
-			zc := make([]float64, D)
-			gz := make([]float64, D)
-			diff := make([]float64, D)
+			bp := f.newBackprop(s, a)
+			lanes := f.newLaneRecord()
 			for i := lo; i < hi; i++ {
-				var gzi []float64
+				var gzi [4][]float64
+				if i+4 <= hi && lanes != nil && hasGradient(g, i, 4) {
+					for k := range gzi {
+						if grads[0] != nil {
+							gzi[k] = grads[0].Row(i + k)
+						}
+					}
+					for c := 0; c < C; c++ {
+						if !f.recordBlock(z.Data, i, c, s, lanes) {
+							break
+						}
+						for k := 0; k < 4; k++ {
+							if gi := g.Data[(i+k)*C+c]; gi != 0 {
+								lanes.extract(k, bp.rec, bp.zc)
+								bp.run(c, gi, gzi[k])
+							}
+						}
+					}
+					i += 3
+					continue
+				}
 				if grads[0] != nil {
-					gzi = grads[0].Row(i)
+					gzi[0] = grads[0].Row(i)
 				}
 				for c := 0; c < C; c++ {
-					gi := g.Data[i*C+c]
-					if gi == 0 {
-						continue
-					}
-					copy(zc, z.Row(i))
-					f.chain(zc, c, s, rec)
-					// ∂/∂z_L of −½‖z_L‖² is −z_L; every log-det term has weight gi.
-					for j := range gz {
-						gz[j] = -gi * zc[j]
-					}
-					for l := L - 1; l >= 0; l-- {
-						k := l*C + c
-						x0 := f.X0.Data.Data[k*D : (k+1)*D]
-						in := rec.inputs[l*D : (l+1)*D]
-						r, h := rec.states[l].r, rec.states[l].h
-						bv := s.b[k]
-						u := bv * h
-						q := u - bv*h*h*r
-						gu := 0.0
-						for j := range diff {
-							diff[j] = in[j] - x0[j]
-							gu += gz[j] * diff[j]
-						}
-						gu += gi * float64(D-1) / (1 + u)
-						gq := gi / (1 + q)
-						gb := gu*h + gq*(h-h*h*r)
-						gh := gu*bv + gq*(bv-2*bv*h*r)
-						gr := -gq*bv*h*h - gh*h*h
-						ga := -gh * h * h
-						// z_{l+1} = z_l + u·diff; diff and r depend on z_l and x₀.
-						scale := 0.0
-						if r > 0 {
-							scale = gr / r
-						}
-						gx0 := a.x0[k*D : (k+1)*D]
-						for j := range gz {
-							gd := u*gz[j] + scale*diff[j]
-							gz[j] += gd
-							gx0[j] -= gd
-						}
-						a.a[k] += (ga - gb) * s.sigA[k]
-						a.b[k] += gb * s.sigB[k]
-					}
-					for j := range gzi {
-						gzi[j] += gz[j]
+					if gi := g.Data[i*C+c]; gi != 0 {
+						copy(bp.zc, z.Row(i))
+						f.chain(bp.zc, c, s, bp.rec)
+						bp.run(c, gi, gzi[0])
 					}
 				}
 			}
@@ -253,5 +234,81 @@ func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tens
 				dst.Data[j] += v
 			}
 		}
+	}
+}
+
+// hasGradient reports whether any of the rows i..i+count−1 of g is
+// non-zero (CUQ losses touch the labelled nodes only).
+func hasGradient(g *tensor.Dense, i, count int) bool {
+	for _, v := range g.Data[i*g.Cols : (i+count)*g.Cols] {
+		if v != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// backprop holds one worker's buffers for back-propagating single chains.
+type backprop struct {
+	f            *RadialFlows
+	s            layerScalars
+	acc          flowAcc
+	rec          *chainRecord
+	zc, gz, diff []float64
+}
+
+func (f *RadialFlows) newBackprop(s layerScalars, a flowAcc) *backprop {
+	L, D := f.Layers, f.Dim
+	return &backprop{f: f, s: s, acc: a,
+		rec: &chainRecord{inputs: make([]float64, L*D), states: make([]layerState, L)},
+		zc:  make([]float64, D), gz: make([]float64, D), diff: make([]float64, D)}
+}
+
+// run back-propagates the output gradient gi of log p(z | c) through the
+// chain recorded in bp.rec, whose output z_L is bp.zc, adding the latent
+// gradient to gzi (when non-nil) and the parameter gradients to bp.acc.
+func (bp *backprop) run(c int, gi float64, gzi []float64) {
+	f, s, a, rec := bp.f, bp.s, bp.acc, bp.rec
+	C, D := f.Classes, f.Dim
+	gz, diff := bp.gz, bp.diff
+	// ∂/∂z_L of −½‖z_L‖² is −z_L; every log-det term has weight gi.
+	for j := range gz {
+		gz[j] = -gi * bp.zc[j]
+	}
+	for l := f.Layers - 1; l >= 0; l-- {
+		k := l*C + c
+		x0 := f.X0.Data.Data[k*D : (k+1)*D]
+		in := rec.inputs[l*D : (l+1)*D]
+		r, h := rec.states[l].r, rec.states[l].h
+		bv := s.b[k]
+		u := bv * h
+		q := u - bv*h*h*r
+		gu := 0.0
+		for j := range diff {
+			diff[j] = in[j] - x0[j]
+			gu += gz[j] * diff[j]
+		}
+		gu += gi * float64(D-1) / (1 + u)
+		gq := gi / (1 + q)
+		gb := gu*h + gq*(h-h*h*r)
+		gh := gu*bv + gq*(bv-2*bv*h*r)
+		gr := -gq*bv*h*h - gh*h*h
+		ga := -gh * h * h
+		// z_{l+1} = z_l + u·diff; diff and r depend on z_l and x₀.
+		scale := 0.0
+		if r > 0 {
+			scale = gr / r
+		}
+		gx0 := a.x0[k*D : (k+1)*D]
+		for j := range gz {
+			gd := u*gz[j] + scale*diff[j]
+			gz[j] += gd
+			gx0[j] -= gd
+		}
+		a.a[k] += (ga - gb) * s.sigA[k]
+		a.b[k] += gb * s.sigB[k]
+	}
+	for j := range gzi {
+		gzi[j] += gz[j]
 	}
 }

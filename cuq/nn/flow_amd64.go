@@ -22,7 +22,7 @@ func (f *RadialFlows) fastChain(z []float64, c int, s layerScalars) (produ, prod
 }
 
 //go:noescape
-func radialChain16x4(zt, x0, a, b *float64, layers, classes int, out *float64)
+func radialChain16x4(zt, x0, a, b *float64, layers, classes int, out, rec *float64)
 
 // forwardBlock writes log p(z_i | c) for the four nodes i0..i0+3 and every
 // class into logp (N×C, row-major) with the four-lane kernel; ok is false
@@ -43,10 +43,55 @@ func (f *RadialFlows) forwardBlock(z []float64, i0 int, s layerScalars, logp []f
 	C := f.Classes
 	for c := 0; c < C; c++ {
 		copy(work, zt)
-		radialChain16x4(&work[0], &f.X0.Data.Data[c*16], &s.a[c], &s.b[c], f.Layers, C, &out[0])
+		radialChain16x4(&work[0], &f.X0.Data.Data[c*16], &s.a[c], &s.b[c], f.Layers, C, &out[0], nil)
 		for k := 0; k < 4; k++ {
 			logp[(i0+k)*C+c] = logDensity(16, out[8+k], out[k], out[4+k])
 		}
 	}
 	return true
+}
+
+// laneRecord holds what the four-lane kernel records of four chains: per
+// layer the transposed input (64 values), r and h (4 each), and the
+// transposed outputs z_L.
+type laneRecord struct {
+	layers []float64
+	work   []float64
+}
+
+// newLaneRecord returns the buffers for recordBlock, or nil when the
+// four-lane kernel does not apply.
+func (f *RadialFlows) newLaneRecord() *laneRecord {
+	if !chainAVX || f.Dim != 16 || f.Layers == 0 {
+		return nil
+	}
+	return &laneRecord{layers: make([]float64, 72*f.Layers), work: make([]float64, 64)}
+}
+
+// recordBlock runs the chains of class c for nodes i0..i0+3 of z (N×16,
+// row-major) and records them in lr.
+func (f *RadialFlows) recordBlock(z []float64, i0, c int, s layerScalars, lr *laneRecord) bool {
+	for k := 0; k < 4; k++ {
+		for j, v := range z[(i0+k)*16 : (i0+k+1)*16] {
+			lr.work[4*j+k] = v
+		}
+	}
+	var out [12]float64
+	radialChain16x4(&lr.work[0], &f.X0.Data.Data[c*16], &s.a[c], &s.b[c], f.Layers, f.Classes, &out[0], &lr.layers[0])
+	return true
+}
+
+// extract copies lane k of the record into the single-chain layout.
+func (lr *laneRecord) extract(k int, rec *chainRecord, zL []float64) {
+	for l := range rec.states {
+		blk := lr.layers[72*l : 72*l+72]
+		in := rec.inputs[16*l : 16*l+16]
+		for j := range in {
+			in[j] = blk[4*j+k]
+		}
+		rec.states[l] = layerState{r: blk[64+k], h: blk[68+k]}
+	}
+	for j := range zL[:16] {
+		zL[j] = lr.work[4*j+k]
+	}
 }

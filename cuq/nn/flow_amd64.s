@@ -78,14 +78,16 @@ done:
 	VZEROUPPER
 	RET
 
-// func radialChain16x4(zt, x0, a, b *float64, layers, classes int, out *float64)
+// func radialChain16x4(zt, x0, a, b *float64, layers, classes int, out, rec *float64)
 //
 // Four chains of one class at once, one per vector lane: zt holds four
 // 16-dim latents transposed (zt[4j+k] = component j of chain k) and is
 // overwritten with z_L. Writes out[0:4] = Π(1+u), out[4:8] = Π(1+q) and
 // out[8:12] = ‖z_L‖² per lane. Independent lanes hide the latency of the
-// square root and the division that serialise a single chain.
-TEXT ·radialChain16x4(SB), NOSPLIT, $0-56
+// square root and the division that serialise a single chain. When rec is
+// not nil, layer l stores its input zt at rec[72l:72l+64], r at
+// rec[72l+64:72l+68] and h at rec[72l+68:72l+72] for the backward pass.
+TEXT ·radialChain16x4(SB), NOSPLIT, $0-64
 	MOVQ zt+0(FP), DI
 	MOVQ x0+8(FP), SI
 	MOVQ a+16(FP), R8
@@ -93,6 +95,7 @@ TEXT ·radialChain16x4(SB), NOSPLIT, $0-56
 	MOVQ layers+32(FP), CX
 	MOVQ classes+40(FP), DX
 	MOVQ out+48(FP), R11
+	MOVQ rec+56(FP), R12
 	MOVQ DX, R10
 	SHLQ $7, R10          // centre stride in bytes: classes·16·8
 	SHLQ $3, DX           // scalar stride in bytes: classes·8
@@ -103,6 +106,20 @@ TEXT ·radialChain16x4(SB), NOSPLIT, $0-56
 xlayer:
 	TESTQ CX, CX
 	JZ    xdone
+	TESTQ R12, R12
+	JZ    xsqinit
+	XORQ  AX, AX
+
+xcopy:
+	MOVQ  AX, BX
+	SHLQ  $5, BX
+	VMOVUPD (DI)(BX*1), Y2
+	VMOVUPD Y2, (R12)(BX*1)
+	INCQ  AX
+	CMPQ  AX, $16
+	JL    xcopy
+
+xsqinit:
 	// r² = Σ_j (z_j − x0_j)²
 	VXORPD Y0, Y0, Y0
 	XORQ  AX, AX
@@ -122,6 +139,13 @@ xsq:
 	VBROADCASTSD (R9), Y5 // b
 	VADDPD Y3, Y4, Y6
 	VDIVPD Y6, Y15, Y6    // h = 1/(a+r)
+	TESTQ R12, R12
+	JZ    xstates
+	VMOVUPD Y3, 512(R12)
+	VMOVUPD Y6, 544(R12)
+	ADDQ  $576, R12
+
+xstates:
 	VMULPD Y6, Y5, Y7     // u = b·h
 	VADDPD Y7, Y15, Y8    // 1 + u
 	VMULPD Y8, Y13, Y13
