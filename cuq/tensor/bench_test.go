@@ -40,36 +40,21 @@ func reportFlops(b *testing.B, flops float64) {
 
 // CoraML's bag-of-words features: 2995×2879 at 1.75% density, times the
 // 2879×64 first-layer weights, and the transposed product of the weight
-// gradient. The float32 variant measures the storage choice documented in
-// the package comment.
+// gradient.
 func BenchmarkSpMMFeatures(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	x := randomCSR(rng, 2995, 2879, 0.0175)
 	w := randomDense(rng, 2879, 64)
 	g := randomDense(rng, 2995, 64)
 	flops := 2 * float64(x.NNZ()) * 64
-	b.Run("XW/float64", func(b *testing.B) {
+	b.Run("XW", func(b *testing.B) {
 		out := New(2995, 64)
 		for b.Loop() {
 			x.MulTo(out, w)
 		}
 		reportFlops(b, flops)
 	})
-	b.Run("XW/float32", func(b *testing.B) {
-		val32, w32 := make([]float32, x.NNZ()), make([]float32, len(w.Data))
-		for i, v := range x.Val {
-			val32[i] = float32(v)
-		}
-		for i, v := range w.Data {
-			w32[i] = float32(v)
-		}
-		out := make([]float32, 2995*64)
-		for b.Loop() {
-			spmm(x.Ptr, x.Ind, val32, w32, out, 64, x.Rows, x.NNZ())
-		}
-		reportFlops(b, flops)
-	})
-	b.Run("XtG/float64", func(b *testing.B) {
+	b.Run("XtG", func(b *testing.B) {
 		out := New(2879, 64)
 		for b.Loop() {
 			x.TMulTo(out, g)

@@ -261,40 +261,8 @@ func (s *CSR) Mul(b *Dense) *Dense {
 // spmm computes out = S·b for CSR arrays; rows are split among workers.
 // Each output row accumulates the rows of b selected by its stored
 // entries, four entries at a time so that the output row is loaded and
-// stored once per four multiply-adds (AVX2/FMA kernels for float64 on
-// amd64).
-func spmm[T float32 | float64](ptr, ind []int, val, b, out []T, f, rows, nnz int) {
-	if b64, ok := any(b).([]float64); ok {
-		spmm64(ptr, ind, any(val).([]float64), b64, any(out).([]float64), f, rows, nnz)
-		return
-	}
-	ParallelFor(rows, (nnz+rows)*f, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			o := out[i*f : (i+1)*f]
-			clear(o)
-			k, end := ptr[i], ptr[i+1]
-			for ; k+4 <= end; k += 4 {
-				v0, v1, v2, v3 := val[k], val[k+1], val[k+2], val[k+3]
-				b0 := b[ind[k]*f : ind[k]*f+f][:len(o)]
-				b1 := b[ind[k+1]*f : ind[k+1]*f+f][:len(o)]
-				b2 := b[ind[k+2]*f : ind[k+2]*f+f][:len(o)]
-				b3 := b[ind[k+3]*f : ind[k+3]*f+f][:len(o)]
-				for j := range o {
-					o[j] += v0*b0[j] + v1*b1[j] + v2*b2[j] + v3*b3[j]
-				}
-			}
-			for ; k < end; k++ {
-				v := val[k]
-				x := b[ind[k]*f : ind[k]*f+f][:len(o)]
-				for j := range o {
-					o[j] += v * x[j]
-				}
-			}
-		}
-	})
-}
-
-func spmm64(ptr, ind []int, val, b, out []float64, f, rows, nnz int) {
+// stored once per four multiply-adds (AVX2/FMA kernels on amd64).
+func spmm(ptr, ind []int, val, b, out []float64, f, rows, nnz int) {
 	ParallelFor(rows, (nnz+rows)*f, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			o := out[i*f : (i+1)*f]
