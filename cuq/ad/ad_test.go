@@ -122,6 +122,9 @@ func TestReductionGradients(t *testing.T) {
 		checkGrad(t, "SumCols", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.SumCols(x), 2) })
 		checkGrad(t, "MaxRows", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.MaxRows(x), 3) })
 		checkGrad(t, "LogSumExpRows", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.LogSumExpRows(x), 4) })
+		checkGrad(t, "MeanRows", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.MeanRows(x), 5) })
+		checkGrad(t, "Max", []*Value{x}, func(tp *Tape) *Value { return tp.Scale(tp.Max(x), 3) })
+		checkGrad(t, "LogSumExp", []*Value{x}, func(tp *Tape) *Value { return tp.Scale(tp.LogSumExp(x), -2) })
 	}
 }
 
@@ -153,6 +156,25 @@ func TestIndexGradients(t *testing.T) {
 	scores := randParam(rng, "s", 7, 1, -2, 2)
 	ptr := []int{0, 3, 3, 4, 7}
 	checkGrad(t, "SegmentSoftmax", []*Value{scores}, func(tp *Tape) *Value { return weighted(tp, tp.SegmentSoftmax(scores, ptr), 4) })
+}
+
+func TestReductionValues(t *testing.T) {
+	tp := NewEvalTape()
+	x := Const(tensor.MustFromSlice(2, 2, []float64{1, 4, -2, 3}))
+	if got := tp.Max(x).Scalar(); got != 4 {
+		t.Errorf("Max = %v", got)
+	}
+	want := math.Log(math.E + math.Exp(4) + math.Exp(-2) + math.Exp(3))
+	if got := tp.LogSumExp(x).Scalar(); math.Abs(got-want) > 1e-12 {
+		t.Errorf("LogSumExp = %v, want %v", got, want)
+	}
+	big := Const(tensor.MustFromSlice(1, 2, []float64{1000, 1000}))
+	if got := tp.LogSumExp(big).Scalar(); math.Abs(got-(1000+math.Ln2)) > 1e-9 {
+		t.Errorf("LogSumExp overflowed: %v", got)
+	}
+	if got := tp.MeanRows(x).Data.Data; got[0] != 2.5 || got[1] != 0.5 {
+		t.Errorf("MeanRows = %v", got)
+	}
 }
 
 func TestSegmentSoftmaxValues(t *testing.T) {

@@ -23,6 +23,38 @@ func (t *Tape) Mean(x *Value) *Value {
 	return t.Scale(t.Sum(x), 1/float64(n))
 }
 
+// MeanRows returns the N×1 column of row means.
+func (t *Tape) MeanRows(x *Value) *Value {
+	return t.Scale(t.SumRows(x), 1/float64(x.Data.Cols))
+}
+
+// Max returns the largest element as a 1×1 value; the gradient flows to its
+// first occurrence.
+func (t *Tape) Max(x *Value) *Value {
+	best := 0
+	for i, v := range x.Data.Data {
+		if v > x.Data.Data[best] {
+			best = i
+		}
+	}
+	out := tensor.Scalar(x.Data.Data[best])
+	return t.record(out, func(g *tensor.Dense) {
+		gradOf(x).Data[best] += g.Data[0]
+	}, x)
+}
+
+// LogSumExp returns ln Σ exp(x) over all elements as a 1×1 value, computed
+// with the maximum subtracted; its gradient is the softmax of all elements.
+func (t *Tape) LogSumExp(x *Value) *Value {
+	l := logSumExp(x.Data.Data)
+	return t.record(tensor.Scalar(l), func(g *tensor.Dense) {
+		gx := gradOf(x).Data
+		for i, v := range x.Data.Data {
+			gx[i] += g.Data[0] * math.Exp(v-l)
+		}
+	}, x)
+}
+
 // SumRows returns the N×1 column of row sums, out_i = Σ_j x_ij.
 func (t *Tape) SumRows(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
