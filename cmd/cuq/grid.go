@@ -30,6 +30,7 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	shard := fs.String("shard", "", "run only shard i of n, given as i/n with 0 ≤ i < n")
 	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: the paper's early stopping only)")
 	echarts := fs.String("echarts", defaultECharts(), "local echarts.min.js to inline into the report (empty: load it from the CDN)")
+	jobs := fs.Int("jobs", 1, "jobs run at once")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -54,7 +55,7 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	g := experiment.Paper().Datasets(names...).Models(models...).Settings(settings...).
-		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).
+		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).Workers(*jobs).
 		Report(experiment.ReportOptions{EChartsFile: *echarts})
 	if *shard != "" {
 		i, n, err := parseShard(*shard)

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/cuqgnn/cuqgnn/datasets"
@@ -40,6 +41,7 @@ type Grid struct {
 	shard     int
 	shards    int
 	maxEpochs int
+	workers   int
 	progress  func(Event)
 	report    ReportOptions
 	err       error
@@ -134,6 +136,17 @@ func (g *Grid) Settings(settings ...Setting) *Grid {
 		return g.fail("no settings")
 	}
 	g.settings = slices.Clone(settings)
+	return g
+}
+
+// Workers sets how many jobs run at once (default 1). Jobs are independent;
+// on a few cores two workers keep the cores busy through the serial parts
+// of a training epoch.
+func (g *Grid) Workers(n int) *Grid {
+	if n < 1 {
+		return g.fail("workers %d, need at least 1", n)
+	}
+	g.workers = n
 	return g
 }
 
@@ -340,24 +353,46 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 		}
 	}
 	emit(Event{Kind: Planned})
-	loaded := map[string]*Dataset{}
-	for k, j := range todo {
-		if err := ctx.Err(); err != nil {
-			return sum, err
-		}
-		emit(Event{Kind: Started, Job: j, Done: k})
-		start := time.Now()
-		err := g.runOne(ctx, loaded, j)
-		if err != nil {
-			if ctx.Err() != nil {
-				return sum, ctx.Err()
+	loader := &datasetCache{dir: g.dataDir, memory: g.memory, loaded: map[string]*Dataset{}}
+	var mu sync.Mutex // guards sum, done and emit
+	done := 0
+	next := make(chan Job)
+	var wg sync.WaitGroup
+	for range max(1, g.workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				mu.Lock()
+				emit(Event{Kind: Started, Job: j, Done: done})
+				mu.Unlock()
+				start := time.Now()
+				err := g.runOne(ctx, loader, j)
+				mu.Lock()
+				done++
+				switch {
+				case err != nil && ctx.Err() != nil:
+				case err != nil:
+					sum.Failed = append(sum.Failed, err)
+					emit(Event{Kind: Failed, Job: j, Done: done, Err: err, Elapsed: time.Since(start)})
+				default:
+					sum.Ran++
+					emit(Event{Kind: Finished, Job: j, Done: done, Elapsed: time.Since(start)})
+				}
+				mu.Unlock()
 			}
-			sum.Failed = append(sum.Failed, err)
-			emit(Event{Kind: Failed, Job: j, Done: k + 1, Err: err, Elapsed: time.Since(start)})
-			continue
+		}()
+	}
+	for _, j := range todo {
+		if ctx.Err() != nil {
+			break
 		}
-		sum.Ran++
-		emit(Event{Kind: Finished, Job: j, Done: k + 1, Elapsed: time.Since(start)})
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return sum, err
 	}
 	all, err := g.Jobs()
 	if err != nil {
@@ -396,17 +431,36 @@ func (g *Grid) finished(j Job) (done bool, damaged string) {
 	return r.covers(j, g.maxEpochs), ""
 }
 
-// runOne loads the job's dataset (once), runs the job and writes its record.
-func (g *Grid) runOne(ctx context.Context, loaded map[string]*Dataset, j Job) error {
-	d, ok := g.memory[j.Dataset]
-	if !ok {
-		if d, ok = loaded[j.Dataset]; !ok {
-			var err error
-			if d, err = LoadDataset(j.Dataset, g.dataDir); err != nil {
-				return err
-			}
-			loaded[j.Dataset] = d
-		}
+// datasetCache loads each dataset once for all workers.
+type datasetCache struct {
+	mu     sync.Mutex
+	dir    string
+	memory map[string]*Dataset
+	loaded map[string]*Dataset
+}
+
+func (c *datasetCache) get(name string) (*Dataset, error) {
+	if d, ok := c.memory[name]; ok {
+		return d, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.loaded[name]; ok {
+		return d, nil
+	}
+	d, err := LoadDataset(name, c.dir)
+	if err != nil {
+		return nil, err
+	}
+	c.loaded[name] = d
+	return d, nil
+}
+
+// runOne runs the job on its (cached) dataset and writes its record.
+func (g *Grid) runOne(ctx context.Context, datasets *datasetCache, j Job) error {
+	d, err := datasets.get(j.Dataset)
+	if err != nil {
+		return err
 	}
 	rec, err := RunJob(ctx, d, j, RunOptions{MaxEpochs: g.maxEpochs})
 	if err != nil {

@@ -266,6 +266,17 @@ func TestShardMergeEqualsUnsharded(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("merged %d tables, unsharded %d", len(got), len(want))
 	}
+
+	// Concurrent workers give the same results as one.
+	parallel := t.TempDir()
+	if _, err := tinyGrid(t, parallel, models...).Workers(3).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range want {
+		if got := readTables(t, parallel)[name]; got != w {
+			t.Errorf("%s differs with 3 workers", name)
+		}
+	}
 }
 
 func TestCollectErrors(t *testing.T) {
