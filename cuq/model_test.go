@@ -256,3 +256,25 @@ func TestPredictionARCAndAUROC(t *testing.T) {
 		t.Error("unknown measure accepted")
 	}
 }
+
+// StopAt tells a progress bar when early stopping will end training if the
+// validation loss stops improving.
+func TestEpochStatsStopAt(t *testing.T) {
+	g, split := smallGraph(t)
+	var last cuq.EpochStats
+	m := cuq.CUQPPR(g).MaxEpochs(400).Patience(7).EvalEvery(2).MustBuild()
+	hist, err := m.Fit(split, cuq.OnEpoch(func(e cuq.EpochStats) {
+		if e.Phase == "train" {
+			if e.Best && e.StopAt != min(400, e.Epoch+14) {
+				t.Errorf("epoch %d improved: StopAt %d, want %d", e.Epoch, e.StopAt, e.Epoch+14)
+			}
+			last = e
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.StopAt != last.Epoch {
+		t.Errorf("training ended at epoch %d, the last StopAt was %d (%s)", last.Epoch, last.StopAt, hist.Stopped)
+	}
+}

@@ -21,6 +21,10 @@ type EpochStats struct {
 	ValAcc   float64
 	Best     bool // the validation loss improved (strictly)
 	MaxEpoch int
+	// StopAt is the epoch at which training ends unless the validation
+	// loss improves before (early stopping), at most MaxEpoch: the total
+	// a progress bar can show.
+	StopAt int
 }
 
 // History is the record of a Fit.
@@ -90,7 +94,7 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 			if err != nil {
 				return hist, fmt.Errorf("cuq: %s: warm-up epoch %d: %w", m.name, e, err)
 			}
-			report(EpochStats{Phase: "warmup", Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.WarmupEpochs})
+			report(EpochStats{Phase: "warmup", Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.WarmupEpochs, StopAt: tc.WarmupEpochs})
 		}
 	}
 	opt, err := m.mainOptimizer()
@@ -123,6 +127,7 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 				sinceBest++
 			}
 		}
+		stats.StopAt = min(tc.MaxEpochs, e+(tc.Patience-sinceBest)*tc.EvalEvery-e%tc.EvalEvery)
 		report(stats)
 		if sinceBest >= tc.Patience {
 			hist.Stopped = fmt.Sprintf("early stopping: no improvement of the validation loss for %d evaluations", tc.Patience)

@@ -20,7 +20,10 @@ import (
 	"github.com/janpfeifer/gonb/gonbui"
 	"github.com/janpfeifer/gonb/gonbui/protocol"
 
+	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 // messages receives what the package sends to the (fake) GoNB kernel;
@@ -410,5 +413,35 @@ func TestETA(t *testing.T) {
 	}
 	if f := fraction(1, 0); f != 0 {
 		t.Errorf("fraction(1, 0) = %v, want 0", f)
+	}
+}
+
+// Training feeds the bar from Fit and ends with a summary of the run.
+func TestTrainingProgress(t *testing.T) {
+	gonbui.IsNotebook = false
+	defer func() { gonbui.IsNotebook = true }()
+	g, err := datasets.CSBM(120, 3).Seed(4).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := g.Split(graph.Stratified(0.1, 0.2, 0.8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	tr := NewTraining("fit")
+	tr.bar.out = &out
+	tr.bar.every = 0
+	hist, err := cuq.CUQPPR(g).MaxEpochs(30).MustBuild().Fit(split, tr.OnEpoch())
+	tr.Done(hist, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if !strings.Contains(s, "train epoch 3 · loss") || !strings.Contains(s, "val CE") {
+		t.Errorf("no epoch line in %q", s)
+	}
+	if !strings.HasSuffix(s, fmt.Sprintf("%d epochs, best epoch %d (val CE %.4f); %s\n", len(hist.Epochs), hist.BestEpoch, hist.BestValCE, hist.Stopped)) {
+		t.Errorf("summary missing at the end of %q", s[max(0, len(s)-200):])
 	}
 }

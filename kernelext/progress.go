@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
 )
 
 // ProgressFunc is the form in which long computations report progress:
@@ -137,4 +140,49 @@ func summaryLine(title string, total int, elapsed time.Duration, msg string) str
 		s += " · " + msg
 	}
 	return s
+}
+
+// Training shows the progress of a model's Fit in the cell output:
+//
+//	tr := kernelext.NewTraining("CUQ-GCN on CoraML")
+//	hist, err := model.Fit(split, tr.OnEpoch())
+//	tr.Done(hist, err)
+//
+// The bar runs to the epoch at which early stopping would end training
+// (cuq.EpochStats.StopAt) and shows the loss and the validation cross
+// entropy.
+type Training struct {
+	bar  *Progress
+	last cuq.EpochStats
+}
+
+// NewTraining returns a training progress display with the given title.
+func NewTraining(title string) *Training { return &Training{bar: NewProgress(title)} }
+
+// OnEpoch returns the Fit option that feeds the display.
+func (t *Training) OnEpoch() cuq.FitOption {
+	return cuq.OnEpoch(func(e cuq.EpochStats) {
+		t.last = e
+		msg := fmt.Sprintf("%s epoch %d · loss %.4g", e.Phase, e.Epoch, e.Loss)
+		if !math.IsNaN(e.ValCE) {
+			msg += fmt.Sprintf(" · val CE %.4f · val acc %.3f", e.ValCE, e.ValAcc)
+		}
+		// The bar ends only in Done: early stopping may extend StopAt.
+		t.bar.Update(e.Epoch, e.StopAt+1, msg)
+	})
+}
+
+// Done replaces the bar by a summary of the finished Fit (or its error).
+func (t *Training) Done(hist *cuq.History, err error) {
+	msg := "no epochs"
+	switch {
+	case err != nil:
+		msg = "stopped: " + err.Error()
+	case hist != nil && len(hist.Epochs) > 0:
+		msg = fmt.Sprintf("%d epochs, best epoch %d (val CE %.4f); %s", len(hist.Epochs), hist.BestEpoch, hist.BestValCE, hist.Stopped)
+	case hist != nil:
+		msg = hist.Stopped
+	}
+	total := max(t.last.Epoch, 1)
+	t.bar.Update(total, total, msg)
 }
