@@ -362,9 +362,6 @@ func (b *Builder) validate() error {
 			}
 		}
 	}
-	if b.pooling != Behavioral && b.conv != nil && b.conv.kind != ConvNone {
-		return fmt.Errorf("cuq: %s: %s pooling propagates evidence; it takes no convolution before the head", b.name, b.pooling)
-	}
 	if b.pruneAt < 0 || b.pruneAt >= 1 {
 		return fmt.Errorf("cuq: %s: prune threshold %v not in [0, 1)", b.name, b.pruneAt)
 	}

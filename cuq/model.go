@@ -42,7 +42,8 @@ type structures struct {
 	adj     *tensor.CSR
 	sym     *tensor.CSR // D^−½(A+I)D^−½
 	gatPat  *tensor.CSR // adjacency pattern with one self loop per node
-	ppr     *graph.PPR  // propagation of the conv (CUQ-PPR) or of evidence/logits
+	convPPR *graph.PPR  // APPNP propagation as the convolution (CUQ-PPR)
+	prop    *graph.PPR  // propagation of logits (APPNP) or evidence (GPN)
 	mixture *tensor.CSR // LOP-GPN's Π
 }
 
@@ -174,11 +175,13 @@ func (m *Model) prepare(g *graph.Graph) (*structures, error) {
 		s.gatPat = pat
 	}
 	var err error
+	if b.conv != nil && b.conv.kind == ConvAPPNP {
+		s.convPPR, err = graph.NewPPR(s.sym, b.conv.teleport, b.conv.k)
+	}
 	switch {
-	case b.conv != nil && b.conv.kind == ConvAPPNP:
-		s.ppr, err = graph.NewPPR(s.sym, b.conv.teleport, b.conv.k)
+	case err != nil:
 	case b.firstOrder || b.pooling == LogLinear:
-		s.ppr, err = graph.NewPPR(s.sym, b.prop.teleport, b.prop.k)
+		s.prop, err = graph.NewPPR(s.sym, b.prop.teleport, b.prop.k)
 	case b.pooling == Linear:
 		var p *graph.PPR
 		p, err = graph.NewPPR(graph.RWNorm(g.Adj), b.prop.teleport, b.prop.k)
@@ -229,12 +232,12 @@ func (m *Model) forward(t *ad.Tape, g *graph.Graph, s *structures, rows []int) *
 		h = t.Dropout(t.ReLU(h), b.encoder.dropout, m.rng)
 	}
 	if b.firstOrder {
-		logits := nn.Propagate(t, s.ppr, m.output.Forward(t, h))
+		logits := nn.Propagate(t, s.prop, m.output.Forward(t, h))
 		return t.LogSoftmax(logits)
 	}
 	switch {
 	case b.conv != nil && b.conv.kind == ConvAPPNP:
-		h = nn.Propagate(t, s.ppr, h)
+		h = nn.Propagate(t, s.convPPR, h)
 	case len(m.gcn) > 0:
 		for i, l := range m.gcn {
 			l.Adj = s.sym
@@ -273,7 +276,7 @@ func (m *Model) forward(t *ad.Tape, g *graph.Graph, s *structures, rows []int) *
 	}
 	beta := t.Exp(t.Clamp(t.Add(logp, ad.Const(shift)), -30, 30))
 	if b.pooling == LogLinear {
-		beta = nn.Propagate(t, s.ppr, beta)
+		beta = nn.Propagate(t, s.prop, beta)
 	}
 	return t.AddConst(beta, 1)
 }

@@ -189,7 +189,6 @@ func TestBuilderValidation(t *testing.T) {
 		{cuq.CUQ(g).Conv(cuq.GAT(8).Heads(4)), "heads"},
 		{cuq.CUQ(g).Conv(cuq.GCN(8).Dropout(1)), "dropout"},
 		{cuq.CUQ(g).Encoder(cuq.MLP()), "encoder"},
-		{cuq.GPN(g).Conv(cuq.GCN(8)), "no convolution"},
 		{cuq.GKDE(g).Sigma(0), "sigma"},
 		{cuq.CUQGCN(g).Patience(0), "patience"},
 		{cuq.CUQGCN(g).Init(0), "init"},
@@ -198,6 +197,28 @@ func TestBuilderValidation(t *testing.T) {
 		_, err := c.b.Build()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Build error %v, want one mentioning %q", err, c.want)
+		}
+	}
+}
+
+// Parts recombine: a GCN before the head together with evidence pooling
+// (log-linear) or a mixture (linear) trains like the presets.
+func TestConvolutionWithEvidencePooling(t *testing.T) {
+	g, split := smallGraph(t)
+	for _, pool := range []cuq.Pooling{cuq.LogLinear, cuq.Linear} {
+		m, err := cuq.CUQ(g).Conv(cuq.GCN(16).Layers(1)).Pooling(pool).MaxEpochs(100).Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Fit(split); err != nil {
+			t.Fatal(err)
+		}
+		pred, err := m.Predict(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acc := pred.Accuracy(split.Test); acc < 0.7 {
+			t.Errorf("GCN with %s pooling: accuracy %.3f", pool, acc)
 		}
 	}
 }
