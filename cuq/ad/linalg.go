@@ -16,16 +16,8 @@ func (t *Tape) MatMul(a, b *Value) *Value {
 	out := tensor.New(a.Data.Rows, b.Data.Cols)
 	tensor.MulTo(out, a.Data, false, b.Data, false)
 	return t.record(out, func(g *tensor.Dense) {
-		if ga := gradOf(a); ga != nil {
-			tmp := tensor.New(ga.Rows, ga.Cols)
-			tensor.MulTo(tmp, g, false, b.Data, true)
-			ga.AddScaled(1, tmp)
-		}
-		if gb := gradOf(b); gb != nil {
-			tmp := tensor.New(gb.Rows, gb.Cols)
-			tensor.MulTo(tmp, a.Data, true, g, false)
-			gb.AddScaled(1, tmp)
-		}
+		addInto(a, func(dst *tensor.Dense) { tensor.MulTo(dst, g, false, b.Data, true) })
+		addInto(b, func(dst *tensor.Dense) { tensor.MulTo(dst, a.Data, true, g, false) })
 	}, a, b)
 }
 
@@ -40,10 +32,7 @@ func (t *Tape) LeftMul(m tensor.Matrix, x *Value) *Value {
 	out := tensor.New(r, x.Data.Cols)
 	m.MulTo(out, x.Data)
 	return t.record(out, func(g *tensor.Dense) {
-		gx := gradOf(x)
-		tmp := tensor.New(gx.Rows, gx.Cols)
-		m.TMulTo(tmp, g)
-		gx.AddScaled(1, tmp)
+		addInto(x, func(dst *tensor.Dense) { m.TMulTo(dst, g) })
 	}, x)
 }
 
@@ -60,7 +49,7 @@ func (t *Tape) Dropout(x *Value, p float64, rng *rand.Rand) *Value {
 	}
 	scale := 1 / (1 - p)
 	threshold := uint32(math.Min(p*(1<<32), math.MaxUint32))
-	mask := make([]float64, len(x.Data.Data))
+	keep := make([]bool, len(x.Data.Data))
 	out := tensor.New(x.Data.Rows, x.Data.Cols)
 	xd, od := x.Data.Data, out.Data
 	var bits uint64
@@ -71,14 +60,16 @@ func (t *Tape) Dropout(x *Value, p float64, rng *rand.Rand) *Value {
 			bits >>= 32
 		}
 		if uint32(bits) >= threshold {
-			mask[i] = scale
+			keep[i] = true
 			od[i] = xd[i] * scale
 		}
 	}
 	return t.record(out, func(g *tensor.Dense) {
 		gx := gradOf(x).Data
-		for i, m := range mask {
-			gx[i] += m * g.Data[i]
+		for i, k := range keep {
+			if k {
+				gx[i] += scale * g.Data[i]
+			}
 		}
 	}, x)
 }
@@ -115,10 +106,6 @@ func (t *Tape) SpMMValues(p *tensor.CSR, v, x *Value) *Value {
 				}
 			})
 		}
-		if gx := gradOf(x); gx != nil {
-			tmp := tensor.New(gx.Rows, gx.Cols)
-			s.TMulTo(tmp, g)
-			gx.AddScaled(1, tmp)
-		}
+		addInto(x, func(dst *tensor.Dense) { s.TMulTo(dst, g) })
 	}, v, x)
 }

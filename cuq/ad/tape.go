@@ -113,6 +113,23 @@ func gradOf(v *Value) *tensor.Dense {
 	return v.Grad
 }
 
+// addInto adds the result of compute (which overwrites its argument) to
+// the gradient of v. A gradient not yet allocated receives the result
+// directly, saving a temporary and a pass over it.
+func addInto(v *Value, compute func(dst *tensor.Dense)) {
+	if !v.requiresGrad {
+		return
+	}
+	if v.Grad == nil {
+		v.Grad = tensor.New(v.Data.Rows, v.Data.Cols)
+		compute(v.Grad)
+		return
+	}
+	tmp := tensor.New(v.Data.Rows, v.Data.Cols)
+	compute(tmp)
+	v.Grad.AddScaled(1, tmp)
+}
+
 // Custom records an op whose value out was computed by the caller from
 // inputs. backward receives the output gradient g and, for each input, its
 // gradient accumulator (nil when that input needs no gradient); it must add

@@ -35,3 +35,42 @@ func axpy(o, b []float64, v float64) {
 	}
 	axpyGo(o, b, v)
 }
+
+//go:noescape
+func gemmRow32(o, a, b *float64, k, ldb int)
+
+//go:noescape
+func spmmRow32(o, val *float64, ind *int, nnz int, b *float64, ldb int)
+
+// gemmRowBlocks computes, with the AVX2 kernels, the leading 32-column blocks
+// of o = Σ_p a[p]·b[p·ldb + c : …] (gemm) and returns how many columns it
+// covered; the caller computes the rest.
+func gemmRowBlocks(o, a, b []float64, ldb int) int {
+	if !useAVX || len(a) == 0 {
+		return 0
+	}
+	_ = b[(len(a)-1)*ldb+len(o)-1]
+	c := 0
+	for ; c+32 <= len(o); c += 32 {
+		gemmRow32(&o[c], &a[0], &b[c], len(a), ldb)
+	}
+	return c
+}
+
+// spmmRowBlocks is gemmRowBlocks for a sparse row: o = Σ_q val[q]·b[ind[q]·ldb + c : …].
+func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int {
+	if !useAVX || len(val) == 0 || len(o) < 32 {
+		return 0
+	}
+	rows := len(b) / ldb
+	for _, j := range ind[:len(val)] {
+		if j < 0 || j >= rows {
+			panic("tensor: CSR column index out of range")
+		}
+	}
+	c := 0
+	for ; c+32 <= len(o); c += 32 {
+		spmmRow32(&o[c], &val[0], &ind[0], len(val), &b[c], ldb)
+	}
+	return c
+}

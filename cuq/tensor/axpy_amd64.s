@@ -98,3 +98,103 @@ vtail:
 vdone:
 	VZEROUPPER
 	RET
+
+// func gemmRow32(o, a, b *float64, k, ldb int)
+// o[0:32] = Σ_{p<k} a[p]·b[p·ldb : p·ldb+32]: one 32-column block of a row
+// of a·b, accumulated in eight vector registers.
+TEXT ·gemmRow32(SB), NOSPLIT, $0-40
+	MOVQ o+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ k+24(FP), CX
+	MOVQ ldb+32(FP), R8
+	SHLQ $3, R8
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+gloop:
+	TESTQ CX, CX
+	JZ    gdone
+	VBROADCASTSD (SI), Y8
+	VFMADD231PD (DX), Y8, Y0
+	VFMADD231PD 32(DX), Y8, Y1
+	VFMADD231PD 64(DX), Y8, Y2
+	VFMADD231PD 96(DX), Y8, Y3
+	VFMADD231PD 128(DX), Y8, Y4
+	VFMADD231PD 160(DX), Y8, Y5
+	VFMADD231PD 192(DX), Y8, Y6
+	VFMADD231PD 224(DX), Y8, Y7
+	ADDQ $8, SI
+	ADDQ R8, DX
+	DECQ CX
+	JMP  gloop
+
+gdone:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VMOVUPD Y4, 128(DI)
+	VMOVUPD Y5, 160(DI)
+	VMOVUPD Y6, 192(DI)
+	VMOVUPD Y7, 224(DI)
+	VZEROUPPER
+	RET
+
+// func spmmRow32(o, val *float64, ind *int, nnz int, b *float64, ldb int)
+// o[0:32] = Σ_{q<nnz} val[q]·b[ind[q]·ldb : ind[q]·ldb+32]: one 32-column
+// block of a row of a CSR·dense product.
+TEXT ·spmmRow32(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), DI
+	MOVQ val+8(FP), SI
+	MOVQ ind+16(FP), R9
+	MOVQ nnz+24(FP), CX
+	MOVQ b+32(FP), DX
+	MOVQ ldb+40(FP), R8
+	SHLQ $3, R8
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+sloop:
+	TESTQ CX, CX
+	JZ    sdone
+	VBROADCASTSD (SI), Y8
+	MOVQ  (R9), AX
+	IMULQ R8, AX
+	LEAQ  (DX)(AX*1), R10
+	VFMADD231PD (R10), Y8, Y0
+	VFMADD231PD 32(R10), Y8, Y1
+	VFMADD231PD 64(R10), Y8, Y2
+	VFMADD231PD 96(R10), Y8, Y3
+	VFMADD231PD 128(R10), Y8, Y4
+	VFMADD231PD 160(R10), Y8, Y5
+	VFMADD231PD 192(R10), Y8, Y6
+	VFMADD231PD 224(R10), Y8, Y7
+	ADDQ $8, SI
+	ADDQ $8, R9
+	DECQ CX
+	JMP  sloop
+
+sdone:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VMOVUPD Y4, 128(DI)
+	VMOVUPD Y5, 160(DI)
+	VMOVUPD Y6, 192(DI)
+	VMOVUPD Y7, 224(DI)
+	VZEROUPPER
+	RET

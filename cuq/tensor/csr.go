@@ -265,15 +265,23 @@ func (s *CSR) Mul(b *Dense) *Dense {
 func spmm(ptr, ind []int, val, b, out []float64, f, rows, nnz int) {
 	ParallelFor(rows, (nnz+rows)*f, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			o := out[i*f : (i+1)*f]
-			clear(o)
+			row := out[i*f : (i+1)*f]
 			k, end := ptr[i], ptr[i+1]
+			c := spmmRowBlocks(row, val[k:end], ind[k:end], b, f)
+			o := row[c:]
+			clear(o)
+			if len(o) < 16 { // narrow rows: inline loops beat kernel calls
+				for ; k < end; k++ {
+					axpyGo(o, b[ind[k]*f+c:ind[k]*f+f], val[k])
+				}
+				continue
+			}
 			for ; k+4 <= end; k += 4 {
 				j0, j1, j2, j3 := ind[k]*f, ind[k+1]*f, ind[k+2]*f, ind[k+3]*f
-				axpy4(o, b[j0:j0+f], b[j1:j1+f], b[j2:j2+f], b[j3:j3+f], val[k], val[k+1], val[k+2], val[k+3])
+				axpy4(o, b[j0+c:j0+f], b[j1+c:j1+f], b[j2+c:j2+f], b[j3+c:j3+f], val[k], val[k+1], val[k+2], val[k+3])
 			}
 			for ; k < end; k++ {
-				axpy(o, b[ind[k]*f:ind[k]*f+f], val[k])
+				axpy(o, b[ind[k]*f+c:ind[k]*f+f], val[k])
 			}
 		}
 	})

@@ -62,18 +62,28 @@ func tMark(t bool) string {
 // mulNN computes out = a·b for row-major a (n×k), b (k×m): each output row
 // accumulates rows of b, four at a time.
 func mulNN(a, b, out []float64, n, k, m int) {
+	if m == 1 { // matrix-vector: one dot product per row
+		ParallelFor(n, n*k, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				out[i] = dot(a[i*k:(i+1)*k], b)
+			}
+		})
+		return
+	}
 	ParallelFor(n, n*k*m, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			o := out[i*m : (i+1)*m]
-			clear(o)
 			ar := a[i*k : (i+1)*k]
+			row := out[i*m : (i+1)*m]
+			c := gemmRowBlocks(row, ar, b, m)
+			o := row[c:]
+			clear(o)
 			p := 0
 			for ; p+4 <= k; p += 4 {
-				axpy4(o, b[p*m:p*m+m], b[(p+1)*m:(p+1)*m+m], b[(p+2)*m:(p+2)*m+m], b[(p+3)*m:(p+3)*m+m],
+				axpy4(o, b[p*m+c:p*m+m], b[(p+1)*m+c:(p+1)*m+m], b[(p+2)*m+c:(p+2)*m+m], b[(p+3)*m+c:(p+3)*m+m],
 					ar[p], ar[p+1], ar[p+2], ar[p+3])
 			}
 			for ; p < k; p++ {
-				axpy(o, b[p*m:p*m+m], ar[p])
+				axpy(o, b[p*m+c:p*m+m], ar[p])
 			}
 		}
 	})
@@ -92,6 +102,12 @@ func mulNT(a, b, out []float64, n, k, m int) {
 // blocks of output rows.
 func mulTN(a, b, out []float64, n, k, m int) {
 	clear(out)
+	if m == 1 { // aᵀ·b for a vector b: rows of a scaled and summed
+		for i := 0; i < n; i++ {
+			axpy(out, a[i*k:(i+1)*k], b[i])
+		}
+		return
+	}
 	ParallelFor(k, n*k*m, func(lo, hi int) {
 		i := 0
 		for ; i+4 <= n; i += 4 {
@@ -107,4 +123,21 @@ func mulTN(a, b, out []float64, n, k, m int) {
 			}
 		}
 	})
+}
+
+// dot returns Σ x[j]·y[j] over len(x) elements.
+func dot(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= len(x); j += 4 {
+		s0 += x[j] * y[j]
+		s1 += x[j+1] * y[j+1]
+		s2 += x[j+2] * y[j+2]
+		s3 += x[j+3] * y[j+3]
+	}
+	for ; j < len(x); j++ {
+		s0 += x[j] * y[j]
+	}
+	return (s0 + s1) + (s2 + s3)
 }

@@ -79,7 +79,7 @@ func TestNewCSRValidation(t *testing.T) {
 
 func TestSparseProductsMatchDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	for _, f := range []int{1, 7, 16, 64} { // narrow and SIMD paths
+	for _, f := range []int{1, 7, 16, 40, 64} { // narrow, axpy and 32-column block paths
 		s := randomCSR(rng, 120, 90, 0.05)
 		b := randomDense(rng, 90, f)
 		denseEqual(t, "CSR·b", s.Mul(b), naiveMul(s.ToDense(), b), 1e-12)
@@ -108,6 +108,14 @@ func TestDenseProducts(t *testing.T) {
 	out3 := New(20, 10)
 	MulTo(out3, a, true, f, true)
 	denseEqual(t, "aᵀ·fᵀ", out3, naiveMul(a.T(), f.T()), 1e-12)
+	wide := randomDense(rng, 20, 77) // two 32-column blocks and a tail
+	denseEqual(t, "a·wide", Mul(a, wide), naiveMul(a, wide), 1e-12)
+	v := randomDense(rng, 20, 1)
+	denseEqual(t, "a·v", Mul(a, v), naiveMul(a, v), 1e-12)
+	w := randomDense(rng, 30, 1)
+	atw := New(20, 1)
+	MulTo(atw, a, true, w, false)
+	denseEqual(t, "aᵀ·w", atw, naiveMul(a.T(), w), 1e-12)
 	c := randomDense(rng, 10, 20)
 	out2 := New(30, 10)
 	MulTo(out2, a, false, c, true)
