@@ -61,5 +61,5 @@ Done. Start Jupyter with the tools on the PATH:
     export PATH=$bin:\$PATH
     cd $repo/notebooks && jupyter notebook     # or: jupyter lab
 
-and choose the "Go (gonb)" kernel. Check the setup with notebooks/00_setup_check.ipynb.
+and choose the "Go (gonb)" kernel. Start with notebooks/01_quickstart.ipynb, which also checks the setup.
 EOF

@@ -150,6 +150,9 @@ func TestGraphChartKeepsZeroValues(t *testing.T) {
 	if vm["min"] != -1.0 || vm["max"] != 0.5 {
 		t.Errorf("visual map range [%v, %v], want [-1, 0.5]", vm["min"], vm["max"])
 	}
+	if vm["precision"] != 3.0 {
+		t.Errorf("visual map precision %v, want 3 decimals", vm["precision"])
+	}
 
 	fixed, err := GraphChart(GraphView{Values: []float64{1, 2}, X: []float64{0, 1}, Y: []float64{0, 0}})
 	if err != nil {

@@ -2,7 +2,9 @@ package chart
 
 import (
 	"fmt"
+	"html/template"
 	"math"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -123,5 +125,18 @@ func GraphChart(v GraphView) (*Chart, error) {
 		Force:     &opts.GraphForce{Repulsion: 12, Gravity: 0.3, EdgeLength: 8},
 		LineStyle: &opts.LineStyle{Color: "#aaa", Opacity: opts.Float(0.5)},
 	})
-	return newChart(v.Title, 800, 640, g), nil
+	return newChart(v.Title, 800, 640, visualMapPrecision{g, 3}), nil
+}
+
+// visualMapPrecision sets the number of decimals the colour legend shows
+// (ECharts visualMap.precision, which go-echarts does not expose; the
+// default of 0 labels an EU range of 0 to 0.35 as "0" to "0").
+type visualMapPrecision struct {
+	optioner
+	digits int
+}
+
+func (v visualMapPrecision) JSONNotEscaped() template.HTML {
+	js := string(v.optioner.JSONNotEscaped())
+	return template.HTML(strings.Replace(js, `"visualMap":[{`, fmt.Sprintf(`"visualMap":[{"precision":%d,`, v.digits), 1))
 }
