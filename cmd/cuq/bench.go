@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
@@ -134,7 +133,7 @@ func timeModel(m *cuq.Model, split graph.Split, epochs int) (trainMs, evalMs flo
 
 // fitAndReport trains m with the full schedule and prints
 // "<model> fit_s=<s> epochs=<n> test_acc=<a> peak_rss_mb=<m>"; the peak is
-// the process's maximum resident set so far (getrusage).
+// the process's maximum resident set so far (see peakMemory).
 func fitAndReport(w io.Writer, key string, m *cuq.Model, split graph.Split) error {
 	start := time.Now()
 	hist, err := m.Fit(split)
@@ -145,11 +144,7 @@ func fitAndReport(w io.Writer, key string, m *cuq.Model, split graph.Split) erro
 	if err != nil {
 		return err
 	}
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return err
-	}
 	fmt.Fprintf(w, "%s fit_s=%.1f epochs=%d test_acc=%.4f peak_rss_mb=%d\n", key, time.Since(start).Seconds(),
-		len(hist.Epochs), pred.Accuracy(split.Test), ru.Maxrss/1024)
+		len(hist.Epochs), pred.Accuracy(split.Test), peakMemory()>>20)
 	return nil
 }
