@@ -190,7 +190,7 @@ func Load(name string, opts ...Option) (*graph.Graph, error) {
 	path := filepath.Join(cfg.dir, spec.File)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		if cfg.noDownload {
-			return nil, fmt.Errorf("datasets: %s: %s not found and downloads are disabled", spec.Name, path)
+			return nil, fmt.Errorf("datasets: %s: %s: %w (downloads are disabled)", spec.Name, path, fs.ErrNotExist)
 		}
 		if err := download(&cfg, spec, path); err != nil {
 			return nil, fmt.Errorf("datasets: %s: %w", spec.Name, err)

@@ -88,7 +88,7 @@ chrome() {
 }
 chrome --dump-dom >"$out/html/$first.dom.html"
 python3 "$repo/scripts/nbcheck.py" dom "$out/html/$first.dom.html"
-chrome --window-size=1200,4000 --screenshot="$out/html/$first.png" >/dev/null
+chrome --window-size=1200,8000 --screenshot="$out/html/$first.png" >/dev/null
 python3 "$repo/scripts/nbcheck.py" png "$out/html/$first.png" 30000
 
 step "all notebooks passed; outputs in $out"
