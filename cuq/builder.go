@@ -88,9 +88,10 @@ func GCN(hidden int) *ConvConfig {
 	return &ConvConfig{kind: ConvGCN, hidden: hidden, layers: 2, dropout: 0.5}
 }
 
-// GAT returns a stack of single-head GAT layers of the given width: two
-// layers with ELU and dropout 0.5 between them, LeakyReLU slope 0.2 and no
-// attention dropout, as CUQ-GAT.
+// GAT returns a stack of GAT layers of the given width (per attention
+// head): two single-head layers with ELU and dropout 0.5 between them,
+// LeakyReLU slope 0.2 and no attention dropout, as CUQ-GAT. Heads sets
+// more attention heads per layer.
 func GAT(hidden int) *ConvConfig {
 	return &ConvConfig{kind: ConvGAT, hidden: hidden, layers: 2, dropout: 0.5, heads: 1, negativeSlope: 0.2}
 }
@@ -101,8 +102,11 @@ func (c *ConvConfig) Layers(n int) *ConvConfig { c.layers = n; return c }
 // Dropout sets the dropout between convolution layers (GCN, GAT).
 func (c *ConvConfig) Dropout(p float64) *ConvConfig { c.dropout = p; return c }
 
-// Heads sets the number of attention heads (GAT). Only one head is
-// implemented, as used by the paper; Build rejects other values.
+// Heads sets the number of attention heads of every GAT layer (the paper
+// uses one). The heads of a hidden layer are concatenated, so the next
+// layer sees heads·hidden features; those of the last layer are averaged
+// (torch_geometric's GATConv with concat=False), so the stack's output
+// width stays hidden. Build rejects n < 1.
 func (c *ConvConfig) Heads(n int) *ConvConfig { c.heads = n; return c }
 
 // NegativeSlope sets the LeakyReLU slope of the attention scores (GAT).
@@ -357,8 +361,8 @@ func (b *Builder) validate() error {
 			if c.dropout < 0 || c.dropout >= 1 || c.attnDropout < 0 || c.attnDropout >= 1 {
 				return fmt.Errorf("cuq: %s: convolution dropout %v / attention dropout %v not in [0, 1)", b.name, c.dropout, c.attnDropout)
 			}
-			if c.kind == ConvGAT && c.heads != 1 {
-				return fmt.Errorf("cuq: %s: %d attention heads requested; only single-head GAT (as in the paper) is implemented", b.name, c.heads)
+			if c.kind == ConvGAT && c.heads < 1 {
+				return fmt.Errorf("cuq: %s: %d attention heads; GAT needs at least one", b.name, c.heads)
 			}
 		}
 	}

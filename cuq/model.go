@@ -81,11 +81,18 @@ func (b *Builder) Build() (*Model, error) {
 					in = c.hidden
 				}
 			case ConvGAT:
+				// hidden layers concatenate their heads, the last averages
+				// them (as the reference's second GATConv)
 				for l := 0; l < c.layers; l++ {
-					m.gat = append(m.gat, nn.NewGAT(fmt.Sprintf("gat%d", l), nil, in, c.hidden, rng))
-					m.gat[l].NegativeSlope = c.negativeSlope
-					m.gat[l].AttentionDropout = c.attnDropout
+					concat := l+1 < c.layers
+					gat := nn.NewGAT(fmt.Sprintf("gat%d", l), nil, in, c.hidden, c.heads, concat, rng)
+					gat.NegativeSlope = c.negativeSlope
+					gat.AttentionDropout = c.attnDropout
+					m.gat = append(m.gat, gat)
 					in = c.hidden
+					if concat {
+						in *= c.heads
+					}
 				}
 			}
 		}

@@ -186,7 +186,8 @@ func TestBuilderValidation(t *testing.T) {
 		{cuq.GPN(nil), "no graph"},
 		{cuq.GPN(g).LR(0), "learning rate"},
 		{cuq.CUQ(g).Latent(0).Conv(cuq.GCN(64)), "latent dimension"},
-		{cuq.CUQ(g).Conv(cuq.GAT(8).Heads(4)), "heads"},
+		{cuq.CUQGAT(g).Conv(cuq.GAT(8).Heads(0)), "CUQ-GAT: 0 attention heads"},
+		{cuq.CUQ(g).Conv(cuq.GAT(8).Heads(-2)), "CUQ-GNN: -2 attention heads"},
 		{cuq.CUQ(g).Conv(cuq.GCN(8).Dropout(1)), "dropout"},
 		{cuq.CUQ(g).Encoder(cuq.MLP()), "encoder"},
 		{cuq.GKDE(g).Sigma(0), "sigma"},
@@ -198,6 +199,40 @@ func TestBuilderValidation(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Build error %v, want one mentioning %q", err, c.want)
 		}
+	}
+}
+
+// Multi-head GAT: the hidden layer concatenates its heads (the second layer
+// sees heads·hidden features) and the last layer averages them, so the
+// latent projection reads hidden features as with one head.
+func TestMultiHeadGAT(t *testing.T) {
+	g, split := smallGraph(t)
+	const hidden, heads = 8, 3
+	build := func(h int) *cuq.Model {
+		return cuq.CUQ(g).Conv(cuq.GAT(hidden).Heads(h)).MaxEpochs(100).Patience(20).MustBuild()
+	}
+	one, m := build(1), build(heads)
+	// per layer: W, a_src and a_dst, bias
+	layer := func(in, h int, concat bool) int {
+		n := in*h*hidden + 2*h*hidden + hidden
+		if concat {
+			n += (h - 1) * hidden
+		}
+		return n
+	}
+	want := layer(64, heads, true) + layer(heads*hidden, heads, false) - layer(64, 1, true) - layer(hidden, 1, false)
+	if got := m.NumParams() - one.NumParams(); got != want {
+		t.Errorf("%d heads add %d parameters, want %d", heads, got, want)
+	}
+	if _, err := m.Fit(split); err != nil {
+		t.Fatal(err)
+	}
+	pred, err := m.Predict(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc := pred.Accuracy(split.Test); acc < 0.7 {
+		t.Errorf("%d-head GAT: accuracy %.3f", heads, acc)
 	}
 }
 

@@ -3,6 +3,7 @@ package ad
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,6 +143,22 @@ func TestLinalgGradients(t *testing.T) {
 	checkGrad(t, "LeftMul(CSR)", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.LeftMul(s, x), 2) })
 	vals := randParam(rng, "v", s.NNZ(), 1, -1, 1)
 	checkGrad(t, "SpMMValues", []*Value{vals, x}, func(tp *Tape) *Value { return weighted(tp, tp.SpMMValues(s, vals, x), 3) })
+	// rows of 5, 0 and 9 entries: blocks of four entries and remainders
+	var ri, ci []int
+	for _, row := range [][2]int{{0, 5}, {2, 9}} {
+		for j := 0; j < row[1]; j++ {
+			ri, ci = append(ri, row[0]), append(ci, j)
+		}
+	}
+	wide, err := tensor.FromCOO(3, 9, ri, ci, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wideVals := randParam(rng, "v", wide.NNZ(), 1, -1, 1)
+	wideX := randParam(rng, "x", 9, 3, -1, 1)
+	checkGrad(t, "SpMMValues(wide rows)", []*Value{wideVals, wideX}, func(tp *Tape) *Value {
+		return weighted(tp, tp.SpMMValues(wide, wideVals, wideX), 4)
+	})
 	checkGrad(t, "LeftMul(Dense)", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.LeftMul(s.ToDense(), x), 2) })
 }
 
@@ -156,6 +173,24 @@ func TestIndexGradients(t *testing.T) {
 	scores := randParam(rng, "s", 7, 1, -2, 2)
 	ptr := []int{0, 3, 3, 4, 7}
 	checkGrad(t, "SegmentSoftmax", []*Value{scores}, func(tp *Tape) *Value { return weighted(tp, tp.SegmentSoftmax(scores, ptr), 4) })
+	checkGrad(t, "SliceCols", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.SliceCols(x, 1, 3), 5) })
+	y := randParam(rng, "y", 5, 2, -1, 1)
+	c := Const(tensor.New(5, 1))
+	checkGrad(t, "ConcatCols", []*Value{x, y}, func(tp *Tape) *Value { return weighted(tp, tp.ConcatCols(x, c, y, x), 6) })
+}
+
+func TestSliceAndConcatValues(t *testing.T) {
+	tp := NewEvalTape()
+	x := Const(tensor.MustFromSlice(2, 3, []float64{1, 2, 3, 4, 5, 6}))
+	if got := tp.SliceCols(x, 1, 3).Data; got.Rows != 2 || got.Cols != 2 || !slices.Equal(got.Data, []float64{2, 3, 5, 6}) {
+		t.Errorf("SliceCols(x, 1, 3) = %v", got)
+	}
+	if got := tp.ConcatCols(tp.SliceCols(x, 2, 3), tp.SliceCols(x, 0, 2)).Data; got.Cols != 3 || !slices.Equal(got.Data, []float64{3, 1, 2, 6, 4, 5}) {
+		t.Errorf("ConcatCols = %v", got)
+	}
+	if tp.SliceCols(x, 0, 3) != x || tp.ConcatCols(x) != x {
+		t.Error("a slice of all columns and the concatenation of one input must be the input")
+	}
 }
 
 func TestReductionValues(t *testing.T) {
@@ -297,4 +332,7 @@ func TestErrorsAndPanics(t *testing.T) {
 	expectPanic("GatherRows", "index 7", func() { tp.GatherRows(x, []int{0, 7}) })
 	expectPanic("Pick", "column 3", func() { tp.Pick(x, []int{0, 3}) })
 	expectPanic("LeftMul", "ad.LeftMul: constant 2x2 times 4x5", func() { tp.LeftMul(tensor.New(2, 2), y) })
+	expectPanic("SliceCols", "ad.SliceCols: columns [2, 4) out of range for 2x3", func() { tp.SliceCols(x, 2, 4) })
+	expectPanic("ConcatCols", "ad.ConcatCols: shapes 2x3 and 4x5", func() { tp.ConcatCols(x, y) })
+	expectPanic("ConcatCols", "ad.ConcatCols: no inputs", func() { tp.ConcatCols() })
 }

@@ -31,6 +31,74 @@ func (t *Tape) GatherRows(x *Value, idx []int) *Value {
 	}, x)
 }
 
+// SliceCols returns the columns from..to−1 of x, a copy of shape
+// rows × (to−from); x itself when the range covers all its columns.
+// Gradient: g added into those columns.
+func (t *Tape) SliceCols(x *Value, from, to int) *Value {
+	r, c := x.Data.Rows, x.Data.Cols
+	if from < 0 || to < from || to > c {
+		panic(fmt.Sprintf("ad.SliceCols: columns [%d, %d) out of range for %s", from, to, x.Shape()))
+	}
+	if from == 0 && to == c {
+		return x
+	}
+	w := to - from
+	out := tensor.New(r, w)
+	for i := 0; i < r; i++ {
+		copy(out.Row(i), x.Data.Row(i)[from:to])
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		gx := gradOf(x)
+		for i := 0; i < r; i++ {
+			row := gx.Row(i)[from:to]
+			for j, v := range g.Row(i) {
+				row[j] += v
+			}
+		}
+	}, x)
+}
+
+// ConcatCols returns the matrices xs side by side: all have the same number
+// of rows, and the columns of xs[k] follow those of xs[k−1]. A single input
+// is returned as is. Gradient: each input receives its block of columns of g.
+func (t *Tape) ConcatCols(xs ...*Value) *Value {
+	if len(xs) == 0 {
+		panic("ad.ConcatCols: no inputs")
+	}
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	r, c := xs[0].Data.Rows, 0
+	for _, x := range xs {
+		if x.Data.Rows != r {
+			panic(fmt.Sprintf("ad.ConcatCols: shapes %s and %s have different row counts", xs[0].Shape(), x.Shape()))
+		}
+		c += x.Data.Cols
+	}
+	out := tensor.New(r, c)
+	for i := 0; i < r; i++ {
+		row := out.Row(i)
+		for _, x := range xs {
+			row = row[copy(row, x.Data.Row(i)):]
+		}
+	}
+	return t.record(out, func(g *tensor.Dense) {
+		from := 0
+		for _, x := range xs {
+			w := x.Data.Cols
+			if gx := gradOf(x); gx != nil {
+				for i := 0; i < r; i++ {
+					row := gx.Row(i)
+					for j, v := range g.Row(i)[from : from+w] {
+						row[j] += v
+					}
+				}
+			}
+			from += w
+		}
+	}, xs...)
+}
+
 // ScatterAddRows returns the n×C matrix out with out_i = Σ_{k: idx[k]=i} x_k,
 // the per-destination sum of the rows of x (len(idx) = rows of x).
 // Gradient: ∂x_k = g_{idx[k]}.

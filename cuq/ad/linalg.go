@@ -95,7 +95,24 @@ func (t *Tape) SpMMValues(p *tensor.CSR, v, x *Value) *Value {
 			tensor.ParallelFor(p.Rows, p.NNZ()*f, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					gi := g.Row(i)
-					for k := p.Ptr[i]; k < p.Ptr[i+1]; k++ {
+					k, end := p.Ptr[i], p.Ptr[i+1]
+					// four entries at a time: independent sums hide the
+					// latency of the additions
+					for ; k+4 <= end; k += 4 {
+						x0, x1, x2, x3 := x.Data.Row(p.Ind[k]), x.Data.Row(p.Ind[k+1]), x.Data.Row(p.Ind[k+2]), x.Data.Row(p.Ind[k+3])
+						var d0, d1, d2, d3 float64
+						for j, gij := range gi {
+							d0 += gij * x0[j]
+							d1 += gij * x1[j]
+							d2 += gij * x2[j]
+							d3 += gij * x3[j]
+						}
+						gv.Data[k] += d0
+						gv.Data[k+1] += d1
+						gv.Data[k+2] += d2
+						gv.Data[k+3] += d3
+					}
+					for ; k < end; k++ {
 						xr := x.Data.Row(p.Ind[k])
 						d := 0.0
 						for j, gij := range gi {

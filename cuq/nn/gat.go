@@ -1,42 +1,67 @@
 package nn
 
 import (
-	"math"
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
-// GAT is a single-head graph attention layer (Veličković et al., as
-// torch_geometric 2.4's GATConv with heads = 1):
+// GAT is a multi-head graph attention layer (Veličković et al., as
+// torch_geometric 2.4's GATConv). Head k = 0…H−1 has its own block Wᵏ of
+// out columns (k·out…(k+1)·out−1) of the shared weight W and its own
+// attention vectors a_srcᵏ and a_dstᵏ (row k of ASrc and ADst):
 //
-//	hᵢ = W xᵢ
-//	eᵢⱼ = LeakyReLU(a_src·hⱼ + a_dst·hᵢ)      for j ∈ N(i) ∪ {i}
-//	αᵢⱼ = exp(eᵢⱼ) / Σ_{k ∈ N(i) ∪ {i}} exp(eᵢₖ)
-//	yᵢ = Σⱼ αᵢⱼ hⱼ + b
+//	hᵢᵏ = Wᵏ xᵢ
+//	eᵢⱼᵏ = LeakyReLU(a_srcᵏ·hⱼᵏ + a_dstᵏ·hᵢᵏ)      for j ∈ N(i) ∪ {i}
+//	αᵢⱼᵏ = exp(eᵢⱼᵏ) / Σ_{l ∈ N(i) ∪ {i}} exp(eᵢₗᵏ)
 //
-// W, a_src and a_dst are Glorot-initialised and b is zero.
+// and the heads are concatenated (H·out features) or averaged (out
+// features):
+//
+//	yᵢ = ∥ₖ Σⱼ αᵢⱼᵏ hⱼᵏ + b           (Concat)
+//	yᵢ = (1/H) Σₖ Σⱼ αᵢⱼᵏ hⱼᵏ + b     (mean)
+//
+// During training the coefficients of every head are dropped with
+// probability AttentionDropout. W, a_src and a_dst are Glorot-initialised
+// and b is zero. With H = 1 both forms are the single-head layer
+// yᵢ = Σⱼ αᵢⱼ W xⱼ + b.
 type GAT struct {
-	Pattern          *tensor.CSR // adjacency with self loops; row i lists the sources of i
-	W                *ad.Value
-	ASrc, ADst, B    *ad.Value
+	Pattern *tensor.CSR // adjacency with self loops; row i lists the sources of i
+	W       *ad.Value   // in × H·out; columns k·out…(k+1)·out−1 belong to head k
+	// ASrc and ADst are H × out: row k is head k's attention vector.
+	ASrc, ADst *ad.Value
+	B          *ad.Value // 1 × H·out when concatenating, 1 × out when averaging
+
+	Heads, Out       int
+	Concat           bool
 	NegativeSlope    float64
 	AttentionDropout float64
 
 	dst []int // destination (row) of every stored entry
 }
 
-// NewGAT returns a GAT layer from in to out features over pattern, which
+// NewGAT returns a GAT layer from in features to heads attention heads of
+// out features each, concatenated (concat) or averaged, over pattern, which
 // must already contain a self loop at every node. pattern may be nil and set
 // later with SetPattern.
-func NewGAT(name string, pattern *tensor.CSR, in, out int, rng *rand.Rand) *GAT {
-	attBound := math.Sqrt(6 / float64(1+out))
+func NewGAT(name string, pattern *tensor.CSR, in, out, heads int, concat bool, rng *rand.Rand) *GAT {
+	if heads < 1 {
+		panic(fmt.Sprintf("nn.NewGAT: %d attention heads", heads))
+	}
+	width := out
+	if concat {
+		width = heads * out
+	}
 	g := &GAT{
-		W:             ad.Param(name+".W", Glorot(rng, in, out)),
-		ASrc:          ad.Param(name+".a_src", Uniform(rng, out, 1, attBound)),
-		ADst:          ad.Param(name+".a_dst", Uniform(rng, out, 1, attBound)),
-		B:             ad.Param(name+".b", tensor.New(1, out)),
+		W:             ad.Param(name+".W", Glorot(rng, in, heads*out)),
+		ASrc:          ad.Param(name+".a_src", Glorot(rng, heads, out)),
+		ADst:          ad.Param(name+".a_dst", Glorot(rng, heads, out)),
+		B:             ad.Param(name+".b", tensor.New(1, width)),
+		Heads:         heads,
+		Out:           out,
+		Concat:        concat,
 		NegativeSlope: 0.2,
 	}
 	if pattern != nil {
@@ -63,10 +88,89 @@ func (g *GAT) SetPattern(pattern *tensor.CSR) {
 // attention dropout when it is positive.
 func (g *GAT) Forward(t *ad.Tape, x *ad.Value, rng *rand.Rand) *ad.Value {
 	h := t.MatMul(x, g.W)
-	e := t.Add(t.GatherRows(t.MatMul(h, g.ASrc), g.Pattern.Ind), t.GatherRows(t.MatMul(h, g.ADst), g.dst))
-	alpha := t.SegmentSoftmax(t.LeakyReLU(e, g.NegativeSlope), g.Pattern.Ptr)
-	alpha = t.Dropout(alpha, g.AttentionDropout, rng)
-	return t.Add(t.SpMMValues(g.Pattern, alpha, h), g.B)
+	heads := make([]*ad.Value, g.Heads)
+	for k := range heads {
+		hk := t.SliceCols(h, k*g.Out, (k+1)*g.Out)
+		alpha := t.SegmentSoftmax(t.LeakyReLU(g.scores(t, hk, k), g.NegativeSlope), g.Pattern.Ptr)
+		alpha = t.Dropout(alpha, g.AttentionDropout, rng)
+		heads[k] = t.SpMMValues(g.Pattern, alpha, hk)
+	}
+	var y *ad.Value
+	if g.Concat {
+		y = t.ConcatCols(heads...)
+	} else {
+		y = heads[0]
+		for _, hk := range heads[1:] {
+			y = t.Add(y, hk)
+		}
+		if g.Heads > 1 {
+			y = t.Scale(y, 1/float64(g.Heads))
+		}
+	}
+	return t.Add(y, g.B)
+}
+
+// scores returns head k's raw attention scores a_srcᵏ·hⱼ + a_dstᵏ·hᵢ, one
+// per stored entry (i, j) of the pattern, for the head's features h. It is
+// one op: the node scores h·a_srcᵏ and h·a_dstᵏ are gathered onto the edges
+// without intermediate values, and the backward pass adds both outer
+// products g·aᵀ into ∂h in place.
+func (g *GAT) scores(t *ad.Tape, h *ad.Value, k int) *ad.Value {
+	n, f := h.Data.Rows, h.Data.Cols
+	aSrc, aDst := headRow(g.ASrc, k), headRow(g.ADst, k)
+	sSrc, sDst := tensor.New(n, 1), tensor.New(n, 1)
+	tensor.MulTo(sSrc, h.Data, false, aSrc, false)
+	tensor.MulTo(sDst, h.Data, false, aDst, false)
+	src := g.Pattern.Ind
+	e := tensor.New(len(src), 1)
+	for l, j := range src {
+		e.Data[l] = sSrc.Data[j] + sDst.Data[g.dst[l]]
+	}
+	return t.Custom(e, func(ge *tensor.Dense, grads []*tensor.Dense) {
+		// ∂s_src and ∂s_dst: the edge gradients summed per source and
+		// per destination node
+		gSrc, gDst := tensor.New(n, 1), tensor.New(n, 1)
+		for l, j := range src {
+			gSrc.Data[j] += ge.Data[l]
+			gDst.Data[g.dst[l]] += ge.Data[l]
+		}
+		if gh := grads[0]; gh != nil {
+			tensor.ParallelFor(n, 2*n*f, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					row, gs, gd := gh.Row(i), gSrc.Data[i], gDst.Data[i]
+					for c, a := range aDst.Data {
+						row[c] += gd * a
+					}
+					for c, a := range aSrc.Data {
+						row[c] += gs * a
+					}
+				}
+			})
+		}
+		addHeadGrad(grads[1], k, h.Data, gSrc)
+		addHeadGrad(grads[2], k, h.Data, gDst)
+	}, h, g.ASrc, g.ADst)
+}
+
+// headRow returns row k of the H × out attention parameter a as an out × 1
+// column sharing its storage.
+func headRow(a *ad.Value, k int) *tensor.Dense {
+	f := a.Data.Cols
+	return &tensor.Dense{Rows: f, Cols: 1, Data: a.Data.Data[k*f : (k+1)*f]}
+}
+
+// addHeadGrad adds hᵀ·gs, the gradient of the node scores h·a with respect
+// to a, into row k of the attention gradient ga (when ga is not nil).
+func addHeadGrad(ga *tensor.Dense, k int, h, gs *tensor.Dense) {
+	if ga == nil {
+		return
+	}
+	tmp := tensor.New(h.Cols, 1)
+	tensor.MulTo(tmp, h, true, gs, false)
+	row := ga.Row(k)
+	for c, v := range tmp.Data {
+		row[c] += v
+	}
 }
 
 // Params returns W, a_src, a_dst and b.

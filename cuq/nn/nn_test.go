@@ -1,8 +1,10 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
@@ -138,24 +140,144 @@ func TestGCNAndGATGradients(t *testing.T) {
 	gcn.Lin.B.Data.Fill(0.3)
 	check(t, "GCN", append(gcn.Params(), x), func(tp *ad.Tape) *ad.Value { return weighted(tp, gcn.Forward(tp, x), 2) })
 
-	gat := NewGAT("gat", pattern, 4, 3, rng)
-	for _, p := range []*ad.Value{gat.ASrc, gat.ADst} {
-		for i := range p.Data.Data {
-			p.Data.Data[i] *= 4 // sharpen the attention so it is not uniform
-		}
+	for _, c := range []struct {
+		heads  int
+		concat bool
+	}{{1, true}, {1, false}, {2, true}, {2, false}, {3, true}, {3, false}} {
+		gat := sharpen(NewGAT("gat", pattern, 4, 3, c.heads, c.concat, rng))
+		name := fmt.Sprintf("GAT(heads %d, concat %v)", c.heads, c.concat)
+		check(t, name, append(gat.Params(), x), func(tp *ad.Tape) *ad.Value { return weighted(tp, gat.Forward(tp, x, nil), 3) })
 	}
-	check(t, "GAT", append(gat.Params(), x), func(tp *ad.Tape) *ad.Value { return weighted(tp, gat.Forward(tp, x, nil), 3) })
 
 	lin := NewLinear("lin", 4, 2, true, rng)
 	feats := tensor.DenseToCSR(tensor.MustFromSlice(3, 4, []float64{1, 0, 0, 2, 0, 0, 3, 0, 0.5, 0, 0, 0}))
 	check(t, "Linear(CSR)", lin.Params(), func(tp *ad.Tape) *ad.Value { return weighted(tp, lin.ForwardConst(tp, feats), 4) })
 }
 
+// sharpen scales up the attention vectors of gat so that its attention is
+// far from uniform, and sets a bias that is not zero.
+func sharpen(gat *GAT) *GAT {
+	for _, p := range []*ad.Value{gat.ASrc, gat.ADst} {
+		for i := range p.Data.Data {
+			p.Data.Data[i] *= 4
+		}
+	}
+	for i := range gat.B.Data.Data {
+		gat.B.Data.Data[i] = 0.1 * float64(i+1)
+	}
+	return gat
+}
+
+// A single-head layer draws its parameters as the single-head GATConv
+// (W: in × out, a_src and a_dst: out values with the Glorot bound
+// √(6/(1+out))) and computes the single-head formula
+// yᵢ = Σⱼ softmaxⱼ(LeakyReLU(a_src·hⱼ + a_dst·hᵢ)) hⱼ + b, h = xW, written
+// here with generic ops, with identical values.
+func TestGATSingleHeadMatchesFormula(t *testing.T) {
+	_, pattern := ring(7)
+	dst := make([]int, pattern.NNZ())
+	for i := 0; i < pattern.Rows; i++ {
+		for k := pattern.Ptr[i]; k < pattern.Ptr[i+1]; k++ {
+			dst[k] = i
+		}
+	}
+	for _, concat := range []bool{true, false} {
+		gat := NewGAT("gat", pattern, 5, 4, 1, concat, rand.New(rand.NewPCG(8, 8)))
+		rng := rand.New(rand.NewPCG(8, 8))
+		bound := math.Sqrt(6.0 / 5)
+		for _, want := range []struct {
+			p *ad.Value
+			d *tensor.Dense
+		}{{gat.W, Glorot(rng, 5, 4)}, {gat.ASrc, Uniform(rng, 4, 1, bound)}, {gat.ADst, Uniform(rng, 4, 1, bound)}} {
+			if !slices.Equal(want.p.Data.Data, want.d.Data) {
+				t.Fatalf("%s = %v, want the single-head draws %v", want.p.Name, want.p.Data.Data, want.d.Data)
+			}
+		}
+		sharpen(gat)
+		aSrc := ad.Param("a_src", tensor.MustFromSlice(4, 1, gat.ASrc.Data.Data))
+		aDst := ad.Param("a_dst", tensor.MustFromSlice(4, 1, gat.ADst.Data.Data))
+		x := ad.Param("x", Uniform(rand.New(rand.NewPCG(9, 9)), 7, 5, 1))
+		formula := func(tp *ad.Tape) *ad.Value {
+			h := tp.MatMul(x, gat.W)
+			e := tp.Add(tp.GatherRows(tp.MatMul(h, aSrc), pattern.Ind), tp.GatherRows(tp.MatMul(h, aDst), dst))
+			alpha := tp.SegmentSoftmax(tp.LeakyReLU(e, 0.2), pattern.Ptr)
+			return tp.Add(tp.SpMMValues(pattern, alpha, h), gat.B)
+		}
+		grads := func(build func(tp *ad.Tape) *ad.Value, params ...*ad.Value) ([]float64, [][]float64) {
+			for _, p := range params {
+				p.ZeroGrad()
+			}
+			tp := ad.NewTape()
+			y := build(tp)
+			if err := tp.Backward(weighted(tp, y, 4)); err != nil {
+				t.Fatal(err)
+			}
+			var g [][]float64
+			for _, p := range params {
+				g = append(g, slices.Clone(p.Grad.Data))
+			}
+			return y.Data.Data, g
+		}
+		gotY, got := grads(func(tp *ad.Tape) *ad.Value { return gat.Forward(tp, x, nil) }, x, gat.W, gat.ASrc, gat.ADst, gat.B)
+		wantY, want := grads(formula, x, gat.W, aSrc, aDst, gat.B)
+		if !slices.Equal(gotY, wantY) {
+			t.Fatalf("concat %v: y = %v, want %v", concat, gotY, wantY)
+		}
+		for i, name := range []string{"x", "W", "a_src", "a_dst", "b"} {
+			for j := range want[i] {
+				if math.Abs(got[i][j]-want[i][j]) > 1e-12 {
+					t.Fatalf("concat %v: ∂%s[%d] = %v, want %v", concat, name, j, got[i][j], want[i][j])
+				}
+			}
+		}
+	}
+}
+
+// Head k of a multi-head layer is the single-head layer with the k-th block
+// of W and the k-th attention vectors; the heads are concatenated or
+// averaged.
+func TestGATHeadsAreSingleHeadLayers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	_, pattern := ring(6)
+	x := ad.Const(Uniform(rng, 6, 4, 1))
+	const heads, out = 3, 2
+	for _, concat := range []bool{true, false} {
+		gat := sharpen(NewGAT("gat", pattern, 4, out, heads, concat, rng))
+		y := gat.Forward(ad.NewEvalTape(), x, nil).Data
+		want := tensor.New(6, gat.B.Data.Cols)
+		for k := 0; k < heads; k++ {
+			single := NewGAT("head", pattern, 4, out, 1, true, rng)
+			for r := 0; r < 4; r++ {
+				copy(single.W.Data.Row(r), gat.W.Data.Row(r)[k*out:(k+1)*out])
+			}
+			copy(single.ASrc.Data.Data, gat.ASrc.Data.Row(k))
+			copy(single.ADst.Data.Data, gat.ADst.Data.Row(k))
+			yk := single.Forward(ad.NewEvalTape(), x, nil).Data
+			for i := 0; i < 6; i++ {
+				for c := 0; c < out; c++ {
+					if concat {
+						want.Set(i, k*out+c, yk.At(i, c))
+					} else {
+						want.Set(i, c, want.At(i, c)+yk.At(i, c)/heads)
+					}
+				}
+			}
+		}
+		for i := 0; i < 6; i++ {
+			for c, b := range gat.B.Data.Data {
+				if got := y.At(i, c); math.Abs(got-(want.At(i, c)+b)) > 1e-12 {
+					t.Fatalf("concat %v: y[%d,%d] = %v, want %v", concat, i, c, got, want.At(i, c)+b)
+				}
+			}
+		}
+	}
+}
+
 // With uniform attention scores GAT reduces to the mean over N(i) ∪ {i}.
 func TestGATUniformAttentionIsMean(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	_, pattern := ring(5)
-	gat := NewGAT("gat", pattern, 2, 2, rng)
+	gat := NewGAT("gat", pattern, 2, 2, 1, true, rng)
 	gat.ASrc.Data.Zero()
 	gat.ADst.Data.Zero()
 	gat.W.Data = tensor.MustFromSlice(2, 2, []float64{1, 0, 0, 1})
