@@ -107,16 +107,9 @@ func (p *PPR) apply(a *tensor.CSR, dst, x *tensor.Dense, op string) error {
 	return nil
 }
 
-// pprStep sets out = (1−t)·A·cur + t·x0.
+// pprStep sets out = (1−t)·A·cur + t·x0 in one pass over out.
 func pprStep(a *tensor.CSR, out, cur, x0 *tensor.Dense, t float64) {
-	a.MulTo(out, cur)
-	s := 1 - t
-	od, xd := out.Data, x0.Data
-	tensor.ParallelFor(len(od), len(od), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			od[i] = s*od[i] + t*xd[i]
-		}
-	})
+	a.MulAddTo(out, cur, 1-t, x0, t)
 }
 
 // Dense returns the N×N matrix Π = APPNP-prop(I_N), exactly (no pruning).

@@ -170,8 +170,11 @@ type flowAcc struct{ x0, a, b []float64 }
 
 // backward adds the gradients of Σ g ⊙ logp to z, x₀, a′ and b′ (grads in
 // that order; nil entries need no gradient). Each (node, class) chain is
-// recomputed with its per-layer state recorded, four nodes at a time by the
-// vector kernel where it applies, then back-propagated layer by layer.
+// recomputed with its per-layer state recorded, then back-propagated layer
+// by layer; where the vector kernels apply, four nodes at a time in both
+// directions (their parameter gradients are summed per lane first, so the
+// sums are ordered differently from the single-chain path's and may
+// differ from it in the last bits).
 func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tensor.Dense) {
 	n, C, L, D := z.Rows, f.Classes, f.Layers, f.Dim
 	workers := tensor.Workers(n * C * L * D * 10)
@@ -200,10 +203,15 @@ func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tens
 						if !f.recordBlock(z.Data, i, c, s, lanes) {
 							break
 						}
-						for k := 0; k < 4; k++ {
-							if gi := g.Data[(i+k)*C+c]; gi != 0 {
+						gi := [4]float64{g.Data[i*C+c], g.Data[(i+1)*C+c], g.Data[(i+2)*C+c], g.Data[(i+3)*C+c]}
+						if gi[0] != 0 && gi[1] != 0 && gi[2] != 0 && gi[3] != 0 {
+							f.backBlock(c, &gi, s, lanes, gzi)
+							continue
+						}
+						for k, gk := range gi {
+							if gk != 0 {
 								lanes.extract(k, bp.rec, bp.zc)
-								bp.run(c, gi, gzi[k])
+								bp.run(c, gk, gzi[k])
 							}
 						}
 					}
@@ -220,6 +228,9 @@ func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tens
 						bp.run(c, gi, gzi[0])
 					}
 				}
+			}
+			if lanes != nil {
+				lanes.flush(a)
 			}
 		}(accs[w])
 	}

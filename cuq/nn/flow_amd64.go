@@ -53,19 +53,65 @@ func (f *RadialFlows) forwardBlock(z []float64, i0 int, s layerScalars, logp []f
 
 // laneRecord holds what the four-lane kernel records of four chains: per
 // layer the transposed input (64 values), r and h (4 each), and the
-// transposed outputs z_L.
+// transposed outputs z_L; and the buffers of the four-lane backward pass:
+// the transposed latent gradient and per-lane accumulators of the
+// parameter gradients (per layer and class: 64 values for x₀, 4 for a′ and
+// for b′), which flush adds into a worker's flowAcc.
 type laneRecord struct {
 	layers []float64
 	work   []float64
+	gz     []float64
+	x0     []float64
+	a, b   []float64
 }
 
-// newLaneRecord returns the buffers for recordBlock, or nil when the
-// four-lane kernel does not apply.
+// newLaneRecord returns the buffers for recordBlock and backBlock, or nil
+// when the four-lane kernels do not apply.
 func (f *RadialFlows) newLaneRecord() *laneRecord {
 	if !chainAVX || f.Dim != 16 || f.Layers == 0 {
 		return nil
 	}
-	return &laneRecord{layers: make([]float64, 72*f.Layers), work: make([]float64, 64)}
+	n := f.Layers * f.Classes
+	return &laneRecord{layers: make([]float64, 72*f.Layers), work: make([]float64, 64), gz: make([]float64, 64),
+		x0: make([]float64, 64*n), a: make([]float64, 4*n), b: make([]float64, 4*n)}
+}
+
+//go:noescape
+func radialBack16x4(rec, zt, gi, x0, b, sigA, sigB *float64, layers, classes int, gz, accX0, accA, accB *float64)
+
+// backBlock back-propagates the four chains of class c that recordBlock
+// recorded in lr, with output gradients gi, adding the parameter
+// gradients to lr's per-lane accumulators and the latent gradient of
+// chain k to gz[k] when it is not nil. Every gi must be non-zero: a lane
+// without gradient is skipped by the single-chain path instead, so that a
+// non-finite chain it does not need cannot reach the accumulators.
+func (f *RadialFlows) backBlock(c int, gi *[4]float64, s layerScalars, lr *laneRecord, gz [4][]float64) {
+	L, C := f.Layers, f.Classes
+	last := (L-1)*C + c
+	radialBack16x4(&lr.layers[72*(L-1)], &lr.work[0], &gi[0], &f.X0.Data.Data[16*last], &s.b[last], &s.sigA[last], &s.sigB[last],
+		L, C, &lr.gz[0], &lr.x0[64*last], &lr.a[4*last], &lr.b[4*last])
+	for k, row := range gz {
+		for j := range row {
+			row[j] += lr.gz[4*j+k]
+		}
+	}
+}
+
+// flush adds the per-lane accumulators into acc, lane by lane, and clears
+// them.
+func (lr *laneRecord) flush(acc flowAcc) {
+	for i := range acc.x0 {
+		l := lr.x0[4*i : 4*i+4]
+		acc.x0[i] += l[0] + l[1] + l[2] + l[3]
+	}
+	for i := range acc.a {
+		a, b := lr.a[4*i:4*i+4], lr.b[4*i:4*i+4]
+		acc.a[i] += a[0] + a[1] + a[2] + a[3]
+		acc.b[i] += b[0] + b[1] + b[2] + b[3]
+	}
+	clear(lr.x0)
+	clear(lr.a)
+	clear(lr.b)
 }
 
 // recordBlock runs the chains of class c for nodes i0..i0+3 of z (N×16,

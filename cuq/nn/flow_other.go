@@ -19,3 +19,8 @@ func (f *RadialFlows) recordBlock(z []float64, i0, c int, s layerScalars, lr *la
 }
 
 func (lr *laneRecord) extract(k int, rec *chainRecord, zL []float64) {}
+
+func (f *RadialFlows) backBlock(c int, gi *[4]float64, s layerScalars, lr *laneRecord, gz [4][]float64) {
+}
+
+func (lr *laneRecord) flush(acc flowAcc) {}

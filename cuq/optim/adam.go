@@ -86,13 +86,18 @@ func (a *Adam) Step() {
 			bc1 := 1 - math.Pow(a.Beta1, t)
 			bc2 := math.Sqrt(1 - math.Pow(a.Beta2, t))
 			step := g.LR / bc1
-			pd, gd := p.Data.Data, p.Grad.Data
-			for i := range pd {
-				grad := gd[i] + g.WeightDecay*pd[i]
-				m.Data[i] = a.Beta1*m.Data[i] + (1-a.Beta1)*grad
-				v.Data[i] = a.Beta2*v.Data[i] + (1-a.Beta2)*grad*grad
-				pd[i] -= step * m.Data[i] / (math.Sqrt(v.Data[i])/bc2 + a.Eps)
-			}
+			pd, gd, md, vd := p.Data.Data, p.Grad.Data, m.Data, v.Data
+			b1, b2, eps, wd := a.Beta1, a.Beta2, a.Eps, g.WeightDecay
+			// Elements are independent: large weight matrices (the encoder's
+			// input layer) are updated by several workers.
+			tensor.ParallelFor(len(pd), 8*len(pd), func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					grad := gd[i] + wd*pd[i]
+					md[i] = b1*md[i] + (1-b1)*grad
+					vd[i] = b2*vd[i] + (1-b2)*grad*grad
+					pd[i] -= step * md[i] / (math.Sqrt(vd[i])/bc2 + eps)
+				}
+			})
 		}
 	}
 }

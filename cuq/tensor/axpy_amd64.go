@@ -74,3 +74,39 @@ func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int {
 	}
 	return c
 }
+
+//go:noescape
+func spmmRow4x2(o, val *float64, ind *int, nnz int, b *float64, ldb, off int)
+
+// spmmRowNarrow computes, with the AVX2 kernel, o = Σ_q val[q]·b[ind[q]·ldb
+// + c : …] for the 4 to 31 columns o of a row left after the 32-column
+// blocks (or of a narrow matrix: class scores, evidence), keeping the sums
+// in registers rather than updating o once per stored entry. It reports
+// whether it ran; the caller computes o otherwise (no AVX2, fewer than
+// four columns, an empty row).
+func spmmRowNarrow(o, val []float64, ind []int, b []float64, c, ldb int) bool {
+	w := len(o)
+	if !useAVX || len(val) == 0 || w < 4 || w >= 32 {
+		return false
+	}
+	rows := len(b) / ldb
+	for _, j := range ind[:len(val)] {
+		if j < 0 || j >= rows {
+			panic("tensor: CSR column index out of range")
+		}
+	}
+	// Blocks of eight columns; the last block ends at column w and may
+	// overlap the previous one, whose shared columns it recomputes with the
+	// same operations.
+	for p := 0; p < w; p += 8 {
+		start, off := p, 4
+		switch {
+		case w < 8:
+			off = w - 4
+		case p+8 > w:
+			start = w - 8
+		}
+		spmmRow4x2(&o[start], &val[0], &ind[0], len(val), &b[c+start], ldb, off)
+	}
+	return true
+}

@@ -198,3 +198,40 @@ sdone:
 	VMOVUPD Y7, 224(DI)
 	VZEROUPPER
 	RET
+
+// func spmmRow4x2(o, val *float64, ind *int, nnz int, b *float64, ldb, off int)
+// o[0:4] and o[off:off+4] of Σ_{q<nnz} val[q]·b[ind[q]·ldb : …], for
+// 0 ≤ off ≤ 4: up to eight columns of a row of a CSR·dense product,
+// accumulated in two vector registers (overlapping when off < 4).
+TEXT ·spmmRow4x2(SB), NOSPLIT, $0-56
+	MOVQ o+0(FP), DI
+	MOVQ val+8(FP), SI
+	MOVQ ind+16(FP), R9
+	MOVQ nnz+24(FP), CX
+	MOVQ b+32(FP), DX
+	MOVQ ldb+40(FP), R8
+	SHLQ $3, R8
+	MOVQ off+48(FP), R11
+	SHLQ $3, R11
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+
+nloop:
+	TESTQ CX, CX
+	JZ    ndone
+	VBROADCASTSD (SI), Y8
+	MOVQ  (R9), AX
+	IMULQ R8, AX
+	LEAQ  (DX)(AX*1), R10
+	VFMADD231PD (R10), Y8, Y0
+	VFMADD231PD (R10)(R11*1), Y8, Y1
+	ADDQ $8, SI
+	ADDQ $8, R9
+	DECQ CX
+	JMP  nloop
+
+ndone:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, (DI)(R11*1)
+	VZEROUPPER
+	RET

@@ -13,3 +13,5 @@ func axpy(o, b []float64, v float64) { axpyGo(o, b, v) }
 func gemmRowBlocks(o, a, b []float64, ldb int) int { return 0 }
 
 func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int { return 0 }
+
+func spmmRowNarrow(o, val []float64, ind []int, b []float64, c, ldb int) bool { return false }

@@ -236,7 +236,7 @@ func (s *CSR) MulTo(dst, b *Dense) {
 	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols {
 		panic(fmt.Sprintf("tensor: CSR product %s · %s into %s: shapes do not fit", s.Shape(), b.Shape(), dst.Shape()))
 	}
-	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ())
+	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), nil)
 }
 
 // TMulTo computes dst = Sᵀ·b (dst is overwritten). The transpose is built
@@ -248,7 +248,7 @@ func (s *CSR) TMulTo(dst, b *Dense) {
 	}
 	s.transOnce.Do(func() { s.trans = s.Transpose() })
 	t := s.trans
-	spmm(t.Ptr, t.Ind, t.Val, b.Data, dst.Data, b.Cols, t.Rows, t.NNZ())
+	spmm(t.Ptr, t.Ind, t.Val, b.Data, dst.Data, b.Cols, t.Rows, t.NNZ(), nil)
 }
 
 // Mul returns S·b.
@@ -258,31 +258,69 @@ func (s *CSR) Mul(b *Dense) *Dense {
 	return dst
 }
 
-// spmm computes out = S·b for CSR arrays; rows are split among workers.
-// Each output row accumulates the rows of b selected by its stored
-// entries, four entries at a time so that the output row is loaded and
-// stored once per four multiply-adds (AVX2/FMA kernels on amd64).
-func spmm(ptr, ind []int, val, b, out []float64, f, rows, nnz int) {
+// MulAddTo computes dst = α·S·b + β·c (dst is overwritten) in one pass:
+// each row of the product is blended with the row of c while it is in
+// cache, with the rounding of the two-pass α·(S·b) + β·c. dst must not
+// share storage with b or c. It panics with the shapes when they do not
+// fit.
+func (s *CSR) MulAddTo(dst, b *Dense, alpha float64, c *Dense, beta float64) {
+	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols || !c.SameShape(dst) {
+		panic(fmt.Sprintf("tensor: CSR product %s · %s plus %s into %s: shapes do not fit", s.Shape(), b.Shape(), c.Shape(), dst.Shape()))
+	}
+	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), &blend{alpha, c.Data, beta})
+}
+
+// blend is the epilogue out = α·out + β·c of MulAddTo.
+type blend struct {
+	alpha float64
+	c     []float64
+	beta  float64
+}
+
+// spmm computes out = S·b for CSR arrays, then out = α·out + β·c when e is
+// not nil; rows are split among workers.
+func spmm(ptr, ind []int, val, b, out []float64, f, rows, nnz int, e *blend) {
 	ParallelFor(rows, (nnz+rows)*f, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := out[i*f : (i+1)*f]
 			k, end := ptr[i], ptr[i+1]
-			c := spmmRowBlocks(row, val[k:end], ind[k:end], b, f)
-			o := row[c:]
-			clear(o)
-			if len(o) < 16 { // narrow rows: inline loops beat kernel calls
-				for ; k < end; k++ {
-					axpyGo(o, b[ind[k]*f+c:ind[k]*f+f], val[k])
+			spmmRow(row, val[k:end], ind[k:end], b, f)
+			if e != nil {
+				c := e.c[i*f : (i+1)*f]
+				c = c[:len(row)]
+				for j, v := range row {
+					row[j] = e.alpha*v + e.beta*c[j]
 				}
-				continue
-			}
-			for ; k+4 <= end; k += 4 {
-				j0, j1, j2, j3 := ind[k]*f, ind[k+1]*f, ind[k+2]*f, ind[k+3]*f
-				axpy4(o, b[j0+c:j0+f], b[j1+c:j1+f], b[j2+c:j2+f], b[j3+c:j3+f], val[k], val[k+1], val[k+2], val[k+3])
-			}
-			for ; k < end; k++ {
-				axpy(o, b[ind[k]*f+c:ind[k]*f+f], val[k])
 			}
 		}
 	})
+}
+
+// spmmRow computes one output row o = Σ_q val[q]·b[ind[q]·f : …]. It
+// accumulates the rows of b four entries at a time, so that the output row
+// is loaded and stored once per four multiply-adds. On amd64 with
+// AVX2/FMA, blocks of 32 columns and a remainder of 4 to 31 columns are
+// instead accumulated in registers over all the row's entries and stored
+// once.
+func spmmRow(row, val []float64, ind []int, b []float64, f int) {
+	c := spmmRowBlocks(row, val, ind, b, f)
+	o := row[c:]
+	if spmmRowNarrow(o, val, ind, b, c, f) {
+		return
+	}
+	clear(o)
+	k := 0
+	if len(o) < 16 { // narrow rows: inline loops beat kernel calls
+		for ; k < len(val); k++ {
+			axpyGo(o, b[ind[k]*f+c:ind[k]*f+f], val[k])
+		}
+		return
+	}
+	for ; k+4 <= len(val); k += 4 {
+		j0, j1, j2, j3 := ind[k]*f, ind[k+1]*f, ind[k+2]*f, ind[k+3]*f
+		axpy4(o, b[j0+c:j0+f], b[j1+c:j1+f], b[j2+c:j2+f], b[j3+c:j3+f], val[k], val[k+1], val[k+2], val[k+3])
+	}
+	for ; k < len(val); k++ {
+		axpy(o, b[ind[k]*f+c:ind[k]*f+f], val[k])
+	}
 }

@@ -201,3 +201,48 @@ func TestAxpyKernels(t *testing.T) {
 		}
 	}
 }
+
+// Every column count from 1 to 40 covers the narrow register kernel (4 to
+// 31 columns, and the remainder after a 32-column block) with all its
+// block overlaps, and the portable loops below four columns; rows with no
+// stored entry must come out zero even when the output held other values.
+func TestNarrowSparseProductsMatchDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := randomCSR(rng, 60, 50, 0.08)
+	ptr := append([]int(nil), s.Ptr...)
+	for _, i := range []int{0, 17, 59} { // empty some rows
+		n := ptr[i+1] - ptr[i]
+		s.Ind = append(s.Ind[:ptr[i]:ptr[i]], s.Ind[ptr[i+1]:]...)
+		s.Val = append(s.Val[:ptr[i]:ptr[i]], s.Val[ptr[i+1]:]...)
+		for r := i + 1; r <= s.Rows; r++ {
+			ptr[r] -= n
+		}
+	}
+	s.Ptr = ptr
+	if _, err := NewCSR(s.Rows, s.Cols, s.Ptr, s.Ind, s.Val); err != nil {
+		t.Fatal(err)
+	}
+	for f := 1; f <= 40; f++ {
+		b := randomDense(rng, 50, f)
+		got := New(60, f)
+		got.Fill(1e300)
+		s.MulTo(got, b)
+		denseEqual(t, "CSR·b, "+b.Shape(), got, naiveMul(s.ToDense(), b), 1e-12)
+	}
+}
+
+// MulAddTo equals α·S·b + β·c computed in two passes, bit for bit.
+func TestCSRMulAddTo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, f := range []int{3, 7, 64} {
+		s := randomCSR(rng, 80, 80, 0.05)
+		b, c := randomDense(rng, 80, f), randomDense(rng, 80, f)
+		want := s.Mul(b)
+		for i, v := range want.Data {
+			want.Data[i] = 0.9*v + 0.1*c.Data[i]
+		}
+		got := New(80, f)
+		s.MulAddTo(got, b, 0.9, c, 0.1)
+		denseEqual(t, "MulAddTo", got, want, 0)
+	}
+}
