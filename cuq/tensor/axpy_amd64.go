@@ -57,17 +57,22 @@ func gemmRowBlocks(o, a, b []float64, ldb int) int {
 	return c
 }
 
+// checkRowIndices panics unless every index selects one of the rows of b:
+// the assembly kernels read b without bounds checks.
+func checkRowIndices(ind []int, rows int) {
+	for _, j := range ind {
+		if j < 0 || j >= rows {
+			panic("tensor: CSR column index out of range")
+		}
+	}
+}
+
 // spmmRowBlocks is gemmRowBlocks for a sparse row: o = Σ_q val[q]·b[ind[q]·ldb + c : …].
 func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int {
 	if !useAVX || len(val) == 0 || len(o) < 32 {
 		return 0
 	}
-	rows := len(b) / ldb
-	for _, j := range ind[:len(val)] {
-		if j < 0 || j >= rows {
-			panic("tensor: CSR column index out of range")
-		}
-	}
+	checkRowIndices(ind[:len(val)], len(b)/ldb)
 	c := 0
 	for ; c+32 <= len(o); c += 32 {
 		spmmRow32(&o[c], &val[0], &ind[0], len(val), &b[c], ldb)
@@ -89,12 +94,7 @@ func spmmRowNarrow(o, val []float64, ind []int, b []float64, c, ldb int) bool {
 	if !useAVX || len(val) == 0 || w < 4 || w >= 32 {
 		return false
 	}
-	rows := len(b) / ldb
-	for _, j := range ind[:len(val)] {
-		if j < 0 || j >= rows {
-			panic("tensor: CSR column index out of range")
-		}
-	}
+	checkRowIndices(ind[:len(val)], len(b)/ldb)
 	// Blocks of eight columns; the last block ends at column w and may
 	// overlap the previous one, whose shared columns it recomputes with the
 	// same operations.
