@@ -242,29 +242,39 @@ func (m *Model) forward(t *ad.Tape, g *graph.Graph, s *structures, rows []int) *
 		logits := nn.Propagate(t, s.prop, m.output.Forward(t, h))
 		return t.LogSoftmax(logits)
 	}
+	// The convolutions end linearly (no activation after the last layer),
+	// so the latent projection is applied before the last propagation or
+	// aggregation: it then carries the latent size (16) instead of the
+	// hidden size (64) columns. The result is the reference's up to
+	// rounding (nn.PropagateProjected, GCN.ForwardProjected,
+	// GAT.ForwardProjected).
+	var z *ad.Value
 	switch {
 	case b.conv != nil && b.conv.kind == ConvAPPNP:
-		h = nn.Propagate(t, s.convPPR, h)
+		z = nn.PropagateProjected(t, s.convPPR, h, m.latent)
 	case len(m.gcn) > 0:
 		for i, l := range m.gcn {
 			l.Adj = s.sym
-			h = l.Forward(t, h)
-			if i+1 < len(m.gcn) {
-				h = t.Dropout(t.ReLU(h), b.conv.dropout, m.rng)
+			if i+1 == len(m.gcn) {
+				z = l.ForwardProjected(t, h, m.latent)
+				break
 			}
+			h = t.Dropout(t.ReLU(l.Forward(t, h)), b.conv.dropout, m.rng)
 		}
 	case len(m.gat) > 0:
 		// The reference's input dropout before the first GAT layer is
 		// discarded (REFERENCE.md §9.1), so none is applied here.
 		for i, l := range m.gat {
 			l.SetPattern(s.gatPat)
-			h = l.Forward(t, h, m.rng)
-			if i+1 < len(m.gat) {
-				h = t.Dropout(t.ELU(h), b.conv.dropout, m.rng)
+			if i+1 == len(m.gat) {
+				z = l.ForwardProjected(t, h, m.latent, m.rng)
+				break
 			}
+			h = t.Dropout(t.ELU(l.Forward(t, h, m.rng)), b.conv.dropout, m.rng)
 		}
+	default:
+		z = m.latent.Forward(t, h)
 	}
-	z := m.latent.Forward(t, h)
 	if m.headRows(rows) {
 		z = t.GatherRows(z, rows)
 	}

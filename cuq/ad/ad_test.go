@@ -160,6 +160,51 @@ func TestLinalgGradients(t *testing.T) {
 		return weighted(tp, tp.SpMMValues(wide, wideVals, wideX), 4)
 	})
 	checkGrad(t, "LeftMul(Dense)", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.LeftMul(s.ToDense(), x), 2) })
+
+	checkGrad(t, "Transpose", []*Value{a}, func(tp *Tape) *Value { return weighted(tp, tp.Transpose(a), 7) })
+	bias := randParam(rng, "bias", 1, 4, -1, 1)
+	checkGrad(t, "Affine", []*Value{a, b, bias}, func(tp *Tape) *Value { return weighted(tp, tp.Affine(a, b, bias), 5) })
+	row := randParam(rng, "row", 1, 3, -1, 1)
+	checkGrad(t, "LeftMulAddRow(CSR)", []*Value{x, row}, func(tp *Tape) *Value { return weighted(tp, tp.LeftMulAddRow(s, x, row), 6) })
+	checkGrad(t, "LeftMulAddRow(Dense)", []*Value{x, row}, func(tp *Tape) *Value {
+		return weighted(tp, tp.LeftMulAddRow(s.ToDense(), x, row), 6)
+	})
+}
+
+// The fused bias ops give bit for bit the values of the product followed
+// by a broadcast Add, and reduce to the plain product without a bias.
+func TestFusedBiasMatchesTwoPasses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	tp := NewEvalTape()
+	// 70 columns: a 64-column AVX2 block and a remainder
+	x := randParam(rng, "x", 9, 40, -1, 1)
+	w := randParam(rng, "w", 40, 70, -1, 1)
+	b := randParam(rng, "b", 1, 70, -1, 1)
+	assertSame(t, "Affine", tp.Affine(x, w, b).Data, tp.Add(tp.MatMul(x, w), b).Data)
+	assertSame(t, "Affine without bias", tp.Affine(x, w, nil).Data, tp.MatMul(x, w).Data)
+	s, err := tensor.FromCOO(5, 9, []int{0, 0, 1, 3, 3, 3, 4}, []int{2, 8, 0, 1, 4, 7, 3}, []float64{0.5, -1, 2, 3, 0.25, 1, -2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := randParam(rng, "v", 9, 70, -1, 1)
+	for _, m := range []tensor.Matrix{s, s.ToDense()} {
+		assertSame(t, "LeftMulAddRow", tp.LeftMulAddRow(m, v, b).Data, tp.Add(tp.LeftMul(m, v), b).Data)
+	}
+	vec := randParam(rng, "w1", 40, 1, -1, 1)
+	b1 := randParam(rng, "b1", 1, 1, -1, 1)
+	assertSame(t, "Affine (one column)", tp.Affine(x, vec, b1).Data, tp.Add(tp.MatMul(x, vec), b1).Data)
+}
+
+func assertSame(t *testing.T, name string, got, want *tensor.Dense) {
+	t.Helper()
+	if !got.SameShape(want) {
+		t.Fatalf("%s: shape %s, want %s", name, got.Shape(), want.Shape())
+	}
+	for i, v := range got.Data {
+		if v != want.Data[i] {
+			t.Fatalf("%s: element %d = %v, want %v", name, i, v, want.Data[i])
+		}
+	}
 }
 
 func TestIndexGradients(t *testing.T) {
@@ -332,6 +377,8 @@ func TestErrorsAndPanics(t *testing.T) {
 	expectPanic("GatherRows", "index 7", func() { tp.GatherRows(x, []int{0, 7}) })
 	expectPanic("Pick", "column 3", func() { tp.Pick(x, []int{0, 3}) })
 	expectPanic("LeftMul", "ad.LeftMul: constant 2x2 times 4x5", func() { tp.LeftMul(tensor.New(2, 2), y) })
+	expectPanic("Affine", "ad.Affine: shapes 2x3 · 4x5 + 2x3 do not fit", func() { tp.Affine(x, y, x) })
+	expectPanic("LeftMulAddRow", "ad.LeftMulAddRow: constant 2x2 times 4x5 plus 4x5", func() { tp.LeftMulAddRow(tensor.New(2, 2), y, y) })
 	expectPanic("SliceCols", "ad.SliceCols: columns [2, 4) out of range for 2x3", func() { tp.SliceCols(x, 2, 4) })
 	expectPanic("ConcatCols", "ad.ConcatCols: shapes 2x3 and 4x5", func() { tp.ConcatCols(x, y) })
 	expectPanic("ConcatCols", "ad.ConcatCols: no inputs", func() { tp.ConcatCols() })

@@ -237,34 +237,57 @@ func (t *Tape) Clamp(x *Value, lo, hi float64) *Value {
 		})
 }
 
-// ReLU returns max(x, 0) elementwise (NaN stays NaN, as in torch).
+// ReLU returns max(x, 0) elementwise (NaN stays NaN, as in torch). Its
+// loops are written out rather than going through unary: activations run
+// over every hidden feature of every node.
 func (t *Tape) ReLU(x *Value) *Value {
-	return t.unary(x, func(v float64) float64 {
-		if v <= 0 {
-			return 0
+	out := tensor.New(x.Data.Rows, x.Data.Cols)
+	xd, od := x.Data.Data, out.Data
+	tensor.ParallelFor(len(od), 2*len(od), func(lo, hi int) {
+		for i, v := range xd[lo:hi] {
+			if v <= 0 {
+				v = 0
+			}
+			od[lo+i] = v
 		}
-		return v
-	}, func(v, y float64) float64 {
-		if v > 0 {
-			return 1
-		}
-		return 0
 	})
+	return t.record(out, func(g *tensor.Dense) {
+		gx, gd := gradOf(x).Data, g.Data
+		tensor.ParallelFor(len(od), 2*len(od), func(lo, hi int) {
+			for i, v := range xd[lo:hi] {
+				if v > 0 {
+					gx[lo+i] += gd[lo+i]
+				}
+			}
+		})
+	}, x)
 }
 
-// ELU returns x for x > 0 and eˣ − 1 otherwise (α = 1).
+// ELU returns x for x > 0 and eˣ − 1 otherwise (α = 1); its derivative is 1
+// and y + 1. Like ReLU, its loops are written out.
 func (t *Tape) ELU(x *Value) *Value {
-	return t.unary(x, func(v float64) float64 {
-		if v > 0 {
-			return v
+	out := tensor.New(x.Data.Rows, x.Data.Cols)
+	xd, od := x.Data.Data, out.Data
+	tensor.ParallelFor(len(od), 8*len(od), func(lo, hi int) {
+		for i, v := range xd[lo:hi] {
+			if v <= 0 {
+				v = math.Expm1(v)
+			}
+			od[lo+i] = v
 		}
-		return math.Expm1(v)
-	}, func(v, y float64) float64 {
-		if v > 0 {
-			return 1
-		}
-		return y + 1
 	})
+	return t.record(out, func(g *tensor.Dense) {
+		gx, gd := gradOf(x).Data, g.Data
+		tensor.ParallelFor(len(od), 2*len(od), func(lo, hi int) {
+			for i, v := range xd[lo:hi] {
+				d := gd[lo+i]
+				if v <= 0 {
+					d *= od[lo+i] + 1
+				}
+				gx[lo+i] += d
+			}
+		})
+	}, x)
 }
 
 // LeakyReLU returns x for x > 0 and slope·x otherwise.

@@ -21,6 +21,65 @@ func (t *Tape) MatMul(a, b *Value) *Value {
 	}, a, b)
 }
 
+// Affine returns x·w + 1·bᵀ, a dense layer with its bias row b (1 × w.Cols)
+// added to every row of the product while the row is in cache; b may be
+// nil. Gradients: ∂x = g·wᵀ, ∂w = xᵀ·g, ∂b = Σᵢ gᵢ (the column sums of g).
+func (t *Tape) Affine(x, w, b *Value) *Value {
+	if b == nil {
+		return t.MatMul(x, w)
+	}
+	if x.Data.Cols != w.Data.Rows || b.Data.Rows != 1 || b.Data.Cols != w.Data.Cols {
+		panic(fmt.Sprintf("ad.Affine: shapes %s · %s + %s do not fit", x.Shape(), w.Shape(), b.Shape()))
+	}
+	out := tensor.New(x.Data.Rows, w.Data.Cols)
+	tensor.MulAddRowTo(out, x.Data, w.Data, b.Data.Data)
+	return t.record(out, func(g *tensor.Dense) {
+		addInto(x, func(dst *tensor.Dense) { tensor.MulTo(dst, g, false, w.Data, true) })
+		addInto(w, func(dst *tensor.Dense) { tensor.MulTo(dst, x.Data, true, g, false) })
+		addColumnSums(gradOf(b), g)
+	}, x, w, b)
+}
+
+// LeftMulAddRow returns m·x + 1·bᵀ for a constant matrix m (see LeftMul)
+// and a bias row b (1 × x.Cols), added to every row of the product while
+// the row is in cache; b may be nil. Gradients: ∂x = mᵀ·g, ∂b = Σᵢ gᵢ.
+func (t *Tape) LeftMulAddRow(m tensor.Matrix, x, b *Value) *Value {
+	if b == nil {
+		return t.LeftMul(m, x)
+	}
+	r, c := m.Dims()
+	if c != x.Data.Rows || b.Data.Rows != 1 || b.Data.Cols != x.Data.Cols {
+		panic(fmt.Sprintf("ad.LeftMulAddRow: constant %dx%d times %s plus %s: shapes do not fit", r, c, x.Shape(), b.Shape()))
+	}
+	out := tensor.New(r, x.Data.Cols)
+	m.MulAddRowTo(out, x.Data, b.Data.Data)
+	return t.record(out, func(g *tensor.Dense) {
+		addInto(x, func(dst *tensor.Dense) { m.TMulTo(dst, g) })
+		addColumnSums(gradOf(b), g)
+	}, x, b)
+}
+
+// addColumnSums adds the column sums of g into the 1 × g.Cols gradient gb
+// (when gb is not nil).
+func addColumnSums(gb, g *tensor.Dense) {
+	if gb == nil {
+		return
+	}
+	for i := 0; i < g.Rows; i++ {
+		row := g.Row(i)
+		for j, v := range row {
+			gb.Data[j] += v
+		}
+	}
+}
+
+// Transpose returns xᵀ. Gradient: ∂x = gᵀ.
+func (t *Tape) Transpose(x *Value) *Value {
+	return t.record(x.Data.T(), func(g *tensor.Dense) {
+		gradOf(x).AddScaled(1, g.T())
+	}, x)
+}
+
 // LeftMul returns m·x for a constant matrix m (dense or CSR: node features,
 // a normalised adjacency, mixture weights). Gradient: ∂x = mᵀ·g, computed
 // without forming mᵀ.

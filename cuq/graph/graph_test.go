@@ -101,6 +101,7 @@ func TestNewErrors(t *testing.T) {
 // foreign is a Matrix implementation the graph does not know.
 type foreign struct{}
 
-func (foreign) Dims() (int, int)            { return 3, 2 }
-func (foreign) MulTo(dst, b *tensor.Dense)  {}
-func (foreign) TMulTo(dst, b *tensor.Dense) {}
+func (foreign) Dims() (int, int)                              { return 3, 2 }
+func (foreign) MulTo(dst, b *tensor.Dense)                    {}
+func (foreign) TMulTo(dst, b *tensor.Dense)                   {}
+func (foreign) MulAddRowTo(dst, b *tensor.Dense, r []float64) {}

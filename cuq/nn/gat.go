@@ -99,15 +99,80 @@ func (g *GAT) Forward(t *ad.Tape, x *ad.Value, rng *rand.Rand) *ad.Value {
 	if g.Concat {
 		y = t.ConcatCols(heads...)
 	} else {
-		y = heads[0]
-		for _, hk := range heads[1:] {
-			y = t.Add(y, hk)
-		}
-		if g.Heads > 1 {
-			y = t.Scale(y, 1/float64(g.Heads))
-		}
+		y = meanOf(t, heads)
 	}
 	return t.Add(y, g.B)
+}
+
+// ForwardProjected returns l(y) = y·V + c for the layer's output y and the
+// linear layer l with weight V and bias c. Aggregation and projection
+// commute, so each head's features are projected before they are
+// aggregated,
+//
+//	l(y)ᵢ = Σₖ Σⱼ αᵢⱼᵏ (hⱼᵏ Vᵏ) + (b·V + c)          (Concat; Vᵏ: head k's rows of V)
+//	l(y)ᵢ = (1/H) Σₖ Σⱼ αᵢⱼᵏ (hⱼᵏ V) + (b·V + c)     (mean)
+//
+// and hᵏ = x·Wᵏ itself is never formed: the projected features and both
+// node scores come from one product x·(Wᵏ·[Vᵏ | a_srcᵏ | a_dstᵏ]). The
+// sparse aggregations carry l.Out columns instead of the layer's width. It
+// agrees with l.Forward(t, g.Forward(t, x, rng)) up to rounding (and draws
+// the same attention dropout).
+func (g *GAT) ForwardProjected(t *ad.Tape, x *ad.Value, l *Linear, rng *rand.Rand) *ad.Value {
+	if l.In != g.B.Data.Cols {
+		panic(fmt.Sprintf("nn.GAT: projection of input size %d after a layer of %d features", l.In, g.B.Data.Cols))
+	}
+	heads := make([]*ad.Value, g.Heads)
+	for k := range heads {
+		v := l.W
+		if g.Concat && g.Heads > 1 {
+			v = t.GatherRows(l.W, g.headRows(k))
+		}
+		aSrc := t.Transpose(t.GatherRows(g.ASrc, []int{k}))
+		aDst := t.Transpose(t.GatherRows(g.ADst, []int{k}))
+		wk := t.SliceCols(g.W, k*g.Out, (k+1)*g.Out)
+		y := t.MatMul(x, t.MatMul(wk, t.ConcatCols(v, aSrc, aDst)))
+		width := l.Out
+		sSrc, sDst := t.SliceCols(y, width, width+1), t.SliceCols(y, width+1, width+2)
+		e := t.Add(t.GatherRows(sSrc, g.Pattern.Ind), t.GatherRows(sDst, g.dst))
+		alpha := t.SegmentSoftmax(t.LeakyReLU(e, g.NegativeSlope), g.Pattern.Ptr)
+		alpha = t.Dropout(alpha, g.AttentionDropout, rng)
+		heads[k] = t.SpMMValues(g.Pattern, alpha, t.SliceCols(y, 0, width))
+	}
+	var y *ad.Value
+	if g.Concat {
+		y = sumOf(t, heads) // the projected blocks of the heads add up
+	} else {
+		y = meanOf(t, heads)
+	}
+	return t.Add(y, t.Affine(g.B, l.W, l.B))
+}
+
+// meanOf returns the mean of the heads' outputs.
+func meanOf(t *ad.Tape, heads []*ad.Value) *ad.Value {
+	y := sumOf(t, heads)
+	if len(heads) > 1 {
+		y = t.Scale(y, 1/float64(len(heads)))
+	}
+	return y
+}
+
+// sumOf returns the sum of xs.
+func sumOf(t *ad.Tape, xs []*ad.Value) *ad.Value {
+	y := xs[0]
+	for _, x := range xs[1:] {
+		y = t.Add(y, x)
+	}
+	return y
+}
+
+// headRows returns the row indices k·Out…(k+1)·Out−1 of head k's block in
+// a weight that follows concatenated heads.
+func (g *GAT) headRows(k int) []int {
+	rows := make([]int, g.Out)
+	for i := range rows {
+		rows[i] = k*g.Out + i
+	}
+	return rows
 }
 
 // scores returns head k's raw attention scores a_srcᵏ·hⱼ + a_dstᵏ·hᵢ, one

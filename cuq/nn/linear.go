@@ -61,7 +61,7 @@ func NewGlorotLinear(name string, in, out int, bias bool, rng *rand.Rand) *Linea
 
 // Forward returns x·W + b.
 func (l *Linear) Forward(t *ad.Tape, x *ad.Value) *ad.Value {
-	return l.addBias(t, t.MatMul(x, l.W))
+	return t.Affine(x, l.W, l.B)
 }
 
 // ForwardConst returns x·W + b for a constant input x (dense or sparse node
@@ -72,14 +72,7 @@ func (l *Linear) ForwardConst(t *ad.Tape, x tensor.Matrix) *ad.Value {
 		r, _ := x.Dims()
 		panic(fmt.Sprintf("nn.Linear: input %dx%d for a layer of input size %d", r, c, l.In))
 	}
-	return l.addBias(t, t.LeftMul(x, l.W))
-}
-
-func (l *Linear) addBias(t *ad.Tape, y *ad.Value) *ad.Value {
-	if l.B == nil {
-		return y
-	}
-	return t.Add(y, l.B)
+	return t.LeftMulAddRow(x, l.W, l.B)
 }
 
 // Params returns W and, when present, b.

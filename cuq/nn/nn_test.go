@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
@@ -149,9 +150,71 @@ func TestGCNAndGATGradients(t *testing.T) {
 		check(t, name, append(gat.Params(), x), func(tp *ad.Tape) *ad.Value { return weighted(tp, gat.Forward(tp, x, nil), 3) })
 	}
 
+	proj := NewLinear("proj", 3, 2, true, rng)
+	check(t, "GCN projected", append(append(gcn.Params(), proj.Params()...), x), func(tp *ad.Tape) *ad.Value {
+		return weighted(tp, gcn.ForwardProjected(tp, x, proj), 5)
+	})
+	for _, heads := range []int{1, 2} {
+		gat := sharpen(NewGAT("gat", pattern, 4, 3, heads, true, rng))
+		concatProj := NewLinear("proj", 3*heads, 2, true, rng)
+		params := append(append(gat.Params(), concatProj.Params()...), x)
+		check(t, fmt.Sprintf("GAT projected (heads %d)", heads), params, func(tp *ad.Tape) *ad.Value {
+			return weighted(tp, gat.ForwardProjected(tp, x, concatProj, nil), 6)
+		})
+	}
+
 	lin := NewLinear("lin", 4, 2, true, rng)
 	feats := tensor.DenseToCSR(tensor.MustFromSlice(3, 4, []float64{1, 0, 0, 2, 0, 0, 3, 0, 0.5, 0, 0, 0}))
 	check(t, "Linear(CSR)", lin.Params(), func(tp *ad.Tape) *ad.Value { return weighted(tp, lin.ForwardConst(tp, feats), 4) })
+}
+
+// The projected forms l(layer(x)) computed with the projection moved before
+// the propagation or aggregation agree with the layer followed by l.
+func TestProjectedFormsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	norm, pattern := ring(7)
+	x := ad.Const(Uniform(rng, 7, 5, 1))
+	agree := func(name string, got, want *tensor.Dense) {
+		t.Helper()
+		if !got.SameShape(want) {
+			t.Fatalf("%s: shape %s, want %s", name, got.Shape(), want.Shape())
+		}
+		for i := range want.Data {
+			if math.Abs(got.Data[i]-want.Data[i]) > 1e-12 {
+				t.Fatalf("%s: element %d = %v, want %v", name, i, got.Data[i], want.Data[i])
+			}
+		}
+	}
+	tp := ad.NewEvalTape()
+	ppr, err := graph.NewPPR(norm, 0.1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bias := range []bool{true, false} {
+		lin := NewLinear("lin", 5, 3, bias, rng)
+		agree(fmt.Sprintf("PPR (bias %v)", bias), PropagateProjected(tp, ppr, x, lin).Data, lin.Forward(tp, Propagate(tp, ppr, x)).Data)
+		gcn := &GCN{Adj: norm, Lin: NewGlorotLinear("gcn", 5, 4, bias, rng)}
+		if bias {
+			gcn.Lin.B.Data.Fill(0.3)
+		}
+		out := NewLinear("out", 4, 3, !bias, rng)
+		agree(fmt.Sprintf("GCN (bias %v)", bias), gcn.ForwardProjected(tp, x, out).Data, out.Forward(tp, gcn.Forward(tp, x)).Data)
+	}
+	for _, heads := range []int{1, 3} {
+		for _, concat := range []bool{true, false} {
+			gat := sharpen(NewGAT("gat", pattern, 5, 4, heads, concat, rng))
+			out := NewLinear("out", gat.B.Data.Cols, 3, true, rng)
+			name := fmt.Sprintf("GAT (heads %d, concat %v)", heads, concat)
+			agree(name, gat.ForwardProjected(tp, x, out, nil).Data, out.Forward(tp, gat.Forward(tp, x, nil)).Data)
+		}
+	}
+	gat := NewGAT("gat", pattern, 5, 4, 2, true, rng)
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "projection of input size 4 after a layer of 8 features") {
+			t.Errorf("mismatched projection: panic %v", r)
+		}
+	}()
+	gat.ForwardProjected(tp, x, NewLinear("out", 4, 3, true, rng), nil)
 }
 
 // sharpen scales up the attention vectors of gat so that its attention is

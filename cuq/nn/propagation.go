@@ -32,6 +32,22 @@ func Propagate(t *ad.Tape, p *graph.PPR, x *ad.Value) *ad.Value {
 	}, x)
 }
 
+// PropagateProjected returns l(Π·x) = (Π·x)·W + b, the propagation followed
+// by the linear layer l, computed as
+//
+//	Π·(x·W) + b
+//
+// Π is linear, so the projection goes first and the K propagation steps
+// carry l.Out columns instead of x.Cols (16 instead of 64 for CUQ-PPR's
+// latent projection). The two orders agree up to rounding.
+func PropagateProjected(t *ad.Tape, p *graph.PPR, x *ad.Value, l *Linear) *ad.Value {
+	y := Propagate(t, p, t.MatMul(x, l.W))
+	if l.B == nil {
+		return y
+	}
+	return t.Add(y, l.B)
+}
+
 // GCN is a graph convolution (Kipf and Welling) y = Â·(x·W) + b with Â the
 // symmetric normalisation D^−½(A+I)D^−½; W is Glorot-initialised, b zero.
 type GCN struct {
@@ -41,11 +57,23 @@ type GCN struct {
 
 // Forward returns Â(xW) + b.
 func (c *GCN) Forward(t *ad.Tape, x *ad.Value) *ad.Value {
-	y := t.LeftMul(c.Adj, t.MatMul(x, c.Lin.W))
+	return t.LeftMulAddRow(c.Adj, t.MatMul(x, c.Lin.W), c.Lin.B)
+}
+
+// ForwardProjected returns l(Â(xW) + b), the convolution followed by the
+// linear layer l with weight V and bias c, computed as
+//
+//	Â·(x·(W·V)) + (b·V + c)
+//
+// so that the sparse product carries l.Out columns instead of the
+// convolution's width and x·W is never formed. It agrees with
+// l.Forward(t, c.Forward(t, x)) up to rounding.
+func (c *GCN) ForwardProjected(t *ad.Tape, x *ad.Value, l *Linear) *ad.Value {
+	bias := l.B
 	if c.Lin.B != nil {
-		y = t.Add(y, c.Lin.B)
+		bias = t.Affine(c.Lin.B, l.W, l.B)
 	}
-	return y
+	return t.LeftMulAddRow(c.Adj, t.MatMul(x, t.MatMul(c.Lin.W, l.W)), bias)
 }
 
 // Params returns W and b.

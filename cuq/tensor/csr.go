@@ -228,6 +228,8 @@ type Matrix interface {
 	MulTo(dst, b *Dense)
 	// TMulTo computes dst = Mᵀ·b.
 	TMulTo(dst, b *Dense)
+	// MulAddRowTo computes dst = M·b + 1·rᵀ, the row r added to every row.
+	MulAddRowTo(dst, b *Dense, r []float64)
 }
 
 // MulTo computes dst = S·b (dst is overwritten). It panics with both shapes
@@ -237,6 +239,18 @@ func (s *CSR) MulTo(dst, b *Dense) {
 		panic(fmt.Sprintf("tensor: CSR product %s · %s into %s: shapes do not fit", s.Shape(), b.Shape(), dst.Shape()))
 	}
 	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), nil)
+}
+
+// MulAddRowTo computes dst = S·b + 1·rᵀ (dst is overwritten): the row
+// vector r, of length b.Cols, is added to every row of the product while
+// the row is in cache (a layer's bias after a sparse product), with the
+// rounding of the two-pass S·b + 1·rᵀ. It panics with the shapes when they
+// do not fit.
+func (s *CSR) MulAddRowTo(dst, b *Dense, r []float64) {
+	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols || len(r) != b.Cols {
+		panic(fmt.Sprintf("tensor: CSR product %s · %s plus a row of %d into %s: shapes do not fit", s.Shape(), b.Shape(), len(r), dst.Shape()))
+	}
+	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), &blend{row: r})
 }
 
 // TMulTo computes dst = Sᵀ·b (dst is overwritten). The transpose is built
@@ -267,25 +281,30 @@ func (s *CSR) MulAddTo(dst, b *Dense, alpha float64, c *Dense, beta float64) {
 	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols || !c.SameShape(dst) {
 		panic(fmt.Sprintf("tensor: CSR product %s · %s plus %s into %s: shapes do not fit", s.Shape(), b.Shape(), c.Shape(), dst.Shape()))
 	}
-	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), &blend{alpha, c.Data, beta})
+	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), &blend{alpha: alpha, c: c.Data, beta: beta})
 }
 
-// blend is the epilogue out = α·out + β·c of MulAddTo.
+// blend is the epilogue of a sparse product: out = α·out + β·c (MulAddTo)
+// when c is not nil, out = out + 1·rowᵀ (MulAddRowTo) when row is not nil.
 type blend struct {
 	alpha float64
 	c     []float64
 	beta  float64
+	row   []float64
 }
 
-// spmm computes out = S·b for CSR arrays, then out = α·out + β·c when e is
-// not nil; rows are split among workers.
+// spmm computes out = S·b for CSR arrays, then applies the epilogue e when
+// it is not nil; rows are split among workers.
 func spmm(ptr, ind []int, val, b, out []float64, f, rows, nnz int, e *blend) {
 	ParallelFor(rows, (nnz+rows)*f, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := out[i*f : (i+1)*f]
 			k, end := ptr[i], ptr[i+1]
 			spmmRow(row, val[k:end], ind[k:end], b, f)
-			if e != nil {
+			if e != nil && e.row != nil {
+				addRow(row, e.row)
+			}
+			if e != nil && e.c != nil {
 				c := e.c[i*f : (i+1)*f]
 				c = c[:len(row)]
 				for j, v := range row {

@@ -28,7 +28,7 @@ func MulTo(dst *Dense, a *Dense, transA bool, b *Dense, transB bool) {
 	}
 	switch {
 	case !transA && !transB:
-		mulNN(a.Data, b.Data, dst.Data, ar, ac, bc)
+		mulNN(a.Data, b.Data, dst.Data, ar, ac, bc, nil)
 	case !transA && transB:
 		mulNT(a.Data, b.Data, dst.Data, ar, ac, bc)
 	case transA && !transB:
@@ -37,6 +37,26 @@ func MulTo(dst *Dense, a *Dense, transA bool, b *Dense, transB bool) {
 		at := a.T()
 		mulNT(at.Data, b.Data, dst.Data, ar, ac, bc)
 	}
+}
+
+// MulAddRowTo computes dst = a·b + 1·rᵀ: the row vector r, of length
+// b.Cols, is added to every row of the product while the row is in cache
+// (a dense layer's bias), with the rounding of the two-pass a·b + 1·rᵀ. It
+// panics with the shapes when they do not fit.
+func MulAddRowTo(dst, a, b *Dense, r []float64) {
+	if a.Cols != b.Rows || dst.Rows != a.Rows || dst.Cols != b.Cols || len(r) != b.Cols {
+		panic(fmt.Sprintf("tensor: product %s · %s plus a row of %d into %s: shapes do not fit", a.Shape(), b.Shape(), len(r), dst.Shape()))
+	}
+	if a.Rows == 0 || b.Cols == 0 {
+		return
+	}
+	if a.Cols == 0 {
+		for i := 0; i < dst.Rows; i++ {
+			copy(dst.Row(i), r)
+		}
+		return
+	}
+	mulNN(a.Data, b.Data, dst.Data, a.Rows, a.Cols, b.Cols, r)
 }
 
 // Mul returns a·b.
@@ -49,6 +69,9 @@ func Mul(a, b *Dense) *Dense {
 // MulTo computes dst = d·b, making Dense a Matrix.
 func (d *Dense) MulTo(dst, b *Dense) { MulTo(dst, d, false, b, false) }
 
+// MulAddRowTo computes dst = d·b + 1·rᵀ (see the function MulAddRowTo).
+func (d *Dense) MulAddRowTo(dst, b *Dense, r []float64) { MulAddRowTo(dst, d, b, r) }
+
 // TMulTo computes dst = dᵀ·b.
 func (d *Dense) TMulTo(dst, b *Dense) { MulTo(dst, d, true, b, false) }
 
@@ -59,13 +82,17 @@ func tMark(t bool) string {
 	return ""
 }
 
-// mulNN computes out = a·b for row-major a (n×k), b (k×m): each output row
-// accumulates rows of b, four at a time.
-func mulNN(a, b, out []float64, n, k, m int) {
+// mulNN computes out = a·b for row-major a (n×k), b (k×m), plus the row
+// bias when it is not nil: each output row accumulates rows of b, four at a
+// time, and then adds the bias.
+func mulNN(a, b, out []float64, n, k, m int, bias []float64) {
 	if m == 1 { // matrix-vector: one dot product per row
 		ParallelFor(n, n*k, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				out[i] = dot(a[i*k:(i+1)*k], b)
+				if bias != nil {
+					out[i] += bias[0]
+				}
 			}
 		})
 		return
@@ -85,8 +112,19 @@ func mulNN(a, b, out []float64, n, k, m int) {
 			for ; p < k; p++ {
 				axpy(o, b[p*m+c:p*m+m], ar[p])
 			}
+			if bias != nil {
+				addRow(row, bias)
+			}
 		}
 	})
+}
+
+// addRow adds r to row elementwise.
+func addRow(row, r []float64) {
+	r = r[:len(row)]
+	for j := range row {
+		row[j] += r[j]
+	}
 }
 
 // mulNT computes out = a·bᵀ for a (n×k), b (m×k). In graph models b is a
@@ -94,7 +132,7 @@ func mulNN(a, b, out []float64, n, k, m int) {
 // mulNN.
 func mulNT(a, b, out []float64, n, k, m int) {
 	bt := (&Dense{Rows: m, Cols: k, Data: b}).T()
-	mulNN(a, bt.Data, out, n, k, m)
+	mulNN(a, bt.Data, out, n, k, m, nil)
 }
 
 // mulTN computes out = aᵀ·b for a (n×k), b (n×m): every row i adds

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -138,6 +139,47 @@ func TestCSRProductShapePanics(t *testing.T) {
 		}
 	}()
 	s.Mul(New(3, 2))
+}
+
+// MulAddRowTo, dense and sparse, equals the product followed by adding the
+// row to every row, bit for bit; with an empty inner dimension it is the
+// row repeated; mismatched shapes panic with them.
+func TestMulAddRowTo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, f := range []int{1, 3, 7, 64, 70} {
+		a, b := randomDense(rng, 40, 30), randomDense(rng, 30, f)
+		s := randomCSR(rng, 40, 30, 0.1)
+		r := randomDense(rng, 1, f).Data
+		for name, m := range map[string]Matrix{"dense": a, "CSR": s} {
+			want := New(40, f)
+			m.MulTo(want, b)
+			for i := 0; i < want.Rows; i++ {
+				for j := range want.Row(i) {
+					want.Row(i)[j] += r[j]
+				}
+			}
+			got := New(40, f)
+			got.Fill(1e300)
+			m.MulAddRowTo(got, b, r)
+			denseEqual(t, fmt.Sprintf("%s MulAddRowTo, %d columns", name, f), got, want, 0)
+		}
+	}
+	empty := New(2, 3)
+	MulAddRowTo(empty, New(2, 0), New(0, 3), []float64{1, 2, 3})
+	denseEqual(t, "empty inner dimension", empty, MustFromSlice(2, 3, []float64{1, 2, 3, 1, 2, 3}), 0)
+	for name, f := range map[string]func(){
+		"product 4x5 · 5x2 plus a row of 3 into 4x2": func() { MulAddRowTo(New(4, 2), New(4, 5), New(5, 2), make([]float64, 3)) },
+		"CSR product 4x5 · 3x2 plus a row of 2":      func() { randomCSR(rng, 4, 5, 0.5).MulAddRowTo(New(4, 2), New(3, 2), make([]float64, 2)) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(r.(string), name) {
+					t.Errorf("panic %v, want one mentioning %q", r, name)
+				}
+			}()
+			f()
+		}()
+	}
 }
 
 func TestParallelForCoversRangeOnce(t *testing.T) {
