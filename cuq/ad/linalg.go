@@ -36,7 +36,7 @@ func (t *Tape) Affine(x, w, b *Value) *Value {
 	return t.record(out, func(g *tensor.Dense) {
 		addInto(x, func(dst *tensor.Dense) { tensor.MulTo(dst, g, false, w.Data, true) })
 		addInto(w, func(dst *tensor.Dense) { tensor.MulTo(dst, x.Data, true, g, false) })
-		addColumnSums(gradOf(b), g)
+		rowBroadcast(g).reduceInto(gradOf(b), g, 0, 1, 1)
 	}, x, w, b)
 }
 
@@ -55,22 +55,15 @@ func (t *Tape) LeftMulAddRow(m tensor.Matrix, x, b *Value) *Value {
 	m.MulAddRowTo(out, x.Data, b.Data.Data)
 	return t.record(out, func(g *tensor.Dense) {
 		addInto(x, func(dst *tensor.Dense) { m.TMulTo(dst, g) })
-		addColumnSums(gradOf(b), g)
+		rowBroadcast(g).reduceInto(gradOf(b), g, 0, 1, 1)
 	}, x, b)
 }
 
-// addColumnSums adds the column sums of g into the 1 × g.Cols gradient gb
-// (when gb is not nil).
-func addColumnSums(gb, g *tensor.Dense) {
-	if gb == nil {
-		return
-	}
-	for i := 0; i < g.Rows; i++ {
-		row := g.Row(i)
-		for j, v := range row {
-			gb.Data[j] += v
-		}
-	}
+// rowBroadcast describes a 1 × g.Cols row broadcast over the rows of g, so
+// that its reduceInto with row stride 0 adds the column sums of g into the
+// row's gradient (the bias gradient of Affine and LeftMulAddRow).
+func rowBroadcast(g *tensor.Dense) broadcast {
+	return broadcast{rows: g.Rows, cols: g.Cols}
 }
 
 // Transpose returns xᵀ. Gradient: ∂x = gᵀ.

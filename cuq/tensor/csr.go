@@ -250,7 +250,7 @@ func (s *CSR) MulAddRowTo(dst, b *Dense, r []float64) {
 	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols || len(r) != b.Cols {
 		panic(fmt.Sprintf("tensor: CSR product %s · %s plus a row of %d into %s: shapes do not fit", s.Shape(), b.Shape(), len(r), dst.Shape()))
 	}
-	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), &blend{row: r})
+	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), func(_ int, row []float64) { addRow(row, r) })
 }
 
 // TMulTo computes dst = Sᵀ·b (dst is overwritten). The transpose is built
@@ -281,35 +281,27 @@ func (s *CSR) MulAddTo(dst, b *Dense, alpha float64, c *Dense, beta float64) {
 	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols || !c.SameShape(dst) {
 		panic(fmt.Sprintf("tensor: CSR product %s · %s plus %s into %s: shapes do not fit", s.Shape(), b.Shape(), c.Shape(), dst.Shape()))
 	}
-	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), &blend{alpha: alpha, c: c.Data, beta: beta})
+	f := b.Cols
+	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, f, s.Rows, s.NNZ(), func(i int, row []float64) {
+		ci := c.Data[i*f : (i+1)*f]
+		ci = ci[:len(row)]
+		for j, v := range row {
+			row[j] = alpha*v + beta*ci[j]
+		}
+	})
 }
 
-// blend is the epilogue of a sparse product: out = α·out + β·c (MulAddTo)
-// when c is not nil, out = out + 1·rowᵀ (MulAddRowTo) when row is not nil.
-type blend struct {
-	alpha float64
-	c     []float64
-	beta  float64
-	row   []float64
-}
-
-// spmm computes out = S·b for CSR arrays, then applies the epilogue e when
-// it is not nil; rows are split among workers.
-func spmm(ptr, ind []int, val, b, out []float64, f, rows, nnz int, e *blend) {
+// spmm computes out = S·b for CSR arrays; rows are split among workers.
+// When epilogue is not nil it is called with each output row (and its
+// index) right after the row is computed, while the row is in cache.
+func spmm(ptr, ind []int, val, b, out []float64, f, rows, nnz int, epilogue func(i int, row []float64)) {
 	ParallelFor(rows, (nnz+rows)*f, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := out[i*f : (i+1)*f]
 			k, end := ptr[i], ptr[i+1]
 			spmmRow(row, val[k:end], ind[k:end], b, f)
-			if e != nil && e.row != nil {
-				addRow(row, e.row)
-			}
-			if e != nil && e.c != nil {
-				c := e.c[i*f : (i+1)*f]
-				c = c[:len(row)]
-				for j, v := range row {
-					row[j] = e.alpha*v + e.beta*c[j]
-				}
+			if epilogue != nil {
+				epilogue(i, row)
 			}
 		}
 	})
