@@ -2,7 +2,11 @@
 
 package tensor
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 // useAVX selects the AVX2/FMA kernels of axpy_amd64.s; without them (or
 // with the purego build tag) the portable Go loops run.
@@ -15,25 +19,40 @@ func axpy4AVX(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
 func axpyAVX(o, b *float64, n int, v float64)
 
 // axpy4 computes o[j] += v0·b0[j] + v1·b1[j] + v2·b2[j] + v3·b3[j] for
-// j < len(o); the b slices must be at least as long as o.
+// j < len(o); the b slices must be at least as long as o. With AVX2 every
+// element is four fused multiply-adds in order, also below four columns,
+// so that a column rounds the same whatever width of block computes it.
 func axpy4(o, b0, b1, b2, b3 []float64, v0, v1, v2, v3 float64) {
-	if useAVX && len(o) >= 4 {
-		n := len(o)
+	if !useAVX {
+		axpy4Go(o, b0, b1, b2, b3, v0, v1, v2, v3)
+		return
+	}
+	n := len(o)
+	if n >= 4 {
 		_, _, _, _ = b0[n-1], b1[n-1], b2[n-1], b3[n-1]
 		axpy4AVX(&o[0], &b0[0], &b1[0], &b2[0], &b3[0], n, v0, v1, v2, v3)
 		return
 	}
-	axpy4Go(o, b0, b1, b2, b3, v0, v1, v2, v3)
+	for j := range o {
+		o[j] = math.FMA(v3, b3[j], math.FMA(v2, b2[j], math.FMA(v1, b1[j], math.FMA(v0, b0[j], o[j]))))
+	}
 }
 
-// axpy computes o[j] += v·b[j] for j < len(o).
+// axpy computes o[j] += v·b[j] for j < len(o), as one fused multiply-add
+// per element with AVX2.
 func axpy(o, b []float64, v float64) {
-	if useAVX && len(o) >= 4 {
+	if !useAVX {
+		axpyGo(o, b, v)
+		return
+	}
+	if len(o) >= 4 {
 		_ = b[len(o)-1]
 		axpyAVX(&o[0], &b[0], len(o), v)
 		return
 	}
-	axpyGo(o, b, v)
+	for j := range o {
+		o[j] = math.FMA(v, b[j], o[j])
+	}
 }
 
 //go:noescape
@@ -55,6 +74,27 @@ func gemmRowBlocks(o, a, b []float64, ldb int) int {
 		gemmRow32(&o[c], &a[0], &b[c], len(a), ldb)
 	}
 	return c
+}
+
+//go:noescape
+func gemm4x8(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)
+
+// gemmRows4 adds, with the AVX2 kernel, the leading 8-column blocks of a
+// four-row block of a product to o: o[r·ldo + j] += Σ_{s<k} a[r·lda +
+// s·astep]·b[s·ldb + j] for r < 4 and j < cols rounded down to a multiple
+// of 8, which it returns; the caller computes the remaining columns. The
+// strides let a be read row-wise (a·b: lda = k, astep = 1) or column-wise
+// (aᵀ·b: lda = 1, astep = the row length of a).
+func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
+	c8 := cols &^ 7
+	if !useAVX || c8 == 0 || k == 0 {
+		return 0
+	}
+	_, _, _ = o[3*ldo+c8-1], a[3*lda+(k-1)*astep], b[(k-1)*ldb+c8-1]
+	for c := 0; c < c8; c += 8 {
+		gemm4x8(&o[c], ldo, &a[0], lda, astep, &b[c], ldb, k)
+	}
+	return c8
 }
 
 // checkRowIndices panics unless every index selects one of the rows of b:

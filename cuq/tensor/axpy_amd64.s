@@ -235,3 +235,68 @@ ndone:
 	VMOVUPD Y1, (DI)(R11*1)
 	VZEROUPPER
 	RET
+
+// func gemm4x8(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)
+// o[r·ldo + j] += Σ_{s<k} a[r·lda + s·astep]·b[s·ldb + j] for r < 4, j < 8:
+// a 4×8 block of a product, accumulated in eight vector registers. Each row
+// of b is loaded once for four rows of the output, which quarters the
+// traffic of b against the one-row kernel when b does not fit in L1. The
+// sum over s runs in order, one fused multiply-add per step, as in
+// gemmRow32 and axpy4AVX.
+TEXT ·gemm4x8(SB), NOSPLIT, $0-64
+	MOVQ o+0(FP), DI
+	MOVQ ldo+8(FP), R12
+	SHLQ $3, R12
+	MOVQ a+16(FP), SI
+	MOVQ lda+24(FP), R9
+	SHLQ $3, R9
+	MOVQ astep+32(FP), R11
+	SHLQ $3, R11
+	MOVQ b+40(FP), DX
+	MOVQ ldb+48(FP), R8
+	SHLQ $3, R8
+	MOVQ k+56(FP), CX
+	LEAQ (R9)(R9*2), R10
+	LEAQ (R12)(R12*2), R13
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD (DI)(R12*1), Y2
+	VMOVUPD 32(DI)(R12*1), Y3
+	VMOVUPD (DI)(R12*2), Y4
+	VMOVUPD 32(DI)(R12*2), Y5
+	VMOVUPD (DI)(R13*1), Y6
+	VMOVUPD 32(DI)(R13*1), Y7
+
+kloop:
+	TESTQ CX, CX
+	JZ    kdone
+	VMOVUPD (DX), Y8
+	VMOVUPD 32(DX), Y9
+	VBROADCASTSD (SI), Y10
+	VBROADCASTSD (SI)(R9*1), Y11
+	VBROADCASTSD (SI)(R9*2), Y12
+	VBROADCASTSD (SI)(R10*1), Y13
+	VFMADD231PD Y8, Y10, Y0
+	VFMADD231PD Y9, Y10, Y1
+	VFMADD231PD Y8, Y11, Y2
+	VFMADD231PD Y9, Y11, Y3
+	VFMADD231PD Y8, Y12, Y4
+	VFMADD231PD Y9, Y12, Y5
+	VFMADD231PD Y8, Y13, Y6
+	VFMADD231PD Y9, Y13, Y7
+	ADDQ R11, SI
+	ADDQ R8, DX
+	DECQ CX
+	JMP  kloop
+
+kdone:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, (DI)(R12*1)
+	VMOVUPD Y3, 32(DI)(R12*1)
+	VMOVUPD Y4, (DI)(R12*2)
+	VMOVUPD Y5, 32(DI)(R12*2)
+	VMOVUPD Y6, (DI)(R13*1)
+	VMOVUPD Y7, 32(DI)(R13*1)
+	VZEROUPPER
+	RET

@@ -83,8 +83,12 @@ func tMark(t bool) string {
 }
 
 // mulNN computes out = a·b for row-major a (n×k), b (k×m), plus the row
-// bias when it is not nil: each output row accumulates rows of b, four at a
-// time, and then adds the bias.
+// bias when it is not nil. Blocks of four output rows go through the 4×8
+// register kernel, which reads each row of b once for the four; the other
+// columns and rows accumulate rows of b, four at a time (mulRowFrom). With
+// AVX2 every element is the same chain of fused multiply-adds in order of
+// p whichever path computes it, so the result does not depend on how
+// ParallelFor splits the rows.
 func mulNN(a, b, out []float64, n, k, m int, bias []float64) {
 	if m == 1 { // matrix-vector: one dot product per row
 		ParallelFor(n, n*k, func(lo, hi int) {
@@ -98,25 +102,47 @@ func mulNN(a, b, out []float64, n, k, m int, bias []float64) {
 		return
 	}
 	ParallelFor(n, n*k*m, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
+		i := lo
+		for ; i+4 <= hi; i += 4 {
+			block := out[i*m : (i+4)*m]
+			clear(block)
+			c := gemmRows4(block, m, a[i*k:(i+4)*k], k, 1, b, m, k, m)
+			for r := range 4 {
+				row := block[r*m : (r+1)*m]
+				mulRowFrom(row, a[(i+r)*k:(i+r+1)*k], b, c, m)
+				if bias != nil {
+					addRow(row, bias)
+				}
+			}
+		}
+		for ; i < hi; i++ {
 			ar := a[i*k : (i+1)*k]
 			row := out[i*m : (i+1)*m]
-			c := gemmRowBlocks(row, ar, b, m)
-			o := row[c:]
-			clear(o)
-			p := 0
-			for ; p+4 <= k; p += 4 {
-				axpy4(o, b[p*m+c:p*m+m], b[(p+1)*m+c:(p+1)*m+m], b[(p+2)*m+c:(p+2)*m+m], b[(p+3)*m+c:(p+3)*m+m],
-					ar[p], ar[p+1], ar[p+2], ar[p+3])
-			}
-			for ; p < k; p++ {
-				axpy(o, b[p*m+c:p*m+m], ar[p])
-			}
+			mulRowFrom(row, ar, b, gemmRowBlocks(row, ar, b, m), m)
 			if bias != nil {
 				addRow(row, bias)
 			}
 		}
 	})
+}
+
+// mulRowFrom sets the columns c.. of an output row of a·b: row[j] =
+// Σ_p ar[p]·b[p·m + j] for c ≤ j < m, accumulating four rows of b at a time.
+func mulRowFrom(row, ar, b []float64, c, m int) {
+	if c == m {
+		return
+	}
+	o := row[c:]
+	clear(o)
+	k := len(ar)
+	p := 0
+	for ; p+4 <= k; p += 4 {
+		axpy4(o, b[p*m+c:p*m+m], b[(p+1)*m+c:(p+1)*m+m], b[(p+2)*m+c:(p+2)*m+m], b[(p+3)*m+c:(p+3)*m+m],
+			ar[p], ar[p+1], ar[p+2], ar[p+3])
+	}
+	for ; p < k; p++ {
+		axpy(o, b[p*m+c:p*m+m], ar[p])
+	}
 }
 
 // addRow adds r to row elementwise.
@@ -135,9 +161,16 @@ func mulNT(a, b, out []float64, n, k, m int) {
 	mulNN(a, bt.Data, out, n, k, m, nil)
 }
 
-// mulTN computes out = aᵀ·b for a (n×k), b (n×m): every row i adds
-// a[i,p]·b[i,:] to output row p, four rows of b at a time. Workers own
-// blocks of output rows.
+// tnRowBlock is the number of rows of a and b that mulTN passes over at a
+// time: 64 rows of a 767-column a take 393 KB, so they stay in L2 while the
+// output rows are updated.
+const tnRowBlock = 64
+
+// mulTN computes out = aᵀ·b for a (n×k), b (n×m): output row p is
+// Σ_i a[i,p]·b[i,:]. Workers own blocks of output rows. Blocks of four
+// output rows go through the 4×8 register kernel over tnRowBlock rows of a
+// and b at a time; the rest add four rows of b at a time. Every element is
+// the same in-order sum over i either way (see mulNN).
 func mulTN(a, b, out []float64, n, k, m int) {
 	clear(out)
 	if m == 1 { // aᵀ·b for a vector b: rows of a scaled and summed
@@ -147,20 +180,37 @@ func mulTN(a, b, out []float64, n, k, m int) {
 		return
 	}
 	ParallelFor(k, n*k*m, func(lo, hi int) {
-		i := 0
-		for ; i+4 <= n; i += 4 {
-			b0, b1, b2, b3 := b[i*m:i*m+m], b[(i+1)*m:(i+1)*m+m], b[(i+2)*m:(i+2)*m+m], b[(i+3)*m:(i+3)*m+m]
-			for p := lo; p < hi; p++ {
-				axpy4(out[p*m:p*m+m], b0, b1, b2, b3, a[i*k+p], a[(i+1)*k+p], a[(i+2)*k+p], a[(i+3)*k+p])
+		for i0 := 0; i0 < n; i0 += tnRowBlock {
+			i1 := min(i0+tnRowBlock, n)
+			p := lo
+			for ; p+4 <= hi; p += 4 {
+				c := gemmRows4(out[p*m:(p+4)*m], m, a[i0*k+p:], 1, k, b[i0*m:], m, i1-i0, m)
+				addTN(out, a, b, i0, i1, p, p+4, c, k, m)
 			}
-		}
-		for ; i < n; i++ {
-			br := b[i*m : i*m+m]
-			for p := lo; p < hi; p++ {
-				axpy(out[p*m:p*m+m], br, a[i*k+p])
-			}
+			addTN(out, a, b, i0, i1, p, hi, 0, k, m)
 		}
 	})
+}
+
+// addTN adds Σ_{i0 ≤ i < i1} a[i,p]·b[i, c:m] to columns c.. of the output
+// rows p in [plo, phi) of mulTN, four rows of b at a time.
+func addTN(out, a, b []float64, i0, i1, plo, phi, c, k, m int) {
+	if plo == phi || c == m {
+		return
+	}
+	i := i0
+	for ; i+4 <= i1; i += 4 {
+		b0, b1, b2, b3 := b[i*m+c:(i+1)*m], b[(i+1)*m+c:(i+2)*m], b[(i+2)*m+c:(i+3)*m], b[(i+3)*m+c:(i+4)*m]
+		for p := plo; p < phi; p++ {
+			axpy4(out[p*m+c:(p+1)*m], b0, b1, b2, b3, a[i*k+p], a[(i+1)*k+p], a[(i+2)*k+p], a[(i+3)*k+p])
+		}
+	}
+	for ; i < i1; i++ {
+		br := b[i*m+c : (i+1)*m]
+		for p := plo; p < phi; p++ {
+			axpy(out[p*m+c:(p+1)*m], br, a[i*k+p])
+		}
+	}
 }
 
 // dot returns Σ x[j]·y[j] over len(x) elements.
