@@ -169,8 +169,9 @@ const tnRowBlock = 64
 // mulTN computes out = aᵀ·b for a (n×k), b (n×m): output row p is
 // Σ_i a[i,p]·b[i,:]. Workers own blocks of output rows. Blocks of four
 // output rows go through the 4×8 register kernel over tnRowBlock rows of a
-// and b at a time; the rest add four rows of b at a time. Every element is
-// the same in-order sum over i either way (see mulNN).
+// and b at a time; the rest add four rows of b at a time. With AVX2 every
+// element is the same chain of fused multiply-adds in order of i either
+// way (see mulNN).
 func mulTN(a, b, out []float64, n, k, m int) {
 	clear(out)
 	if m == 1 { // aᵀ·b for a vector b: rows of a scaled and summed
