@@ -25,12 +25,23 @@ func denseEqual(t *testing.T, what string, got, want *Dense, tol float64) {
 // naiveMul is the textbook triple loop, the independent reference for the
 // kernels.
 func naiveMul(a, b *Dense) *Dense {
+	return tripleLoop(a, b, func(x, y, s float64) float64 { return s + x*y })
+}
+
+// fmaMul is a·b with every element one chain of fused multiply-adds in
+// order of the inner index: what the AVX2 kernels promise to compute,
+// whichever of them handles an element.
+func fmaMul(a, b *Dense) *Dense { return tripleLoop(a, b, math.FMA) }
+
+// tripleLoop returns a·b with each element accumulated in order of the
+// inner index k as s = step(a[i,k], b[k,j], s), starting from 0.
+func tripleLoop(a, b *Dense, step func(x, y, s float64) float64) *Dense {
 	out := New(a.Rows, b.Cols)
 	for i := 0; i < a.Rows; i++ {
 		for j := 0; j < b.Cols; j++ {
 			s := 0.0
 			for k := 0; k < a.Cols; k++ {
-				s += a.At(i, k) * b.At(k, j)
+				s = step(a.At(i, k), b.At(k, j), s)
 			}
 			out.Set(i, j, s)
 		}
@@ -220,25 +231,6 @@ func TestDenseHelpers(t *testing.T) {
 	}
 }
 
-// The AVX2/FMA kernels agree with the portable loops for every length,
-// including the 8-, 4- and 1-element tails.
-// fmaMul is a·b with every element one chain of fused multiply-adds in
-// order of the inner index: what the AVX2 kernels promise to compute,
-// whichever of them handles an element.
-func fmaMul(a, b *Dense) *Dense {
-	out := New(a.Rows, b.Cols)
-	for i := 0; i < a.Rows; i++ {
-		for j := 0; j < b.Cols; j++ {
-			s := 0.0
-			for k := 0; k < a.Cols; k++ {
-				s = math.FMA(a.At(i, k), b.At(k, j), s)
-			}
-			out.Set(i, j, s)
-		}
-	}
-	return out
-}
-
 // The products mix the four-row register kernel, the one-row kernels and
 // the axpy loops by shape and by how ParallelFor splits the rows. With
 // AVX2 they must all round alike: the result equals the in-order fused
@@ -271,6 +263,8 @@ func TestDenseProductKernelsAgree(t *testing.T) {
 	}
 }
 
+// The AVX2/FMA kernels agree with the portable loops for every length,
+// including the 8-, 4- and 1-element tails.
 func TestAxpyKernels(t *testing.T) {
 	if !useAVX {
 		t.Skip("no AVX2/FMA kernels on this machine")
