@@ -13,6 +13,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -312,7 +313,10 @@ type Summary struct {
 }
 
 // Run runs the grid's (shard's) jobs that have no finished record in the
-// output directory, writing each record as soon as its job ends. A failed
+// output directory, writing each record as soon as its job ends. Within a
+// dataset it runs them split by split and init by init, all models of one
+// run before the next, so that the first finished jobs (and a progress
+// estimate built on them) sample every model. A failed
 // job is reported and the others go on; Run returns an error listing the
 // failures at the end, and a rerun retries them. A cancelled ctx stops Run
 // after the current epoch with ctx's error; finished records are kept. When
@@ -339,6 +343,7 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 		}
 		todo = append(todo, j)
 	}
+	todo = runOrder(todo)
 	emit := func(e Event) {
 		if g.progress != nil {
 			e.Total, e.Skipped = len(todo), sum.Skipped
@@ -415,6 +420,30 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 		return sum, fmt.Errorf("experiment: %d of %d jobs failed: %w", len(sum.Failed), len(todo), errors.Join(sum.Failed...))
 	}
 	return sum, nil
+}
+
+// runOrder orders jobs for running: dataset by dataset as given, and within
+// a dataset split by split and init by init, every model of a run before
+// the next run. The canonical order (Jobs) is model by model; the models'
+// costs differ several times over (APPNP trains for thousands of epochs on
+// the Amazon graphs, GKDE does not train), so running it in that order
+// would make a progress estimate extrapolate from the slowest or fastest
+// model. Run by run, the first finished jobs are a sample of the whole
+// grid, and an interrupted grid leaves every model with the same splits
+// finished.
+func runOrder(jobs []Job) []Job {
+	datasetRank := map[string]int{}
+	for _, j := range jobs {
+		if _, ok := datasetRank[j.Dataset]; !ok {
+			datasetRank[j.Dataset] = len(datasetRank)
+		}
+	}
+	ordered := slices.Clone(jobs)
+	slices.SortStableFunc(ordered, func(a, b Job) int {
+		return cmp.Or(cmp.Compare(datasetRank[a.Dataset], datasetRank[b.Dataset]),
+			cmp.Compare(a.Split, b.Split), cmp.Compare(a.Init, b.Init))
+	})
+	return ordered
 }
 
 // finished reports whether j has a finished record in the output

@@ -325,3 +325,25 @@ func TestRunCancel(t *testing.T) {
 		t.Errorf("%d records after cancelling, want 1", len(records))
 	}
 }
+
+func TestRunGoesSplitBySplit(t *testing.T) {
+	var started []string
+	_, err := tinyGrid(t, t.TempDir(), APPNP, GKDE).Progress(func(e Event) {
+		if e.Kind == Started {
+			started = append(started, e.Job.Path())
+		}
+	}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := func(m Model, split int, loc bool) string {
+		return Job{Dataset: "Tiny", Model: m, Split: split, Init: 1, LOC: loc}.Path()
+	}
+	want := []string{
+		job(APPNP, 1, false), job(APPNP, 1, true), job(GKDE, 1, false), job(GKDE, 1, true),
+		job(APPNP, 2, false), job(APPNP, 2, true), job(GKDE, 2, false), job(GKDE, 2, true),
+	}
+	if !slices.Equal(started, want) {
+		t.Errorf("jobs started in the order\n%s\nwant\n%s", strings.Join(started, "\n"), strings.Join(want, "\n"))
+	}
+}
