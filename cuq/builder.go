@@ -288,6 +288,9 @@ func (b *Builder) Init(k int) *Builder { b.train.Init = k; return b }
 // Training replaces the whole training configuration.
 func (b *Builder) Training(c TrainConfig) *Builder { b.train = c; return b }
 
+// Graph returns the graph the model is built for.
+func (b *Builder) Graph() *graph.Graph { return b.g }
+
 // MustBuild is Build that panics on error, for notebooks.
 func (b *Builder) MustBuild() *Model {
 	m, err := b.Build()

@@ -159,3 +159,21 @@ func gather(values []float64, nodes []int) []float64 {
 	}
 	return out
 }
+
+// SplitByCorrectness returns the given nodes split into those predicted
+// correctly and those predicted wrongly, each in the order given; the
+// second is the positive class of misclassification detection. It returns
+// an error for a node outside the graph.
+func (p *Prediction) SplitByCorrectness(nodes []int) (right, wrong []int, err error) {
+	for _, i := range nodes {
+		if i < 0 || i >= len(p.Class) || p.Graph == nil || i >= len(p.Graph.Labels) {
+			return nil, nil, fmt.Errorf("cuq: %s: node %d has no prediction or label", p.Model, i)
+		}
+		if p.Class[i] == p.Graph.Labels[i] {
+			right = append(right, i)
+		} else {
+			wrong = append(wrong, i)
+		}
+	}
+	return right, wrong, nil
+}

@@ -1,19 +1,18 @@
-// Package kernelext shows cuqgnn's charts, pages, tables, images and
-// training progress inline in a GoNB (Go kernel for Jupyter) notebook. It is
-// the only package of the module that imports GoNB; everything it shows is
-// built by package chart, which works in any Go program.
+// Package kernelext is cuqgnn's face in a GoNB (Go kernel for Jupyter)
+// notebook: it shows charts, tables, images and training progress inline,
+// stops a cell with its error in one idiom (Must, Check, Claim), and keeps
+// a trained model's results for the later cells of a kernel session
+// (Train, Cache). It is the only package of the module that imports GoNB;
+// everything it shows is built by package chart, which works in any Go
+// program.
 //
-// Charts need the ECharts library in the page. Show inlines a local copy of
-// echarts.min.js once per kernel session (the first chart output carries it,
-// later ones wait for it), so notebooks draw offline and keep drawing when
-// exported with `jupyter nbconvert --to html`; or it loads the library from a
-// CDN. The source is, in order of preference: the last UseLocalECharts or
-// UseCDN call of the cell program, the file named by $CUQ_ECHARTS, the file
-// cached by scripts/setup.sh (chart.DefaultEChartsFile), the CDN.
-//
-// GoNB runs every cell as a new program, so a choice made in one cell is
-// forgotten by the next: set it in a func init() of the notebook, or with
-// `%env CUQ_ECHARTS /path/to/echarts.min.js`.
+// Charts need the ECharts library in the page. GoNB runs every cell as a
+// new program, and the first chart each cell program shows carries the
+// library (embedded in package chart, about 1 MB); later charts of the
+// same cell reuse it. So every cell's output draws on its own: offline, when
+// the cell is re-run, after the notebook is saved and reopened, and in a
+// `jupyter nbconvert --to html` export. UseCDN trades that for smaller
+// outputs that draw only online.
 package kernelext
 
 import (
@@ -24,161 +23,106 @@ import (
 	"html"
 	"image"
 	"image/png"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/janpfeifer/gonb/gonbui"
-	"github.com/janpfeifer/gonb/gonbui/protocol"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
 )
 
-// EnvECharts names the environment variable holding the path of a local
-// echarts.min.js.
-const EnvECharts = "CUQ_ECHARTS"
-
 var (
 	mu     sync.Mutex
-	source *chart.HTMLOptions // set by UseLocalECharts or UseCDN
-	loaded string             // the source already loaded by this process
+	cdn    string // set by UseCDN
+	loaded bool   // this cell program has sent the library
 )
 
-// UseLocalECharts makes charts inline ECharts from the file at path (an
-// echarts.min.js of version chart.EChartsVersion), once per kernel session.
-func UseLocalECharts(path string) error {
-	if _, err := chart.LoaderHTML(chart.HTMLOptions{EChartsFile: path}); err != nil {
-		return fmt.Errorf("kernelext.UseLocalECharts: %w", err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	source = &chart.HTMLOptions{EChartsFile: path}
-	return nil
-}
-
-// UseCDN makes charts load ECharts from url, chart.DefaultEChartsURL when
-// empty. Such notebooks draw only with network access.
+// UseCDN makes the charts of this cell program load ECharts from url
+// (chart.DefaultEChartsURL when empty) instead of carrying the embedded
+// library: outputs 1 MB smaller that draw only with network access. Call it
+// in each cell that should, or in a func init() of the notebook.
 func UseCDN(url string) {
+	if url == "" {
+		url = chart.DefaultEChartsURL
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	source = &chart.HTMLOptions{EChartsURL: url}
-}
-
-// echartsSource returns where charts load ECharts from (see the package
-// documentation for the order).
-func echartsSource() chart.HTMLOptions {
-	mu.Lock()
-	defer mu.Unlock()
-	if source != nil {
-		return *source
-	}
-	if p := os.Getenv(EnvECharts); p != "" {
-		return chart.HTMLOptions{EChartsFile: p}
-	}
-	if p := chart.DefaultEChartsFile(); p != "" {
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return chart.HTMLOptions{EChartsFile: p}
-		}
-	}
-	return chart.HTMLOptions{}
-}
-
-// markerFile records, in GoNB's per-kernel temporary directory, which
-// ECharts source the notebook has already loaded; "" outside GoNB.
-func markerFile() string {
-	dir := os.Getenv(protocol.GONB_TMP_DIR_ENV)
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, "cuqgnn-echarts-loaded")
+	cdn = url
 }
 
 // loader returns the ECharts loader to put before a chart: the CDN loader
 // every time (it is small and does nothing once ECharts is there), the
-// inlined library only the first time in a kernel session.
-func loader() (string, error) {
-	src := echartsSource()
-	if src.EChartsFile == "" {
-		return chart.LoaderHTML(src)
-	}
-	key := "file:" + src.EChartsFile
-	marker := markerFile()
+// embedded library only in the first chart output of the cell program.
+func loader() string {
 	mu.Lock()
 	defer mu.Unlock()
-	if loaded == key {
-		return "", nil
+	if cdn != "" {
+		return chart.LoaderHTML(chart.HTMLOptions{CDN: cdn})
 	}
-	if marker != "" {
-		if b, err := os.ReadFile(marker); err == nil && string(b) == key {
-			loaded = key
-			return "", nil
-		}
+	if loaded {
+		return ""
 	}
-	s, err := chart.LoaderHTML(src)
-	if err != nil {
-		return "", err
-	}
-	loaded = key
-	if marker != "" {
-		if err := os.WriteFile(marker, []byte(key), 0o644); err != nil {
-			return "", fmt.Errorf("kernelext: recording that ECharts is loaded: %w", err)
-		}
-	}
-	return s, nil
+	loaded = true
+	return quietMathJax + chart.LoaderHTML(chart.HTMLOptions{})
 }
 
-// forgetLoaded makes the next chart carry the ECharts library again.
+// quietMathJax asks MathJax 2, which the HTML export of a notebook loads,
+// not to show its "Loading …" badge: offline the badge never goes away.
+// Jupyter's own pages ignore the element.
+const quietMathJax = `<script type="text/x-mathjax-config">MathJax.Hub.Config({messageStyle: "none"});</script>` + "\n"
+
+// forgetLoaded makes the next chart carry the library again (its output
+// may not have reached the notebook).
 func forgetLoaded() {
 	mu.Lock()
 	defer mu.Unlock()
-	loaded = ""
-	if m := markerFile(); m != "" {
-		_ = os.Remove(m) // absent already is fine
-	}
-}
-
-// LoadECharts puts the ECharts library into the current cell's output even
-// if an earlier cell did: use it after clearing the outputs of the notebook.
-func LoadECharts() error {
-	forgetLoaded()
-	s, err := loader()
-	if err != nil {
-		return fmt.Errorf("kernelext.LoadECharts: %w", err)
-	}
-	gonbui.DisplayHTML(s)
-	return flush()
+	loaded = false
 }
 
 // errorHTML renders err as a red box in the cell output.
 func errorHTML(err error) string {
-	return "<pre style=\"color:#a00;background:#fee;padding:6px;white-space:pre-wrap;\">" + html.EscapeString(err.Error()) + "</pre>"
+	return "<pre class=\"cuq-error\" style=\"color:#a00;background:#fee;padding:6px;white-space:pre-wrap;\">" + html.EscapeString(err.Error()) + "</pre>"
 }
 
-// render returns the HTML that shows x: a *chart.Chart, *chart.Page,
-// *chart.Table, *plot.Plot (as a PNG) or image.Image.
+// Chartable is what the chart builders of package chart have in common
+// (chart.ARCOf, chart.DecompositionOf, chart.Simplexes, …): Show takes them
+// without a call to Done.
+type Chartable interface {
+	Done() (*chart.Chart, error)
+}
+
+// render returns the HTML that shows x (see Show).
 func render(x any) (string, error) {
 	switch v := x.(type) {
 	case *chart.Chart:
 		if v == nil {
 			return "", errors.New("kernelext.Show: nil chart")
 		}
-		l, err := loader()
+		return loader() + v.Fragment(), nil
+	case Chartable:
+		c, err := v.Done()
 		if err != nil {
-			return "", fmt.Errorf("kernelext.Show: %w", err)
+			return "", err
 		}
-		return l + v.Fragment(), nil
+		return render(c)
+	case []*chart.Chart:
+		for k, c := range v {
+			if c == nil {
+				return "", fmt.Errorf("kernelext.Show: chart %d of the row is nil", k)
+			}
+		}
+		return loader() + chart.NewPage("").AddRow(v...).Fragment(), nil
 	case *chart.Page:
 		if v == nil {
 			return "", errors.New("kernelext.Show: nil page")
 		}
-		l, err := loader()
-		if err != nil {
-			return "", fmt.Errorf("kernelext.Show: %w", err)
+		head := ""
+		if v.Title != "" {
+			head = "<h3>" + html.EscapeString(v.Title) + "</h3>\n"
 		}
-		return "<h3>" + html.EscapeString(v.Title) + "</h3>\n" + l + v.Fragment(), nil
+		return head + loader() + v.Fragment(), nil
 	case *chart.Table:
 		if v == nil {
 			return "", errors.New("kernelext.Show: nil table")
@@ -206,11 +150,13 @@ func render(x any) (string, error) {
 }
 
 // Show displays x in the cell's output: a *chart.Chart or *chart.Page
-// (interactive ECharts), a *chart.Table (sortable table), a *plot.Plot or an
-// image.Image (PNG). The optional errs let a constructor's results be passed
-// directly, as in Show(chart.ARC(...)): when one of them is non-nil, Show
-// displays and returns it instead. Show returns an error, also displayed,
-// when x cannot be shown.
+// (interactive ECharts), a chart builder (Chartable, such as
+// chart.ARCOf(pred, test)), a row of charts side by side ([]*chart.Chart),
+// a *chart.Table (sortable table), a *plot.Plot or an image.Image (PNG).
+// The optional errs let a constructor's results be passed directly, as in
+// Show(chart.ARC(...)): when one of them is non-nil, Show displays and
+// returns it instead. Show returns an error, also displayed, when x cannot
+// be shown. To stop the cell on such an error, wrap the call in Check.
 func Show(x any, errs ...error) error {
 	err := errors.Join(errs...)
 	var s string
@@ -228,6 +174,27 @@ func Show(x any, errs ...error) error {
 		return err
 	}
 	return nil
+}
+
+// ShowRow displays charts side by side (wrapping where the notebook is
+// narrower than the row), each given as a *chart.Chart or a chart builder.
+func ShowRow(charts ...any) error {
+	row := make([]*chart.Chart, len(charts))
+	for k, x := range charts {
+		switch v := x.(type) {
+		case *chart.Chart:
+			row[k] = v
+		case Chartable:
+			c, err := v.Done()
+			if err != nil {
+				return Show(nil, err)
+			}
+			row[k] = c
+		default:
+			return Show(nil, fmt.Errorf("kernelext.ShowRow: item %d is a %T, not a chart", k, x))
+		}
+	}
+	return Show(row)
 }
 
 // flush waits until GoNB has received everything sent so far. Without it a

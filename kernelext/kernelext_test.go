@@ -124,24 +124,12 @@ func nextHTML(t *testing.T) string {
 	return s
 }
 
-// resetECharts forgets the ECharts source and that it was loaded.
-func resetECharts(t *testing.T) {
-	t.Helper()
+// resetECharts forgets the CDN choice and that the library was sent, as a
+// new cell program starts.
+func resetECharts() {
 	mu.Lock()
-	source, loaded = nil, ""
+	cdn, loaded = "", false
 	mu.Unlock()
-	if err := os.Remove(markerFile()); err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-}
-
-func fakeECharts(t *testing.T) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "echarts.min.js")
-	if err := os.WriteFile(p, []byte("window.echarts = {fake: 'echarts library'};"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 func arc(t *testing.T, name string) *chart.Chart {
@@ -153,10 +141,9 @@ func arc(t *testing.T, name string) *chart.Chart {
 	return c
 }
 
-func TestShowInlinesLocalEChartsOncePerKernel(t *testing.T) {
-	resetECharts(t)
-	t.Setenv(EnvECharts, fakeECharts(t))
-	const lib = "echarts library"
+func TestShowCarriesEChartsOncePerCellProgram(t *testing.T) {
+	resetECharts()
+	const lib = "Licensed to the Apache Software Foundation"
 
 	a, b, c := arc(t, "first"), arc(t, "second"), arc(t, "third")
 	if err := Show(a); err != nil {
@@ -169,23 +156,16 @@ func TestShowInlinesLocalEChartsOncePerKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	if h := nextHTML(t); strings.Contains(h, lib) || !strings.Contains(h, b.ID) {
-		t.Errorf("second chart should not repeat the library:\n%.400s", h)
+		t.Errorf("second chart of the cell should not repeat the library:\n%.400s", h)
 	}
-	// A later cell is a new process: only the marker file remembers.
-	mu.Lock()
-	loaded = ""
-	mu.Unlock()
+	// A later cell (or a re-run of this one) is a new program: its first
+	// chart carries the library again, so its output draws on its own.
+	resetECharts()
 	if err := Show(c); err != nil {
 		t.Fatal(err)
 	}
-	if h := nextHTML(t); strings.Contains(h, lib) {
-		t.Errorf("a later cell should find the library loaded:\n%.400s", h)
-	}
-	if err := LoadECharts(); err != nil {
-		t.Fatal(err)
-	}
 	if h := nextHTML(t); !strings.Contains(h, lib) {
-		t.Errorf("LoadECharts did not send the library:\n%.400s", h)
+		t.Errorf("the next cell's first chart does not carry the library:\n%.400s", h)
 	}
 }
 
@@ -205,28 +185,45 @@ func TestShowWaitsForKernel(t *testing.T) {
 	}
 }
 
-func TestUseLocalEChartsAndCDN(t *testing.T) {
-	resetECharts(t)
-	defer resetECharts(t)
-	if err := UseLocalECharts(filepath.Join(t.TempDir(), "none.js")); err == nil || !strings.Contains(err.Error(), "kernelext.UseLocalECharts") {
-		t.Errorf("missing file: error %v", err)
-	}
-	p := fakeECharts(t)
-	if err := UseLocalECharts(p); err != nil {
-		t.Fatal(err)
-	}
-	if got := echartsSource(); got.EChartsFile != p {
-		t.Errorf("source %+v, want file %s", got, p)
-	}
+func TestUseCDN(t *testing.T) {
+	resetECharts()
+	defer resetECharts()
 	UseCDN("https://example.org/echarts.js")
 	for range 2 { // the small CDN loader goes with every chart
 		if err := Show(arc(t, "cdn")); err != nil {
 			t.Fatal(err)
 		}
-		if h := nextHTML(t); !strings.Contains(h, `"https://example.org/echarts.js"`) {
-			t.Errorf("chart does not load from the CDN:\n%.600s", h)
+		h := nextHTML(t)
+		if !strings.Contains(h, `"https://example.org/echarts.js"`) || strings.Contains(h, "Apache Software Foundation") {
+			t.Errorf("chart does not load from the CDN alone:\n%.600s", h)
 		}
 	}
+}
+
+func TestShowBuildersAndRows(t *testing.T) {
+	resetECharts()
+	d := chart.Decomposition([]float64{0.1, 0.2}, []float64{0.3, 0.4}, []chart.Outcome{chart.Correct, chart.OOD}).Title("dec")
+	if err := Show(d); err != nil {
+		t.Fatal(err)
+	}
+	if h := nextHTML(t); !strings.Contains(h, `"text":"dec"`) || !strings.Contains(h, "Apache Software Foundation") {
+		t.Errorf("builder not drawn with the library:\n%.300s", h)
+	}
+	if err := ShowRow(arc(t, "left"), d); err != nil {
+		t.Fatal(err)
+	}
+	if h := nextHTML(t); strings.Count(h, `class="cuq-chart"`) != 2 || !strings.Contains(h, "display:flex") {
+		t.Errorf("row does not hold two charts side by side:\n%.600s", h)
+	}
+	if err := ShowRow(arc(t, "x"), 3); err == nil || !strings.Contains(err.Error(), "item 1 is a int") {
+		t.Errorf("row with a number: error %v", err)
+	}
+	nextHTML(t)
+	bad := chart.Decomposition(nil, nil, nil)
+	if err := Show(bad); err == nil || !strings.Contains(err.Error(), "no nodes") {
+		t.Errorf("failing builder: error %v", err)
+	}
+	nextHTML(t)
 }
 
 func TestShowErrors(t *testing.T) {

@@ -160,16 +160,17 @@ type Training struct {
 func NewTraining(title string) *Training { return &Training{bar: NewProgress(title)} }
 
 // OnEpoch returns the Fit option that feeds the display.
-func (t *Training) OnEpoch() cuq.FitOption {
-	return cuq.OnEpoch(func(e cuq.EpochStats) {
-		t.last = e
-		msg := fmt.Sprintf("%s epoch %d · loss %.4g", e.Phase, e.Epoch, e.Loss)
-		if !math.IsNaN(e.ValCE) {
-			msg += fmt.Sprintf(" · val CE %.4f · val acc %.3f", e.ValCE, e.ValAcc)
-		}
-		// The bar ends only in Done: early stopping may extend StopAt.
-		t.bar.Update(e.Epoch, e.StopAt+1, msg)
-	})
+func (t *Training) OnEpoch() cuq.FitOption { return cuq.OnEpoch(t.Epoch) }
+
+// Epoch shows the progress after epoch e; OnEpoch passes it to Fit.
+func (t *Training) Epoch(e cuq.EpochStats) {
+	t.last = e
+	msg := fmt.Sprintf("%s epoch %d · loss %.4g", e.Phase, e.Epoch, e.Loss)
+	if !math.IsNaN(e.ValCE) {
+		msg += fmt.Sprintf(" · val CE %.4f · val acc %.3f", e.ValCE, e.ValAcc)
+	}
+	// The bar ends only in Done: early stopping may extend StopAt.
+	t.bar.Update(e.Epoch, e.StopAt+1, msg)
 }
 
 // Done replaces the bar by a summary of the finished Fit (or its error).

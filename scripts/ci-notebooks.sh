@@ -1,35 +1,40 @@
 #!/usr/bin/env bash
-# ci-notebooks.sh runs every notebook in notebooks/ headless and checks that
-# it works end to end:
-#   1. installs Jupyter and Chromium from Debian if missing (idempotent);
+# ci-notebooks.sh runs every notebook in notebooks/ the way a user does and
+# checks what the user would see:
+#   1. installs Jupyter, nbclient and Chromium from Debian if missing;
 #   2. builds GoNB, goimports and gopls from tools/go.mod and registers the
 #      kernel in a private Jupyter data dir (the user's kernels are untouched);
-#   3. caches echarts.min.js from npm, so charts are inlined and draw offline;
-#   4. checks that the committed notebooks carry no outputs;
-#   5. executes each notebook with nbconvert (CUQ_QUICK=1: quick mode) into a
-#      temporary directory and fails on any error output or on a notebook
-#      without chart outputs;
-#   6. renders the first executed notebook to HTML, opens it in headless
-#      Chromium with every network lookup failing, and checks that every chart
-#      element got an ECharts instance (DOM dump) and that the screenshot is
-#      not blank.
-# Outputs (executed notebooks, HTML, screenshot) stay in $CUQ_CI_OUT (default:
-# a new temporary directory, printed at the end).
+#   3. checks that the committed notebooks carry no outputs and are prose
+#      with short cells (scripts/nbcheck.py layout);
+#   4. runs every notebook in quick mode (CUQ_QUICK=1), and 01 and 02 also in
+#      full mode, cell by cell with nbclient (scripts/nbdrive.py): no cell may
+#      fail, a failed kernelext.Claim included; then it re-runs the first and
+#      the last chart cell and saves the notebook;
+#   5. exports each saved notebook with `jupyter nbconvert --to html`, checks
+#      that the code is highlighted as Go, opens the export in headless
+#      Chromium from file:// with every network lookup failing, and counts
+#      the chart elements that drew (a canvas or svg inside) against those
+#      that did not; no MathJax badge may be left showing;
+#   6. does the same for the report.html of a small `cuq grid` run.
+# Nothing is cached beforehand: the charts draw from the ECharts copy
+# embedded in package chart. Outputs (notebooks, HTML, DOM dumps,
+# screenshots) stay in $CUQ_CI_OUT (default: a new temporary directory,
+# printed at the end). The benchmark files are read from $CUQ_DATA, default
+# ../shared/datasets beside the repository.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${CUQ_CI_OUT:-$(mktemp -d -t cuq-notebooks-XXXXXX)}
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/cuqgnn
-bin=$cache/ci-bin
-ECHARTS_VERSION=5.6.0 # keep equal to chart.EChartsVersion
+bin=${XDG_CACHE_HOME:-$HOME/.cache}/cuqgnn/ci-bin
 start=$(date +%s)
-mkdir -p "$out/executed" "$out/html" "$bin"
+mkdir -p "$out/quick" "$out/full" "$out/html" "$bin"
 
 step() { echo "== $* ($(($(date +%s) - start))s)"; }
 
 step "system packages"
 pkgs=()
 jupyter nbconvert --version >/dev/null 2>&1 || pkgs+=(jupyter-notebook jupyter-nbconvert python3-ipykernel)
+/usr/bin/python3 -c "import nbclient" >/dev/null 2>&1 || pkgs+=(python3-nbclient)
 command -v chromium >/dev/null 2>&1 || pkgs+=(chromium)
 if ((${#pkgs[@]})); then
 	sudo=""
@@ -39,6 +44,7 @@ if ((${#pkgs[@]})); then
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${pkgs[@]}"
 fi
+py=/usr/bin/python3 # Debian's Python, which has nbclient
 
 step "GoNB, goimports, gopls (tools/go.mod) into $bin"
 (cd "$repo/tools" && go build -o "$bin/gonb" github.com/janpfeifer/gonb &&
@@ -48,61 +54,67 @@ export PATH=$bin:$PATH
 export JUPYTER_DATA_DIR=$out/jupyter
 gonb --install >"$out/gonb-install.log" 2>&1 || { cat "$out/gonb-install.log"; exit 1; }
 
-step "echarts.min.js $ECHARTS_VERSION"
-lib=$cache/echarts/$ECHARTS_VERSION/echarts.min.js
-if [[ ! -s $lib ]]; then
-	tmp=$(mktemp -d)
-	(cd "$tmp" && npm pack --silent "echarts@$ECHARTS_VERSION" >/dev/null &&
-		tar -xzf "echarts-$ECHARTS_VERSION.tgz" package/dist/echarts.min.js)
-	mkdir -p "$(dirname "$lib")"
-	mv "$tmp/package/dist/echarts.min.js" "$lib"
-	rm -rf "$tmp"
+if [[ -z ${CUQ_DATA:-} && -d $repo/../shared/datasets ]]; then
+	export CUQ_DATA=$(cd "$repo/../shared/datasets" && pwd)
 fi
-export CUQ_ECHARTS=$lib CUQ_QUICK=1
+echo "data: ${CUQ_DATA:-none (the notebooks use the synthetic graphs)}"
 
 shopt -s nullglob
 notebooks=("$repo"/notebooks/*.ipynb)
 ((${#notebooks[@]})) || { echo "FAIL: no notebooks in $repo/notebooks"; exit 1; }
 
-step "committed notebooks carry no outputs"
+step "committed notebooks: no outputs, prose with short cells"
 python3 "$repo/scripts/nbcheck.py" clean "${notebooks[@]}"
+python3 "$repo/scripts/nbcheck.py" layout "${notebooks[@]}"
 
 for nb in "${notebooks[@]}"; do
-	step "executing $(basename "$nb")"
-	jupyter nbconvert --to notebook --execute --ExecutePreprocessor.kernel_name=gonb \
-		--ExecutePreprocessor.timeout=1200 --output-dir "$out/executed" "$nb" \
-		>"$out/executed/$(basename "$nb" .ipynb).log" 2>&1 ||
-		{ tail -40 "$out/executed/$(basename "$nb" .ipynb).log"; echo "FAIL: $nb did not run"; exit 1; }
+	step "running $(basename "$nb") in quick mode"
+	CUQ_QUICK=1 $py "$repo/scripts/nbdrive.py" "$nb" "$out/quick"
 done
-python3 "$repo/scripts/nbcheck.py" executed "$out"/executed/*.ipynb
+for nb in "$repo"/notebooks/0[12]_*.ipynb; do
+	step "running $(basename "$nb") in full mode"
+	CUQ_QUICK=0 $py "$repo/scripts/nbdrive.py" "$nb" "$out/full"
+done
 
-first=$(basename "${notebooks[0]}" .ipynb)
-step "rendering $first to HTML and drawing it in Chromium, offline"
-jupyter nbconvert --to html --output-dir "$out/html" "$out/executed/$first.ipynb" >"$out/html/nbconvert.log" 2>&1 ||
-	{ cat "$out/html/nbconvert.log"; exit 1; }
 # The charts are drawn by inline scripts before the load event, so Chromium
 # needs no virtual time budget; with one, Chromium 156 never returns from
-# --screenshot (seen in CI and reproduced: three tries of 120 s each). A hang
-# is still possible on a busy machine and is not a failed check, so each call
-# gets three tries of 120 s, each writing its standard output afresh to the
-# file named first; a real failure still fails.
+# --screenshot. A hang is still possible on a busy machine and is not a
+# failed check, so each call gets three tries of 120 s, each writing its
+# standard output afresh; a real failure still fails.
 chrome() {
-	local stdout=$1 try
-	shift
+	local page=$1 stdout=$2 try
+	shift 2
 	for try in 1 2 3; do
 		if timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
 			--disable-quic --no-first-run --disable-component-update --disable-sync \
 			--host-resolver-rules="MAP * ~NOTFOUND" --user-data-dir="$(mktemp -d)" \
-			"$@" "file://$out/html/$first.html" >"$stdout" 2>>"$out/html/chromium.log"; then
+			"$@" "file://$page" >"$stdout" 2>>"$out/html/chromium.log"; then
 			return 0
 		fi
 		echo "chromium $*: try $try did not finish" >&2
 	done
 	return 1
 }
-chrome "$out/html/$first.dom.html" --dump-dom
-python3 "$repo/scripts/nbcheck.py" dom "$out/html/$first.dom.html"
-chrome /dev/null --window-size=1200,8000 --screenshot="$out/html/$first.png"
-python3 "$repo/scripts/nbcheck.py" png "$out/html/$first.png" 30000
+
+for mode in quick full; do
+	for saved in "$out/$mode"/*.ipynb; do
+		name=$mode-$(basename "$saved" .ipynb)
+		step "exporting $name to HTML and drawing it in Chromium, offline"
+		jupyter nbconvert --to html --output "$name" --output-dir "$out/html" "$saved" >"$out/html/$name.log" 2>&1 ||
+			{ cat "$out/html/$name.log"; exit 1; }
+		python3 "$repo/scripts/nbcheck.py" export "$out/html/$name.html"
+		chrome "$out/html/$name.html" "$out/html/$name.dom.html" --dump-dom
+		python3 "$repo/scripts/nbcheck.py" dom "$out/html/$name.dom.html"
+	done
+done
+chrome "$out/html/quick-01_quickstart.html" /dev/null --window-size=1200,8000 --screenshot="$out/html/quick-01_quickstart.png"
+python3 "$repo/scripts/nbcheck.py" png "$out/html/quick-01_quickstart.png" 30000
+
+step "report.html of a small grid, in Chromium, offline"
+data=()
+[[ -n ${CUQ_DATA:-} ]] && data=(-data "$CUQ_DATA" -datasets CoraML) # else the synthetic graph
+(cd "$repo" && go run ./cmd/cuq grid "${data[@]}" -splits 1 -inits 1 -max-epochs 5 -quiet -out "$out/grid")
+chrome "$out/grid/report.html" "$out/html/report.dom.html" --dump-dom
+python3 "$repo/scripts/nbcheck.py" dom "$out/html/report.dom.html"
 
 step "all notebooks passed; outputs in $out"

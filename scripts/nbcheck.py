@@ -2,20 +2,22 @@
 """nbcheck.py: checks for scripts/ci-notebooks.sh (Python standard library only).
 
   nbcheck.py clean NB...        committed notebooks carry no outputs
-  nbcheck.py executed NB...     executed notebooks have no errors and at least one chart
-  nbcheck.py dom HTML           DOM dumped by Chromium: every chart element got an ECharts instance
+  nbcheck.py layout NB...       notebooks are prose with short cells: every code cell that runs
+                                (has a %% body) has at most 15 lines, and code lines are at most
+                                1.5 times the prose lines
+  nbcheck.py export HTML...     HTML exports highlight the code as Go
+  nbcheck.py dom HTML           DOM dumped by Chromium: every chart element holds a drawn canvas
+                                or svg, and no MathJax badge is left showing
   nbcheck.py png PNG MIN        screenshot has at least MIN coloured (chart) pixels
 
 Each command prints one line per file and exits with status 1 on the first failure.
 """
+import html.parser
 import json
-import re
 import struct
 import sys
 import zlib
 
-CHART = 'class="cuq-chart"'
-ERROR_BOX = "color:#a00;background:#fee"  # kernelext's error display
 
 
 def fail(msg):
@@ -44,39 +46,86 @@ def clean(paths):
         print(f"ok: {p} has no outputs")
 
 
-def executed(paths):
+def layout(paths):
     for p in paths:
         nb = load(p)
-        charts = 0
+        code = prose = 0
         for i, c in enumerate(nb["cells"]):
-            for o in c.get("outputs", []):
-                kind = o["output_type"]
-                if kind == "error":
-                    fail(f"{p}: cell {i}: {o.get('ename')}: {o.get('evalue')}")
-                if kind == "stream" and o.get("name") == "stderr":
-                    s = text(o["text"])
-                    if re.search(r"panic:|error|Error|FAIL", s):
-                        fail(f"{p}: cell {i} wrote to stderr: {s[:500]}")
-                html = text(o.get("data", {}).get("text/html", ""))
-                if ERROR_BOX in html:
-                    fail(f"{p}: cell {i} displayed an error: {re.sub('<[^>]+>', '', html)[:500]}")
-                charts += html.count(CHART)
-        if charts == 0:
-            fail(f"{p}: no chart outputs")
-        print(f"ok: {p}: {charts} chart(s), no errors")
+            lines = [l for l in text(c["source"]).split("\n") if l.strip()]
+            if c["cell_type"] == "markdown":
+                prose += len(lines)
+                continue
+            code += len(lines)
+            if any(l.strip() == "%%" for l in lines) and len(lines) > 15:
+                fail(f"{p}: code cell {i} has {len(lines)} lines; a cell that runs has at most 15")
+        if code > 1.5 * prose:
+            fail(f"{p}: {code} code lines for {prose} prose lines (at most 1.5 code lines per prose line)")
+        print(f"ok: {p}: {code} code lines, {prose} prose lines ({code / prose:.2f}:1)")
+
+
+def export(paths):
+    for p in paths:
+        with open(p, encoding="utf-8") as f:
+            h = f.read()
+        # Pygments marks Go's declaration keywords (func, var, type) "kd";
+        # its Python lexer has no such tokens in Go source.
+        if 'class="kd"' not in h:
+            fail(f"{p}: the code is not highlighted as Go")
+        print(f"ok: {p}: code highlighted as Go")
+
+
+class ChartFinder(html.parser.HTMLParser):
+    """Collects, for every chart element, whether a canvas or svg was drawn inside it."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack = []      # open elements: [tag, chart index or None]
+        self.charts = []     # drawn flag per chart element
+        self.mathjax = ""    # text of MathJax's message badge
+        self.in_mathjax = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in ("canvas", "svg"):
+            for _, k in self.stack:
+                if k is not None:
+                    self.charts[k] = True
+        if tag in self.VOID:
+            return
+        k = None
+        if tag == "div" and "cuq-chart" in (a.get("class") or "").split():
+            k = len(self.charts)
+            self.charts.append(False)
+        self.in_mathjax = a.get("id") == "MathJax_Message"
+        self.stack.append([tag, k])
+
+    def handle_endtag(self, tag):
+        for j in range(len(self.stack) - 1, -1, -1):
+            if self.stack[j][0] == tag:
+                del self.stack[j:]
+                break
+        self.in_mathjax = False
+
+    def handle_data(self, data):
+        if self.in_mathjax:
+            self.mathjax += data
 
 
 def dom(path):
     with open(path, encoding="utf-8", errors="replace") as f:
         d = f.read()
-    elems = re.findall(r"<div[^>]*" + re.escape(CHART) + r"[^>]*>", d)
-    drawn = [e for e in elems if "_echarts_instance_" in e]
-    canvases = d.count("<canvas")
-    if not elems:
+    finder = ChartFinder()
+    finder.feed(d)
+    n, drawn = len(finder.charts), sum(finder.charts)
+    if n == 0:
         fail(f"{path}: no chart elements in the DOM")
-    if len(drawn) != len(elems) or canvases < len(elems):
-        fail(f"{path}: {len(drawn)} of {len(elems)} charts initialised by ECharts, {canvases} canvases")
-    print(f"ok: {path}: {len(drawn)}/{len(elems)} charts drawn ({canvases} canvases)")
+    if drawn != n:
+        fail(f"{path}: {drawn} of {n} charts drew (canvas or svg inside); {n - drawn} stayed blank")
+    if finder.mathjax.strip():
+        fail(f"{path}: the MathJax badge still shows: {finder.mathjax.strip()!r}")
+    print(f"ok: {path}: {drawn}/{n} charts drew")
 
 
 def png_pixels(path):
@@ -148,8 +197,10 @@ def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "clean":
         clean(args)
-    elif cmd == "executed":
-        executed(args)
+    elif cmd == "layout":
+        layout(args)
+    elif cmd == "export":
+        export(args)
     elif cmd == "dom":
         dom(args[0])
     elif cmd == "png":

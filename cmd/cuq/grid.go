@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/experiment"
 	"github.com/cuqgnn/cuqgnn/datasets"
 )
@@ -29,7 +27,7 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("out", "results", "output directory")
 	shard := fs.String("shard", "", "run only shard i of n, given as i/n with 0 ≤ i < n")
 	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: the paper's early stopping only)")
-	echarts := fs.String("echarts", defaultECharts(), "local echarts.min.js to inline into the report (empty: load it from the CDN)")
+	cdn := fs.String("echarts-cdn", "", "load ECharts in report.html from this address instead of inlining it (default: inlined, draws offline)")
 	jobs := fs.Int("jobs", 1, "jobs run at once")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	if err := fs.Parse(args); err != nil {
@@ -56,7 +54,7 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	g := experiment.Paper().Datasets(names...).Models(models...).Settings(settings...).
 		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).Workers(*jobs).
-		Report(experiment.ReportOptions{EChartsFile: *echarts})
+		Report(experiment.ReportOptions{CDN: *cdn})
 	if *shard != "" {
 		i, n, err := parseShard(*shard)
 		if err != nil {
@@ -111,19 +109,6 @@ func splitComma(s string) []string {
 		}
 	}
 	return out
-}
-
-// defaultECharts returns the cached echarts.min.js of scripts/setup.sh if
-// it exists, so that reports work offline; "" otherwise (CDN).
-func defaultECharts() string {
-	path := chart.DefaultEChartsFile()
-	if path == "" {
-		return ""
-	}
-	if _, err := os.Stat(path); err != nil {
-		return ""
-	}
-	return path
 }
 
 // gridProgress shows the progress of a grid: a bar with a time estimate on

@@ -84,7 +84,7 @@ func TestGridShardsMerge(t *testing.T) {
 		}
 	}
 	merged := filepath.Join(root, "merged")
-	out, _, err := runCLI("merge", "-out", merged, "-echarts", "", shards[0], shards[1])
+	out, _, err := runCLI("merge", "-out", merged, shards[0], shards[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestGridShardsMerge(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, _, err := runCLI("report", "-echarts", "", "-out", filepath.Join(root, "rep"), shards[0]); err != nil {
+	if _, _, err := runCLI("report", "-out", filepath.Join(root, "rep"), shards[0]); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "rep", "report.html")); err != nil {
@@ -118,7 +118,7 @@ func TestGridShardsMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err = runCLI("grid", "-datasets", "synthetic", "-models", "gkde,appnp", "-settings", "classification,gaussian",
-		"-splits", "1", "-inits", "1", "-max-epochs", "3", "-out", filepath.Join(root, "all"), "-echarts", "", "-quiet")
+		"-splits", "1", "-inits", "1", "-max-epochs", "3", "-out", filepath.Join(root, "all"), "-quiet")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestBenchOutputFormat(t *testing.T) {
 // job works on a fresh machine.
 func TestGridFallsBackToSynthetic(t *testing.T) {
 	out := t.TempDir()
-	stdout, stderr, err := runCLI("grid", "-data", t.TempDir(), "-models", "gkde", "-splits", "1", "-inits", "1", "-out", out, "-quiet", "-echarts", "")
+	stdout, stderr, err := runCLI("grid", "-data", t.TempDir(), "-models", "gkde", "-splits", "1", "-inits", "1", "-out", out, "-quiet")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", "[-out OUT] DIR...", stderr)
 	out := fs.String("out", "", "output directory (default: the first DIR)")
-	echarts := fs.String("echarts", defaultECharts(), "local echarts.min.js to inline (empty: load it from the CDN)")
+	cdn := fs.String("echarts-cdn", "", "load ECharts in report.html from this address instead of inlining it (default: inlined, draws offline)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := res.WriteReport(*out, experiment.ReportOptions{EChartsFile: *echarts}); err != nil {
+	if err := res.WriteReport(*out, experiment.ReportOptions{CDN: *cdn}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report %s/report.html, figures %s/figures/arc.png and arc.svg\n", *out, *out)

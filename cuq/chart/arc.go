@@ -4,26 +4,24 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-
-	"github.com/go-echarts/go-echarts/v2/charts"
-	"github.com/go-echarts/go-echarts/v2/opts"
 )
 
-// Palette is the colour cycle of the charts' series (ECharts' default
-// palette), shared by the interactive and the static figures.
-var Palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
-
 // Curve is one accuracy-rejection curve: Mean[i] is the accuracy (in [0, 1])
-// on the test nodes left after rejecting the fraction Rejection[i] of them
+// on the test nodes left after rejecting the fraction rejection[i] of them
 // with the highest uncertainty, averaged over runs; SE[i] is its standard
 // error over runs (nil when there is a single run).
 type Curve struct {
 	Name string
 	Mean []float64
 	SE   []float64
+	// Color is the curve's "#rrggbb" colour; empty takes the Palette
+	// colour of the curve's position.
+	Color string
+	// Dash is the curve's line pattern.
+	Dash Dash
 }
 
-// checkCurves validates the inputs of ARC and ARCPlot.
+// checkCurves validates the inputs of the accuracy-rejection charts.
 func checkCurves(op string, rejection []float64, curves []Curve) error {
 	if len(rejection) < 2 {
 		return fmt.Errorf("%s: %d rejection fractions, need at least 2", op, len(rejection))
@@ -36,15 +34,17 @@ func checkCurves(op string, rejection []float64, curves []Curve) error {
 			return fmt.Errorf("%s: rejection fractions not increasing at %d (%v after %v)", op, i, p, rejection[i-1])
 		}
 	}
-	if len(curves) == 0 {
-		return fmt.Errorf("%s: no curves", op)
-	}
 	for _, c := range curves {
 		if len(c.Mean) != len(rejection) {
 			return fmt.Errorf("%s: curve %q has %d means for %d rejection fractions", op, c.Name, len(c.Mean), len(rejection))
 		}
 		if c.SE != nil && len(c.SE) != len(rejection) {
 			return fmt.Errorf("%s: curve %q has %d standard errors for %d rejection fractions", op, c.Name, len(c.SE), len(rejection))
+		}
+		if c.Color != "" {
+			if err := checkColor(c.Color); err != nil {
+				return fmt.Errorf("%s: curve %q: %v", op, c.Name, err)
+			}
 		}
 		for i, m := range c.Mean {
 			if math.IsNaN(m) || math.IsInf(m, 0) {
@@ -60,36 +60,133 @@ func checkCurves(op string, rejection []float64, curves []Curve) error {
 	return nil
 }
 
-// The JavaScript functions below use single quotes only: go-echarts
-// embeds them as JSON strings, escaping double quotes.
+// colored returns the curves with their colours filled in from the
+// Palette by position.
+func colored(curves []Curve) []Curve {
+	out := make([]Curve, len(curves))
+	for k, c := range curves {
+		if c.Color == "" {
+			c.Color = Palette[k%len(Palette)]
+		}
+		out[k] = c
+	}
+	return out
+}
 
-// bandTooltip lists only the curves in the axis tooltip, not the two
-// helper series that draw each band (their ids start with "cuq-band").
-const bandTooltip = `function (ps) {
+// markCoinciding returns the curves with the name of each curve that
+// coincides with an earlier one marked, "EU_PC (= EU)": the later curve
+// hides the earlier, and the legend says so.
+func markCoinciding(curves []Curve) []Curve {
+	out := make([]Curve, len(curves))
+	for k, c := range curves {
+		for _, e := range curves[:k] {
+			if sameValues(c.Mean, e.Mean) {
+				c.Name += " (= " + e.Name + ")"
+				break
+			}
+		}
+		out[k] = c
+	}
+	return out
+}
+
+// sameValues reports whether a and b agree to 1e-12 everywhere.
+func sameValues(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1e-12 {
+			return false
+		}
+	}
+	return true
+}
+
+// The JavaScript functions below use single quotes only (see jsFunc).
+
+// arcTooltip lists the curves in the axis tooltip with their ± SE, and not
+// the helper series that draw the bands (their ids start with "band").
+const arcTooltip = `function (ps) {
 var s = 'rejected ' + ps[0].axisValue;
 ps.forEach(function (p) {
-if (String(p.seriesId).indexOf('cuq-band') === 0) { return; }
-s += '<br/>' + p.marker + p.seriesName + ': ' + Number(p.value).toFixed(4);
+if (String(p.seriesId).indexOf('band') === 0) { return; }
+s += '<br/>' + p.marker + p.seriesName + ': ' + Number(p.value).toFixed(3);
 });
 return s;
 }`
 
-// ARC draws accuracy-rejection curves, one line per curve, each with a
-// shaded band Mean ± SE. The x axis is the rejected fraction, the y axis the
-// accuracy. A good uncertainty measure gives a curve that rises
-// monotonically towards 1.
-//
-// The band is drawn as two stacked helper series (the lower bound, then the
-// band width with a filled area) that share the curve's name, so the legend
-// shows and hides a curve together with its band.
-func ARC(title string, rejection []float64, curves ...Curve) (*Chart, error) {
-	if err := checkCurves("chart.ARC", rejection, curves); err != nil {
-		return nil, err
+// onFifths shows a category label or tick only at the rejection fractions
+// 0, 0.2, 0.4, … (ECharts calls it with the category's index and value).
+const onFifths = `function (i, v) { var f = Number(v) * 5; return Math.abs(f - Math.round(f)) < 1e-9; }`
+
+// arcAxes returns the x and y axes of one accuracy-rejection panel on grid
+// k: a category axis of the rejection fractions labelled at 0, 0.2, …, and
+// an accuracy axis from lo to 1 with ticks at round steps.
+func arcAxes(k int, x []string, lo float64, names bool) (map[string]any, map[string]any) {
+	xa := map[string]any{
+		"type": "category", "data": x, "gridIndex": k, "boundaryGap": false,
+		"axisLabel": map[string]any{"interval": jsFunc(onFifths)},
+		"axisTick":  map[string]any{"interval": jsFunc(onFifths)},
 	}
-	x := make([]string, len(rejection))
-	for i, p := range rejection {
-		x[i] = strconv.FormatFloat(p, 'f', -1, 64)
+	interval := tickInterval(lo)
+	lo = math.Floor(lo/interval+1e-9) * interval
+	ya := map[string]any{
+		"type": "value", "gridIndex": k, "min": lo, "max": 1, "interval": interval,
+		"axisLabel": map[string]any{"formatter": jsFunc(`function (v) { return Number(v.toFixed(2)); }`)},
+		"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}},
 	}
+	if names {
+		xa["name"], xa["nameLocation"], xa["nameGap"] = "rejected fraction", "middle", 26
+		ya["name"], ya["nameLocation"], ya["nameGap"] = "accuracy", "middle", 40
+	}
+	return xa, ya
+}
+
+// arcSeries returns the series of one curve on axes k: when it has an SE,
+// a band Mean ± SE drawn as two stacked helper series (the lower bound,
+// then the band's width with a filled area) that share the curve's name, so
+// that the legend shows and hides curve and band together; then the mean.
+func arcSeries(c Curve, id string, k int) []any {
+	var out []any
+	axes := func(m map[string]any) map[string]any {
+		m["xAxisIndex"], m["yAxisIndex"] = k, k
+		return m
+	}
+	if c.SE != nil {
+		lower := make([]float64, len(c.Mean))
+		width := make([]float64, len(c.Mean))
+		for i := range c.Mean {
+			lower[i], width[i] = c.Mean[i]-c.SE[i], 2*c.SE[i]
+		}
+		stack := "band-" + id
+		out = append(out,
+			axes(map[string]any{"type": "line", "id": stack + "-lower", "name": c.Name, "data": lower, "stack": stack,
+				"showSymbol": false, "silent": true, "lineStyle": map[string]any{"opacity": 0}, "color": c.Color}),
+			axes(map[string]any{"type": "line", "id": stack + "-width", "name": c.Name, "data": width, "stack": stack,
+				"showSymbol": false, "silent": true, "lineStyle": map[string]any{"opacity": 0}, "color": c.Color,
+				"areaStyle": map[string]any{"color": c.Color, "opacity": 0.2}}))
+	}
+	return append(out, axes(map[string]any{"type": "line", "id": "curve-" + id, "name": c.Name, "data": c.Mean,
+		"showSymbol": false, "color": c.Color,
+		"lineStyle": map[string]any{"width": 2, "color": c.Color, "type": c.Dash.echarts()}}))
+}
+
+// tickInterval returns the step of the accuracy axis from lo to 1: 0.05,
+// 0.1 or 0.2, for four to six ticks.
+func tickInterval(lo float64) float64 {
+	switch {
+	case 1-lo > 0.6:
+		return 0.2
+	case 1-lo > 0.3:
+		return 0.1
+	}
+	return 0.05
+}
+
+// lowerBound returns the y-axis minimum for curves: the lowest Mean − SE
+// rounded down to a multiple of 0.05.
+func lowerBound(curves []Curve) float64 {
 	lo := 1.0
 	for _, c := range curves {
 		for i, m := range c.Mean {
@@ -99,57 +196,135 @@ func ARC(title string, rejection []float64, curves ...Curve) (*Chart, error) {
 			lo = min(lo, m)
 		}
 	}
-	line := charts.NewLine()
-	line.SetGlobalOptions(
-		charts.WithTitleOpts(opts.Title{Title: title}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", Formatter: opts.FuncOpts(bandTooltip)}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "30", Data: curveNames(curves)}),
-		charts.WithGridOpts(opts.Grid{Top: "70", Left: "60", Right: "30", Bottom: "50"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "rejected fraction", NameLocation: "middle", NameGap: 30, Type: "category"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Type: "value", Min: math.Floor(lo*20) / 20, Max: 1}),
-		charts.WithColorsOpts(opts.Colors(Palette)),
-	)
-	line.SetXAxis(x)
-	for k, c := range curves {
-		color := Palette[k%len(Palette)]
-		if c.SE != nil {
-			lower := make([]opts.LineData, len(c.Mean))
-			width := make([]opts.LineData, len(c.Mean))
-			for i := range c.Mean {
-				lower[i] = opts.LineData{Value: c.Mean[i] - c.SE[i]}
-				width[i] = opts.LineData{Value: 2 * c.SE[i]}
-			}
-			stack := fmt.Sprintf("cuq-band-%d", k)
-			line.AddSeries(c.Name, lower,
-				charts.WithSeriesId(stack+"-lower"),
-				charts.WithLineChartOpts(opts.LineChart{Stack: stack, ShowSymbol: opts.Bool(false)}),
-				charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0), Color: color}),
-			)
-			line.AddSeries(c.Name, width,
-				charts.WithSeriesId(stack+"-width"),
-				charts.WithLineChartOpts(opts.LineChart{Stack: stack, ShowSymbol: opts.Bool(false)}),
-				charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0), Color: color}),
-				charts.WithAreaStyleOpts(opts.AreaStyle{Color: color, Opacity: opts.Float(0.25)}),
-			)
-		}
-		mean := make([]opts.LineData, len(c.Mean))
-		for i, m := range c.Mean {
-			mean[i] = opts.LineData{Value: m}
-		}
-		line.AddSeries(c.Name, mean,
-			charts.WithSeriesId(fmt.Sprintf("cuq-curve-%d", k)),
-			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
-			charts.WithLineStyleOpts(opts.LineStyle{Width: 2, Color: color}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: color}),
-		)
-	}
-	return newChart(title, 800, 480, line), nil
+	return math.Max(0, math.Floor(lo*20)/20)
 }
 
-func curveNames(curves []Curve) []string {
-	names := make([]string, len(curves))
-	for i, c := range curves {
-		names[i] = c.Name
+// rejectionLabels formats the rejection fractions for the category axis.
+func rejectionLabels(rejection []float64) []string {
+	x := make([]string, len(rejection))
+	for i, p := range rejection {
+		x[i] = strconv.FormatFloat(p, 'f', -1, 64)
 	}
-	return names
+	return x
+}
+
+// ARC draws accuracy-rejection curves, one line per curve in its colour and
+// dash pattern, each with a shaded band Mean ± SE. The x axis is the
+// rejected fraction, the y axis the accuracy; a good uncertainty measure
+// gives a curve that rises monotonically towards 1. A curve equal to an
+// earlier one is named so in the legend ("EU_PC (= EU)"). The legend sits
+// to the right of the plot, where it covers no curve.
+func ARC(title string, rejection []float64, curves ...Curve) (*Chart, error) {
+	if err := checkCurves("chart.ARC", rejection, curves); err != nil {
+		return nil, err
+	}
+	if len(curves) == 0 {
+		return nil, fmt.Errorf("chart.ARC %q: no curves", title)
+	}
+	curves = markCoinciding(colored(curves))
+	xa, ya := arcAxes(0, rejectionLabels(rejection), lowerBound(curves), true)
+	var series []any
+	names := make([]string, len(curves))
+	for k, c := range curves {
+		series = append(series, arcSeries(c, strconv.Itoa(k), 0)...)
+		names[k] = c.Name
+	}
+	opt := rawOption{
+		"animation": false,
+		"title":     map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 15}},
+		"tooltip":   map[string]any{"trigger": "axis", "formatter": jsFunc(arcTooltip)},
+		"legend":    map[string]any{"data": names, "orient": "vertical", "right": 8, "top": 50, "type": "scroll"},
+		"grid":      []any{map[string]any{"top": 50, "left": 60, "right": 170, "bottom": 50}},
+		"xAxis":     []any{xa},
+		"yAxis":     []any{ya},
+		"series":    series,
+	}
+	return newChart(title, 760, 420, opt), nil
+}
+
+// Panel is one panel of a figure of accuracy-rejection curves. A panel
+// without curves is drawn empty, with a note.
+type Panel struct {
+	Title  string
+	Curves []Curve
+}
+
+// ARCGrid draws panels of accuracy-rejection curves in rows of cols panels,
+// as one chart: curves with the same name (a model, say) share one legend
+// entry, which shows or hides them in every panel, so give a curve the same
+// Color in every panel. Panels on the same row share their y range.
+func ARCGrid(title string, rejection []float64, cols int, panels []Panel) (*Chart, error) {
+	if cols < 1 {
+		return nil, fmt.Errorf("chart.ARCGrid %q: %d columns", title, cols)
+	}
+	if len(panels) == 0 {
+		return nil, fmt.Errorf("chart.ARCGrid %q: no panels", title)
+	}
+	for _, p := range panels {
+		if err := checkCurves("chart.ARCGrid "+p.Title, rejection, p.Curves); err != nil {
+			return nil, err
+		}
+	}
+	const (
+		panelW, panelH = 215, 215
+		top, left, gap = 60, 50, 14
+		titleH, axisH  = 26, 40
+	)
+	rows := (len(panels) + cols - 1) / cols
+	x := rejectionLabels(rejection)
+	var grids, xAxes, yAxes, series, titles, graphics []any
+	var names []string
+	seen := map[string]bool{}
+	for r := range rows {
+		var row []Curve
+		for c := range cols {
+			if k := r*cols + c; k < len(panels) {
+				row = append(row, panels[k].Curves...)
+			}
+		}
+		lo := lowerBound(row)
+		for c := range cols {
+			k := r*cols + c
+			if k >= len(panels) {
+				break
+			}
+			p := panels[k]
+			gl, gt := left+c*(panelW+gap), top+r*(panelH+titleH+axisH)+titleH
+			grids = append(grids, map[string]any{"left": gl, "top": gt, "width": panelW - 35, "height": panelH - axisH})
+			xa, ya := arcAxes(k, x, lo, r == rows-1 || k+cols >= len(panels))
+			if c > 0 {
+				delete(ya, "name")
+			}
+			xAxes, yAxes = append(xAxes, xa), append(yAxes, ya)
+			titles = append(titles, map[string]any{"text": p.Title, "left": gl - 20, "top": gt - titleH,
+				"textStyle": map[string]any{"fontSize": 13}})
+			if len(p.Curves) == 0 {
+				graphics = append(graphics, map[string]any{"type": "text", "left": gl + 20, "top": gt + (panelH-axisH)/2 - 10,
+					"style": map[string]any{"text": "no curve in this panel", "fill": "#888"}})
+			}
+			for j, cv := range colored(p.Curves) {
+				series = append(series, arcSeries(cv, fmt.Sprintf("%d-%d", k, j), k)...)
+				name := p.Curves[j].Name
+				if !seen[name] {
+					seen[name] = true
+					names = append(names, name)
+				}
+			}
+		}
+	}
+	titles = append([]any{map[string]any{"text": title, "left": 10, "top": 0}}, titles...)
+	opt := rawOption{
+		"animation": false,
+		"title":     titles,
+		"tooltip":   map[string]any{"trigger": "axis", "formatter": jsFunc(arcTooltip)},
+		"legend":    map[string]any{"data": names, "top": 28, "left": 10},
+		"grid":      grids,
+		"xAxis":     xAxes,
+		"yAxis":     yAxes,
+		"series":    series,
+		"graphic":   graphics,
+	}
+	width := left + cols*(panelW+gap)
+	height := top + rows*(panelH+titleH+axisH)
+	return newChart(title, width, height, opt), nil
 }

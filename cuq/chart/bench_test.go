@@ -39,7 +39,7 @@ func BenchmarkARCFragment(b *testing.B) {
 func BenchmarkSimplexDensity60(b *testing.B) {
 	d, _ := NewDirichlet(2, 5, 9)
 	for b.Loop() {
-		c, err := SimplexDensity("Dir", d.Density3, 60, [3]string{"a", "b", "c"})
+		c, err := Simplexes([3]string{"a", "b", "c"}, SimplexPanel{"Dir", d.Density3}).Done()
 		if err != nil {
 			b.Fatal(err)
 		}

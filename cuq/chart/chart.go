@@ -12,40 +12,31 @@
 package chart
 
 import (
-	"bytes"
 	"crypto/rand"
+	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"html"
 	"html/template"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 )
 
 // EChartsVersion is the version of the ECharts library the charts are
-// written for; scripts/setup.sh caches the same version.
+// written for and that the package embeds (echarts/echarts.min.js).
 const EChartsVersion = "5.6.0"
 
-// DefaultEChartsURL is the CDN address of echarts.min.js used when no local
-// copy is given.
+// DefaultEChartsURL is a CDN address of the embedded ECharts version, for
+// pages that choose to load the library at view time (HTMLOptions.CDN).
 const DefaultEChartsURL = "https://cdn.jsdelivr.net/npm/echarts@" + EChartsVersion + "/dist/echarts.min.js"
 
-// DefaultEChartsFile returns where scripts/setup.sh caches echarts.min.js:
-// <user cache dir>/cuqgnn/echarts/<EChartsVersion>/echarts.min.js, with the
-// user cache dir of os.UserCacheDir ($XDG_CACHE_HOME or ~/.cache on Linux).
-// It returns "" when the cache directory is unknown; it does not check that
-// the file exists.
-func DefaultEChartsFile() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "cuqgnn", "echarts", EChartsVersion, "echarts.min.js")
-}
+// echartsJS is Apache ECharts' echarts.min.js, with its license header (see
+// echarts/README.md).
+//
+//go:embed echarts/echarts.min.js
+var echartsJS string
 
 // optioner is what every go-echarts chart provides: Validate fills the
 // defaults, JSONNotEscaped encodes the ECharts option.
@@ -129,42 +120,28 @@ func (c *Chart) Fragment() string {
 	return b.String()
 }
 
-// HTMLOptions chooses where a page loads ECharts from.
+// HTMLOptions chooses where a page's ECharts library comes from. The zero
+// value inlines the embedded copy, so the page draws offline.
 type HTMLOptions struct {
-	// EChartsFile, when set, is a local echarts.min.js that is inlined into
-	// the page, which then works offline.
-	EChartsFile string
-	// EChartsURL is the script address used when EChartsFile is empty;
-	// DefaultEChartsURL when empty too.
-	EChartsURL string
+	// CDN, when set, is the address of echarts.min.js that the page loads
+	// at view time instead of inlining the library: a page 1 MB smaller
+	// that draws only with network access.
+	CDN string
 }
 
 // drainQueue runs the charts queued by Fragment.
 const drainQueue = "(window." + queue + " || []).splice(0).forEach(function (f) { f(); });"
 
-// LoaderHTML returns the <script> elements that load ECharts (inlined from
-// opts.EChartsFile, or fetched from opts.EChartsURL) and then draw every
-// chart queued by Fragment. The inlined library is wrapped so that it always
-// defines window.echarts, even where an AMD loader (RequireJS in the classic
-// Jupyter notebook) would otherwise capture it.
-func LoaderHTML(opts HTMLOptions) (string, error) {
-	if opts.EChartsFile != "" {
-		code, err := os.ReadFile(opts.EChartsFile)
-		if err != nil {
-			return "", fmt.Errorf("chart: reading ECharts library: %w", err)
-		}
-		if !bytes.Contains(code, []byte("echarts")) {
-			return "", fmt.Errorf("chart: %s does not look like echarts.min.js", opts.EChartsFile)
-		}
-		var b strings.Builder
-		b.WriteString("<script type=\"text/javascript\">\nif (!window.echarts) {\n(function (define, module, exports) {\n")
-		b.WriteString(scriptSafe(string(code)))
-		b.WriteString("\n}).call(window);\n}\n" + drainQueue + "\n</script>\n")
-		return b.String(), nil
-	}
-	url := opts.EChartsURL
-	if url == "" {
-		url = DefaultEChartsURL
+// LoaderHTML returns the <script> elements that load ECharts and then draw
+// every chart queued by Fragment: the embedded library inlined (about 1 MB,
+// evaluated only when the page does not have ECharts yet), or a loader of
+// opts.CDN. The inlined library is wrapped so that it always defines
+// window.echarts, even where an AMD loader (RequireJS in the classic Jupyter
+// notebook) would otherwise capture it.
+func LoaderHTML(opts HTMLOptions) string {
+	if opts.CDN == "" {
+		return "<script type=\"text/javascript\">\nif (!window.echarts) {\n(function (define, module, exports) {\n" +
+			scriptSafe(echartsJS) + "\n}).call(window);\n}\n" + drainQueue + "\n</script>\n"
 	}
 	// The AMD define is hidden while the library loads, for the same reason.
 	return fmt.Sprintf(`<script type="text/javascript">
@@ -178,61 +155,71 @@ func LoaderHTML(opts HTMLOptions) (string, error) {
   document.head.appendChild(s);
 })();
 </script>
-`, drainQueue, url, drainQueue), nil
+`, drainQueue, opts.CDN, drainQueue)
 }
 
-// Page is a self-contained HTML document of charts and tables, in order.
+// Page is a self-contained HTML document of charts, tables and text, in
+// order.
 type Page struct {
 	Title string
-	items []pageItem
-}
-
-type pageItem struct {
-	chart *Chart
-	table *Table
+	items []string // HTML fragments, the ECharts loader excluded
 }
 
 // NewPage returns an empty page with the given title.
 func NewPage(title string) *Page { return &Page{Title: title} }
 
-// AddCharts appends charts to the page and returns the page.
+// AddCharts appends charts to the page, one below the other, and returns
+// the page.
 func (p *Page) AddCharts(charts ...*Chart) *Page {
 	for _, c := range charts {
-		p.items = append(p.items, pageItem{chart: c})
+		p.items = append(p.items, c.Fragment())
 	}
+	return p
+}
+
+// AddRow appends charts side by side, wrapping to the next line where the
+// page is narrower than the row, and returns the page.
+func (p *Page) AddRow(charts ...*Chart) *Page {
+	var b strings.Builder
+	b.WriteString("<div style=\"display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start;\">\n")
+	for _, c := range charts {
+		b.WriteString(c.Fragment())
+	}
+	b.WriteString("</div>\n")
+	p.items = append(p.items, b.String())
 	return p
 }
 
 // AddTables appends tables to the page and returns the page.
 func (p *Page) AddTables(tables ...*Table) *Page {
 	for _, t := range tables {
-		p.items = append(p.items, pageItem{table: t})
+		p.items = append(p.items, "<div style=\"overflow-x:auto;margin:1em 0;\">\n"+t.HTML()+"</div>\n")
 	}
 	return p
 }
 
-// Fragment returns the page's charts and tables as one HTML fragment,
-// without the ECharts loader (see LoaderHTML).
-func (p *Page) Fragment() string {
+// AddSection appends a heading and a paragraph of text (either may be
+// empty; both are escaped) and returns the page.
+func (p *Page) AddSection(heading, text string) *Page {
 	var b strings.Builder
-	for _, it := range p.items {
-		switch {
-		case it.chart != nil:
-			b.WriteString(it.chart.Fragment())
-		case it.table != nil:
-			b.WriteString(it.table.HTML())
-		}
+	if heading != "" {
+		fmt.Fprintf(&b, "<h2>%s</h2>\n", html.EscapeString(heading))
 	}
-	return b.String()
+	if text != "" {
+		fmt.Fprintf(&b, "<p style=\"max-width:60em;color:#444;\">%s</p>\n", html.EscapeString(text))
+	}
+	p.items = append(p.items, b.String())
+	return p
 }
+
+// Fragment returns the page's items as one HTML fragment, without the
+// ECharts loader (see LoaderHTML).
+func (p *Page) Fragment() string { return strings.Join(p.items, "") }
 
 // WriteHTML writes the page as one HTML document: the charts and tables in
 // the order they were added, then the ECharts loader chosen by opts.
 func (p *Page) WriteHTML(w io.Writer, opts HTMLOptions) error {
-	loader, err := LoaderHTML(opts)
-	if err != nil {
-		return fmt.Errorf("chart: writing page %q: %w", p.Title, err)
-	}
+	loader := LoaderHTML(opts)
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n")
 	fmt.Fprintf(&b, "<title>%s</title>\n", html.EscapeString(p.Title))

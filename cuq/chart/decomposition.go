@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/go-echarts/go-echarts/v2/charts"
-	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/cuqgnn/cuqgnn/cuq"
 )
 
 // Outcome classifies a test node in the uncertainty decomposition.
@@ -17,6 +16,7 @@ const (
 	Correct Outcome = iota
 	Wrong
 	OOD
+	numOutcomes
 )
 
 // String returns "correct", "wrong" or "OOD".
@@ -32,48 +32,172 @@ func (o Outcome) String() string {
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
 
-var outcomeColors = [...]string{Correct: "#3ba272", Wrong: "#ee6666", OOD: "#5470c6"}
+// outcomeStyle gives each outcome a colour and a symbol, so the groups can
+// be told apart without colour.
+var outcomeStyle = [numOutcomes]struct{ color, symbol string }{
+	Correct: {"#009E73", "circle"},
+	Wrong:   {"#D55E00", "triangle"},
+	OOD:     {"#0072B2", "diamond"},
+}
 
-// Decomposition draws the uncertainty decomposition of the test nodes: one
-// point (AU[i], EU[i]) per node, with aleatoric uncertainty AU = E_Q[H(Θ)]
-// on the x axis and epistemic uncertainty EU = TU − AU on the y axis,
-// coloured by outcome[i]. Correctly classified nodes should sit near the
-// origin, wrong ones at high AU, out-of-distribution ones at high EU.
-func Decomposition(title string, au, eu []float64, outcome []Outcome) (*Chart, error) {
+// decompositionBins is the number of cells per axis in which coinciding
+// points are merged.
+const decompositionBins = 120
+
+// DecompositionChart builds the uncertainty decomposition of nodes: one
+// point (AU, EU) per node, aleatoric uncertainty AU = E[H(Θ)] on the x axis
+// and epistemic uncertainty EU = TU − AU on the y axis, by outcome (correct,
+// wrong, OOD). Correctly classified nodes should sit near the origin, wrong
+// ones at high AU, out-of-distribution ones at high EU.
+//
+// Nodes are often stacked on one spot (a saturated model gives hundreds of
+// nodes the same α), which a plain scatter plot hides. So the points of an
+// outcome that fall in the same cell of a 120 × 120 grid over the plot are
+// merged into one, placed at their mean, whose area grows with their number
+// (the tooltip gives it) and drawn half transparent; the legend gives each
+// outcome's count. Start one with Decomposition or DecompositionOf, set
+// options, then call Done.
+type DecompositionChart struct {
+	title        string
+	au, eu       []float64
+	outcome      []Outcome
+	logEU        bool
+	subtitle     string
+	err          error
+	idAccuracy   float64
+	hasAccuracy  bool
+	idNodes, ood int
+	pred         *cuq.Prediction // set by DecompositionOf, for OOD
+}
+
+// Decomposition starts a decomposition chart of nodes with the given AU, EU
+// and outcomes.
+func Decomposition(au, eu []float64, outcome []Outcome) *DecompositionChart {
+	d := &DecompositionChart{title: "Aleatoric vs epistemic uncertainty", au: au, eu: eu, outcome: outcome}
 	if len(au) != len(eu) || len(au) != len(outcome) {
-		return nil, fmt.Errorf("chart.Decomposition: %d AU, %d EU and %d outcomes, want equal lengths", len(au), len(eu), len(outcome))
+		d.err = fmt.Errorf("chart.Decomposition: %d AU, %d EU and %d outcomes, want equal lengths", len(au), len(eu), len(outcome))
 	}
-	if len(au) == 0 {
-		return nil, fmt.Errorf("chart.Decomposition: no nodes")
+	return d
+}
+
+// Title sets the chart's title.
+func (d *DecompositionChart) Title(t string) *DecompositionChart { d.title = t; return d }
+
+// LogEU draws EU on a logarithmic axis, which spreads the small values
+// where confident models put most nodes. Values below 10⁻⁸ of the largest
+// EU (zero included) are drawn at that floor, and the chart says so.
+func (d *DecompositionChart) LogEU() *DecompositionChart { d.logEU = true; return d }
+
+// Done returns the chart, or the first error met while building it.
+func (d *DecompositionChart) Done() (*Chart, error) {
+	if d.err != nil {
+		return nil, d.err
 	}
-	groups := make([][]opts.ScatterData, len(outcomeColors))
-	for i := range au {
-		if math.IsNaN(au[i]) || math.IsInf(au[i], 0) || math.IsNaN(eu[i]) || math.IsInf(eu[i], 0) {
-			return nil, fmt.Errorf("chart.Decomposition: node %d has AU %v, EU %v", i, au[i], eu[i])
+	if len(d.au) == 0 {
+		return nil, fmt.Errorf("chart.Decomposition %q: no nodes", d.title)
+	}
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for i := range d.au {
+		a, e, o := d.au[i], d.eu[i], d.outcome[i]
+		if math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(e) || math.IsInf(e, 0) {
+			return nil, fmt.Errorf("chart.Decomposition %q: node %d has AU %v, EU %v", d.title, i, a, e)
 		}
-		o := outcome[i]
-		if o < Correct || o > OOD {
-			return nil, fmt.Errorf("chart.Decomposition: node %d has unknown outcome %d", i, int(o))
+		if o < Correct || o >= numOutcomes {
+			return nil, fmt.Errorf("chart.Decomposition %q: node %d has unknown outcome %d", d.title, i, int(o))
 		}
-		groups[o] = append(groups[o], opts.ScatterData{Value: [2]float64{au[i], eu[i]}})
+		xlo, xhi, ylo, yhi = min(xlo, a), max(xhi, a), min(ylo, e), max(yhi, e)
 	}
-	sc := charts.NewScatter()
-	sc.SetGlobalOptions(
-		charts.WithTitleOpts(opts.Title{Title: title}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "30"}),
-		charts.WithGridOpts(opts.Grid{Top: "70", Left: "60", Right: "30", Bottom: "50"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "AU (aleatoric)", NameLocation: "middle", NameGap: 30, Type: "value"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "EU (epistemic)", Type: "value"}),
-	)
-	for o, pts := range groups {
-		if len(pts) == 0 {
+	floor, clamped := 0.0, 0
+	y := d.eu
+	if d.logEU {
+		floor = max(1e-8*yhi, math.SmallestNonzeroFloat64)
+		y = make([]float64, len(d.eu))
+		for i, e := range d.eu {
+			if e < floor {
+				e, clamped = floor, clamped+1
+			}
+			y[i] = math.Log10(e)
+		}
+		ylo, yhi = math.Log10(max(ylo, floor)), math.Log10(max(yhi, floor))
+	}
+	cell := func(v, lo, hi float64) int {
+		if hi <= lo {
+			return 0
+		}
+		return min(decompositionBins-1, int((v-lo)/(hi-lo)*decompositionBins))
+	}
+	type bin struct {
+		sumAU, sumY float64
+		n           int
+	}
+	var series []any
+	var legend []string
+	for o := range numOutcomes {
+		bins := map[[2]int]*bin{}
+		var order [][2]int
+		total := 0
+		for i := range d.au {
+			if d.outcome[i] != o {
+				continue
+			}
+			total++
+			k := [2]int{cell(d.au[i], xlo, xhi), cell(y[i], ylo, yhi)}
+			b := bins[k]
+			if b == nil {
+				b = &bin{}
+				bins[k] = b
+				order = append(order, k)
+			}
+			b.sumAU, b.sumY, b.n = b.sumAU+d.au[i], b.sumY+y[i], b.n+1
+		}
+		if total == 0 {
 			continue
 		}
-		sc.AddSeries(Outcome(o).String(), pts,
-			charts.WithScatterChartOpts(opts.ScatterChart{SymbolSize: 6}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: outcomeColors[o], Opacity: opts.Float(0.7)}),
-		)
+		data := make([]any, len(order))
+		for j, k := range order {
+			b := bins[k]
+			ym := b.sumY / float64(b.n)
+			if d.logEU {
+				ym = math.Pow(10, ym)
+			}
+			data[j] = []float64{b.sumAU / float64(b.n), ym, float64(b.n)}
+		}
+		name := fmt.Sprintf("%s (%d)", o, total)
+		legend = append(legend, name)
+		st := outcomeStyle[o]
+		series = append(series, map[string]any{
+			"type": "scatter", "name": name, "data": data, "symbol": st.symbol,
+			"symbolSize": jsFunc(`function (v) { return Math.min(44, 5 + 3 * Math.sqrt(v[2] - 1)); }`),
+			"itemStyle":  map[string]any{"color": st.color, "opacity": 0.55, "borderColor": st.color, "borderWidth": 0.5},
+		})
 	}
-	return newChart(title, 640, 520, sc), nil
+	sub := "a mark's area grows with the number of nodes on its spot"
+	if d.hasAccuracy {
+		sub = fmt.Sprintf("ID accuracy %.1f%% (%d ID, %d OOD nodes) · ", 100*d.idAccuracy, d.idNodes, d.ood) + sub
+	}
+	titles := []any{map[string]any{"text": d.title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15}}}
+	if clamped > 0 {
+		titles = append(titles, map[string]any{"subtext": fmt.Sprintf("%d nodes with EU below %.1e are drawn at it", clamped, floor),
+			"bottom": 0, "left": "center"})
+	}
+	yAxis := map[string]any{"name": "EU (epistemic)", "type": "value", "nameLocation": "middle", "nameGap": 48,
+		"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}}
+	if d.logEU {
+		yAxis["type"], yAxis["name"] = "log", "EU (epistemic, log scale)"
+	}
+	opt := rawOption{
+		"animation": false,
+		"title":     titles,
+		"tooltip": map[string]any{"trigger": "item", "formatter": jsFunc(`function (p) {
+var v = p.value;
+return p.marker + v[2] + ' ' + p.seriesName.replace(/ [(].*/, '') + (v[2] > 1 ? ' nodes' : ' node') + '<br/>AU ' + v[0].toPrecision(3) + ', EU ' + v[1].toPrecision(3);
+}`)},
+		"legend": map[string]any{"data": legend, "top": 56},
+		"grid":   map[string]any{"top": 95, "left": 75, "right": 30, "bottom": 60},
+		"xAxis": map[string]any{"name": "AU (aleatoric)", "type": "value", "nameLocation": "middle", "nameGap": 30,
+			"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}},
+		"yAxis":  yAxis,
+		"series": series,
+	}
+	return newChart(d.title, 640, 540, opt), nil
 }

@@ -27,7 +27,7 @@ func ExampleARC() {
 	_, err = chart.ARC("bad", rejection, chart.Curve{Name: "TU", Mean: []float64{1}})
 	fmt.Println(err)
 	// Output:
-	// CoraML 800 480
+	// CoraML 760 420
 	// 4
 	// chart.ARC: curve "TU" has 1 means for 3 rejection fractions
 }
@@ -57,8 +57,8 @@ func ExamplePage_WriteHTML() {
 	defer os.RemoveAll(dir)
 	f, _ := os.Create(filepath.Join(dir, "report.html"))
 	defer f.Close()
-	// HTMLOptions{EChartsFile: chart.DefaultEChartsFile()} would inline the
-	// cached library instead of loading it from the CDN.
+	// The page inlines the embedded ECharts library and draws offline;
+	// HTMLOptions{CDN: chart.DefaultEChartsURL} would load it at view time.
 	err := chart.NewPage("Report").AddCharts(c).AddTables(t).WriteHTML(f, chart.HTMLOptions{})
 	fmt.Println(err)
 	// Output: <nil>

@@ -2,13 +2,11 @@ package chart
 
 import (
 	"fmt"
-	"html/template"
 	"math"
-	"strings"
+	"slices"
 
-	"github.com/go-echarts/go-echarts/v2/charts"
-	"github.com/go-echarts/go-echarts/v2/opts"
-	"github.com/go-echarts/go-echarts/v2/types"
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
 // GraphView is the input of GraphChart: a graph with N = len(Values) nodes,
@@ -24,47 +22,56 @@ type GraphView struct {
 	Edges [][2]int
 	// Names optionally label the nodes in the tooltip (default "node i").
 	Names []string
+	// Marked optionally singles out nodes (the OOD ones, say), drawn as
+	// larger triangles; MarkLabel says what they are in the legend.
+	Marked    []bool
+	MarkLabel string
 	// X and Y optionally fix the layout (both of length N); when nil the
 	// nodes are placed by a force-directed layout in the browser.
 	X, Y []float64
 }
 
-// graphNode is an ECharts graph node. It is written here rather than
-// taken from go-echarts because opts.GraphNode omits a value, x or y of 0.
-type graphNode struct {
-	Name  string   `json:"name"`
-	Value float64  `json:"value"`
-	X     *float64 `json:"x,omitempty"`
-	Y     *float64 `json:"y,omitempty"`
-}
-
-type graphLink struct {
-	Source int `json:"source"`
-	Target int `json:"target"`
-}
-
-// Ramp is the colour ramp of continuous visual maps, from low to high
-// values (blue, yellow, red: low uncertainty cool, high uncertainty hot).
+// Ramp is the colour ramp of the graph's colour classes, from low to high
+// uncertainty (cool to hot).
 var Ramp = []string{"#313695", "#74add1", "#e0f3f8", "#fee090", "#f46d43", "#a50026"}
 
-// visualRange returns the visual map's bounds for values in [lo, hi]. The
-// bounds are float32 fields that go-echarts omits when 0, and ECharts then
-// falls back to min 0 (right) and max 200 (wrong): a zero upper bound is
-// replaced by the smallest positive float32, and a degenerate range widened.
-func visualRange(lo, hi float64) (float32, float32) {
-	if lo == hi {
-		lo, hi = lo-0.5, hi+0.5
+// graphClasses splits the values into at most len(Ramp) colour classes of
+// about equal size (quantiles), so that the colours stay readable when many
+// nodes share a value or a few outliers stretch the range. A value held by
+// at least as many nodes as a class should have forms a class of its own,
+// so that it does not swallow the smaller values below it. It returns the
+// upper bound of each class, ascending.
+func graphClasses(values []float64) []float64 {
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	var uniq []float64
+	var count []int
+	for _, v := range sorted {
+		if len(uniq) > 0 && uniq[len(uniq)-1] == v {
+			count[len(count)-1]++
+			continue
+		}
+		uniq, count = append(uniq, v), append(count, 1)
 	}
-	max := float32(hi)
-	if max == 0 {
-		max = math.SmallestNonzeroFloat32
+	var bounds []float64
+	remaining, acc := len(values), 0
+	target := func() float64 { return float64(remaining) / float64(len(Ramp)-len(bounds)) }
+	for j, v := range uniq {
+		if acc > 0 && float64(count[j]) >= target() && len(bounds) < len(Ramp)-1 {
+			bounds, remaining, acc = append(bounds, uniq[j-1]), remaining-acc, 0
+		}
+		acc += count[j]
+		if j == len(uniq)-1 || (float64(acc) >= target() && len(bounds) < len(Ramp)-1) {
+			bounds, remaining, acc = append(bounds, v), remaining-acc, 0
+		}
 	}
-	return float32(lo), max
+	return bounds
 }
 
 // GraphChart draws a graph whose nodes are coloured by an uncertainty
-// measure, with a continuous colour legend (ECharts visual map) that can be
-// dragged to highlight a range of values.
+// measure. The colour legend has one entry per class of values (quantiles,
+// see above), with its range and node count; a click on an entry hides its
+// nodes. Marked nodes are larger triangles.
 func GraphChart(v GraphView) (*Chart, error) {
 	n := len(v.Values)
 	if n == 0 {
@@ -73,70 +80,188 @@ func GraphChart(v GraphView) (*Chart, error) {
 	if v.Names != nil && len(v.Names) != n {
 		return nil, fmt.Errorf("chart.GraphChart %q: %d names for %d nodes", v.Title, len(v.Names), n)
 	}
+	if v.Marked != nil && len(v.Marked) != n {
+		return nil, fmt.Errorf("chart.GraphChart %q: %d marks for %d nodes", v.Title, len(v.Marked), n)
+	}
 	if (v.X == nil) != (v.Y == nil) || (v.X != nil && (len(v.X) != n || len(v.Y) != n)) {
 		return nil, fmt.Errorf("chart.GraphChart %q: layout has %d x and %d y coordinates for %d nodes", v.Title, len(v.X), len(v.Y), n)
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	nodes := make([]graphNode, n)
 	for i, u := range v.Values {
 		if math.IsNaN(u) || math.IsInf(u, 0) {
 			return nil, fmt.Errorf("chart.GraphChart %q: node %d has value %v", v.Title, i, u)
 		}
-		lo, hi = min(lo, u), max(hi, u)
-		nodes[i] = graphNode{Name: fmt.Sprintf("node %d", i), Value: u}
-		if v.Names != nil {
-			nodes[i].Name = v.Names[i]
-		}
-		if v.X != nil {
-			nodes[i].X, nodes[i].Y = &v.X[i], &v.Y[i]
-		}
 	}
-	links := make([]graphLink, len(v.Edges))
 	for k, e := range v.Edges {
 		if e[0] < 0 || e[0] >= n || e[1] < 0 || e[1] >= n {
 			return nil, fmt.Errorf("chart.GraphChart %q: edge %d (%d, %d) out of range for %d nodes", v.Title, k, e[0], e[1], n)
 		}
-		links[k] = graphLink{Source: e[0], Target: e[1]}
 	}
 	measure := v.Measure
 	if measure == "" {
 		measure = "uncertainty"
 	}
-	vmin, vmax := visualRange(lo, hi)
-	g := charts.NewGraph()
-	g.SetGlobalOptions(
-		charts.WithTitleOpts(opts.Title{Title: v.Title}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithVisualMapOpts(opts.VisualMap{
-			Type: "continuous", Calculable: opts.Bool(true), Min: vmin, Max: vmax,
-			Text: []string{measure + " high", "low"}, Left: "10", Bottom: "20",
-			InRange: &opts.VisualMapInRange{Color: Ramp},
-		}),
-	)
+	bounds := graphClasses(v.Values)
+	classOf := func(u float64) int {
+		k, _ := slices.BinarySearch(bounds, u)
+		return k
+	}
+	counts := make([]int, len(bounds))
+	nodes := make([]any, n)
+	marked := 0
+	for i, u := range v.Values {
+		k := classOf(u)
+		counts[k]++
+		name := fmt.Sprintf("node %d", i)
+		if v.Names != nil {
+			name = v.Names[i]
+		}
+		node := map[string]any{"name": name, "value": u, "category": k}
+		if v.X != nil {
+			node["x"], node["y"] = v.X[i], v.Y[i]
+		}
+		if v.Marked != nil && v.Marked[i] {
+			node["symbol"], node["symbolSize"] = "triangle", 15
+			node["itemStyle"] = map[string]any{"borderColor": "#000", "borderWidth": 1.2}
+			marked++
+		}
+		nodes[i] = node
+	}
+	categories := make([]any, len(bounds))
+	legend := make([]string, len(bounds))
+	lo := slices.Min(v.Values)
+	for k, hi := range bounds {
+		if k > 0 {
+			lo = bounds[k-1]
+		}
+		label := fmt.Sprintf("%s %.3g – %.3g (%d)", measure, lo, hi, counts[k])
+		if k > 0 {
+			label = fmt.Sprintf("%s > %.3g – %.3g (%d)", measure, lo, hi, counts[k])
+		}
+		if k == 0 && lo == hi {
+			label = fmt.Sprintf("%s = %.3g (%d)", measure, hi, counts[k])
+		}
+		color := Ramp[k*(len(Ramp)-1)/max(1, len(bounds)-1)]
+		categories[k] = map[string]any{"name": label, "itemStyle": map[string]any{"color": color}}
+		legend[len(bounds)-1-k] = label // highest first
+	}
+	links := make([]any, len(v.Edges))
+	for k, e := range v.Edges {
+		links[k] = map[string]any{"source": e[0], "target": e[1]}
+	}
 	layout := "force"
 	if v.X != nil {
 		layout = "none"
 	}
-	g.MultiSeries = append(g.MultiSeries, charts.SingleSeries{
-		Name: measure, Type: types.ChartGraph, Layout: layout,
-		Data: nodes, Links: links, Roam: opts.Bool(true), SymbolSize: 7,
-		Top: "50", Bottom: "20", Left: "90", Right: "20",
-		Force:     &opts.GraphForce{Repulsion: 12, Gravity: 0.3, EdgeLength: 8},
-		LineStyle: &opts.LineStyle{Color: "#aaa", Opacity: opts.Float(0.5)},
-	})
-	return newChart(v.Title, 800, 640, visualMapPrecision{g, 3}), nil
+	sub := "colour classes hold about equal numbers of nodes"
+	if marked > 0 {
+		label := v.MarkLabel
+		if label == "" {
+			label = "marked nodes"
+		}
+		sub = fmt.Sprintf("▲ %s (%d); ", label, marked) + sub
+	}
+	opt := rawOption{
+		"animation": false,
+		"title":     map[string]any{"text": v.Title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15}},
+		"tooltip":   map[string]any{"trigger": "item", "formatter": jsFunc(`function (p) { return p.dataType === 'edge' ? '' : p.name + '<br/>' + p.seriesName + ' ' + Number(p.value).toPrecision(3); }`)},
+		"legend":    map[string]any{"data": legend, "orient": "vertical", "left": 8, "top": 60},
+		"series": []any{map[string]any{
+			"type": "graph", "name": measure, "layout": layout, "data": nodes, "links": links, "categories": categories,
+			"roam": true, "symbolSize": 8, "top": 60, "bottom": 20, "left": 200, "right": 20,
+			"force":     map[string]any{"repulsion": 40, "gravity": 0.12, "edgeLength": 12},
+			"lineStyle": map[string]any{"color": "#aaa", "opacity": 0.5},
+			"emphasis":  map[string]any{"focus": "adjacency"},
+		}},
+	}
+	return newChart(v.Title, 860, 640, opt), nil
 }
 
-// visualMapPrecision sets the number of decimals the colour legend shows
-// (ECharts visualMap.precision, which go-echarts does not expose; the
-// default of 0 labels an EU range of 0 to 0.35 as "0" to "0").
-type visualMapPrecision struct {
-	optioner
-	digits int
+// NeighbourhoodChart builds the graph view around one node of a
+// prediction. Start it with NeighbourhoodOf, set options, then call Done.
+type NeighbourhoodChart struct {
+	pred      *cuq.Prediction
+	center    int
+	size      int
+	measure   uq.Measure
+	marked    []int
+	markLabel string
+	title     string
 }
 
-func (v visualMapPrecision) JSONNotEscaped() template.HTML {
-	js := string(v.optioner.JSONNotEscaped())
-	return template.HTML(strings.Replace(js, `"visualMap":[{`, fmt.Sprintf(`"visualMap":[{"precision":%d,`, v.digits), 1))
+// NeighbourhoodOf starts the view of the nodes around center in p's graph
+// (breadth first, 300 nodes by default), coloured by EU (or the measure set
+// with Measure).
+func NeighbourhoodOf(p *cuq.Prediction, center int) *NeighbourhoodChart {
+	return &NeighbourhoodChart{pred: p, center: center, size: 300, measure: uq.EU}
+}
+
+// Size sets the number of nodes shown (browsers lay out a few hundred
+// quickly; thousands take seconds).
+func (c *NeighbourhoodChart) Size(n int) *NeighbourhoodChart { c.size = n; return c }
+
+// Measure sets the measure that colours the nodes.
+func (c *NeighbourhoodChart) Measure(m uq.Measure) *NeighbourhoodChart { c.measure = m; return c }
+
+// Mark singles out nodes (OOD or perturbed nodes, say) as triangles; label
+// says what they are.
+func (c *NeighbourhoodChart) Mark(nodes []int, label string) *NeighbourhoodChart {
+	c.marked, c.markLabel = nodes, label
+	return c
+}
+
+// Title sets the title.
+func (c *NeighbourhoodChart) Title(t string) *NeighbourhoodChart { c.title = t; return c }
+
+// Done returns the chart, or an error for a bad center, size or measure.
+func (c *NeighbourhoodChart) Done() (*Chart, error) {
+	p := c.pred
+	if p == nil || p.Graph == nil {
+		return nil, fmt.Errorf("chart.NeighbourhoodOf: no prediction or no graph in it")
+	}
+	g := p.Graph
+	if c.center < 0 || c.center >= g.N {
+		return nil, fmt.Errorf("chart.NeighbourhoodOf: center %d out of range [0, %d)", c.center, g.N)
+	}
+	if c.size < 1 {
+		return nil, fmt.Errorf("chart.NeighbourhoodOf: size %d < 1", c.size)
+	}
+	values, err := p.Uncertainty(c.measure)
+	if err != nil {
+		return nil, fmt.Errorf("chart.NeighbourhoodOf: %w", err)
+	}
+	isMarked := map[int]bool{}
+	for _, i := range c.marked {
+		isMarked[i] = true
+	}
+	order := []int{c.center}
+	index := map[int]int{c.center: 0}
+	for k := 0; k < len(order) && len(order) < c.size; k++ {
+		i := order[k]
+		for _, j := range g.Adj.Ind[g.Adj.Ptr[i]:g.Adj.Ptr[i+1]] {
+			if _, seen := index[j]; !seen && len(order) < c.size {
+				index[j] = len(order)
+				order = append(order, j)
+			}
+		}
+	}
+	title := c.title
+	if title == "" {
+		title = fmt.Sprintf("%s: %d nodes around node %d, coloured by %s", p.Model, len(order), c.center, c.measure)
+	}
+	v := GraphView{Title: title, Measure: c.measure.String(), MarkLabel: c.markLabel}
+	for k, i := range order {
+		v.Values = append(v.Values, values[i])
+		name := fmt.Sprintf("node %d, label %d, predicted %d", i, g.Labels[i], p.Class[i])
+		if isMarked[i] {
+			name += " (" + c.markLabel + ")"
+		}
+		v.Names = append(v.Names, name)
+		v.Marked = append(v.Marked, isMarked[i])
+		for _, j := range g.Adj.Ind[g.Adj.Ptr[i]:g.Adj.Ptr[i+1]] {
+			if kj, ok := index[j]; ok && k < kj {
+				v.Edges = append(v.Edges, [2]int{k, kj})
+			}
+		}
+	}
+	return GraphChart(v)
 }

@@ -3,10 +3,6 @@ package chart
 import (
 	"fmt"
 	"math"
-
-	"github.com/go-echarts/go-echarts/v2/charts"
-	"github.com/go-echarts/go-echarts/v2/opts"
-	"github.com/go-echarts/go-echarts/v2/types"
 )
 
 // Dirichlet is the distribution Dir(α) over the probability simplex
@@ -67,7 +63,7 @@ func (d *Dirichlet) LogDensity(theta []float64) float64 {
 // Density returns Dir(θ | α) = exp(LogDensity(θ)).
 func (d *Dirichlet) Density(theta []float64) float64 { return math.Exp(d.LogDensity(theta)) }
 
-// Density3 is Density for three classes, in the form SimplexDensity takes.
+// Density3 is Density for three classes, in the form SimplexPanel takes.
 func (d *Dirichlet) Density3(theta [3]float64) float64 { return d.Density(theta[:]) }
 
 // Mixture is a finite mixture of Dirichlets, Σ_j w_j Dir(θ | α_j), such as
@@ -130,7 +126,7 @@ func (m *Mixture) LogDensity(theta []float64) float64 {
 // Density returns Σ_j w_j Dir(θ | α_j).
 func (m *Mixture) Density(theta []float64) float64 { return math.Exp(m.LogDensity(theta)) }
 
-// Density3 is Density for three classes, in the form SimplexDensity takes.
+// Density3 is Density for three classes, in the form SimplexPanel takes.
 func (m *Mixture) Density3(theta [3]float64) float64 { return m.Density(theta[:]) }
 
 // SimplexCell is one triangle of a SimplexGrid, in barycentric coordinates
@@ -238,81 +234,132 @@ var v = p.value, d = v[2] === 1 ? 1 / 3 : 2 / 3, a = (v[0] + d) * h, b = (v[1] +
 return 'θ = (' + (1 - a - b).toFixed(3) + ', ' + a.toFixed(3) + ', ' + b.toFixed(3) + ')<br/>' + p.seriesName + ': ' + Number(v[3]).toPrecision(4);
 }`
 
-// SimplexHeatmap draws values on the cells of g (one value per cell, as
-// returned by g.Eval) as a heatmap over the triangle whose corners are the
-// three classes, with a colour legend. measure names the values ("density",
-// "log density").
-func SimplexHeatmap(title, measure string, g *SimplexGrid, values []float64, classes [3]string) (*Chart, error) {
-	if len(values) != len(g.Cells) {
-		return nil, fmt.Errorf("chart.SimplexHeatmap %q: %d values for %d cells", title, len(values), len(g.Cells))
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	data := make([]opts.CustomData, len(values))
-	for i, v := range values {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("chart.SimplexHeatmap %q: value %d is %v (at θ = %v)", title, i, v, g.Cells[i].Centroid)
-		}
-		lo, hi = min(lo, v), max(hi, v)
-		c := g.Cells[i]
-		up := 0
-		if c.Up {
-			up = 1
-		}
-		data[i] = opts.CustomData{Value: [4]float64{float64(c.I), float64(c.J), float64(up), v}}
-	}
-	geometry := fmt.Sprintf(simplexJS, g.N)
-	vmin, vmax := visualRange(lo, hi)
-	h := math.Sqrt(3) / 2
-	cc := charts.NewCustom()
-	cc.SetGlobalOptions(
-		charts.WithTitleOpts(opts.Title{Title: title}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: opts.FuncOpts(fmt.Sprintf(simplexTooltip, geometry))}),
-		charts.WithGridOpts(opts.Grid{Left: "40", Right: "120", Top: "60", Bottom: "40"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, Max: 1, Show: opts.Bool(false)}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, Max: h, Show: opts.Bool(false)}),
-		charts.WithVisualMapOpts(opts.VisualMap{
-			Type: "continuous", Calculable: opts.Bool(true), Min: vmin, Max: vmax, Dimension: "3",
-			Right: "10", Top: "middle", Text: []string{measure, ""},
-			InRange: &opts.VisualMapInRange{Color: Ramp},
-		}),
-	)
-	cc.AddSeries(measure, data, charts.WithCustomChartOpts(opts.CustomChart{RenderItem: opts.FuncOpts(fmt.Sprintf(renderTriangle, geometry))}))
-	corners := func(idx ...int) []opts.ScatterData {
-		pts := make([]opts.ScatterData, len(idx))
-		for i, k := range idx {
-			var t [3]float64
-			t[k] = 1
-			x, y := toPlane(t)
-			pts[i] = opts.ScatterData{Name: classes[k], Value: [2]float64{x, y}}
-		}
-		return pts
-	}
-	for _, side := range []struct {
-		pos string
-		idx []int
-	}{{"bottom", []int{0, 1}}, {"top", []int{2}}} {
-		cc.MultiSeries = append(cc.MultiSeries, charts.SingleSeries{
-			Name: "classes " + side.pos, Type: types.ChartScatter, Data: corners(side.idx...),
-			SymbolSize: 4, Color: "#333",
-			Label: &opts.Label{Show: opts.Bool(true), Position: side.pos, Formatter: "{b}", Color: "#333"},
-		})
-	}
-	// The plot area is 400 × 400·√3/2 pixels, so the triangle is equilateral.
-	c := newChart(title, 40+400+120, 60+int(400*h)+40, cc)
-	// Draw all cells at once: above ECharts' progressive threshold (3000
-	// items) cells would appear in strips over several frames.
-	c.patch = map[string]any{"series": []map[string]any{{"progressive": 0}}}
-	return c, nil
+// SimplexPanel is one density of a simplex figure.
+type SimplexPanel struct {
+	Title   string
+	Density func(theta [3]float64) float64
 }
 
-// SimplexDensity draws the density f on the 3-class simplex, sampled at the
-// centroids of a grid with n divisions per edge (60 gives a smooth picture);
-// classes name the corners θ = e1, e2, e3.
-func SimplexDensity(title string, f func(theta [3]float64) float64, n int, classes [3]string) (*Chart, error) {
-	g, err := NewSimplexGrid(n)
-	if err != nil {
-		return nil, fmt.Errorf("chart.SimplexDensity %q: %w", title, err)
+// SimplexChart builds a row of densities on the 3-class simplex that share
+// one colour scale, so that panels can be compared: the same colour is the
+// same density in every panel. Start it with Simplexes, set options, then
+// call Done.
+type SimplexChart struct {
+	classes [3]string
+	panels  []SimplexPanel
+	n       int
+	log     bool
+	title   string
+}
+
+// Simplexes starts a figure of the given densities on the simplex whose
+// corners θ = e1, e2, e3 are the classes.
+func Simplexes(classes [3]string, panels ...SimplexPanel) *SimplexChart {
+	return &SimplexChart{classes: classes, panels: panels, n: 60}
+}
+
+// Resolution sets the number of grid divisions per edge (default 60):
+// each density is sampled at the centroids of n² triangles.
+func (s *SimplexChart) Resolution(n int) *SimplexChart { s.n = n; return s }
+
+// Log colours by log₁₀ of the density, which shows a broad low density and
+// sharp peaks on one scale. Densities below 10⁻⁶ of the largest are drawn
+// at that floor.
+func (s *SimplexChart) Log() *SimplexChart { s.log = true; return s }
+
+// Title sets the figure's title (each panel has its own).
+func (s *SimplexChart) Title(t string) *SimplexChart { s.title = t; return s }
+
+// Done samples the densities and returns the chart, or an error for a bad
+// resolution, a missing density or a non-finite value.
+func (s *SimplexChart) Done() (*Chart, error) {
+	if len(s.panels) == 0 {
+		return nil, fmt.Errorf("chart.Simplexes %q: no panels", s.title)
 	}
-	return SimplexHeatmap(title, "density", g, g.Eval(f), classes)
+	g, err := NewSimplexGrid(s.n)
+	if err != nil {
+		return nil, fmt.Errorf("chart.Simplexes %q: %w", s.title, err)
+	}
+	values := make([][]float64, len(s.panels))
+	hi := math.Inf(-1)
+	for k, p := range s.panels {
+		if p.Density == nil {
+			return nil, fmt.Errorf("chart.Simplexes: panel %d (%q) has no density", k, p.Title)
+		}
+		values[k] = g.Eval(p.Density)
+		for i, v := range values[k] {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("chart.Simplexes: panel %q: density %v at θ = %v", p.Title, v, g.Cells[i].Centroid)
+			}
+			hi = max(hi, v)
+		}
+	}
+	lo, label := 0.0, "density"
+	if s.log {
+		floor := max(hi*1e-6, math.SmallestNonzeroFloat64)
+		lo, hi, label = math.Log10(floor), math.Log10(max(hi, floor)), "log₁₀ density"
+		for _, vs := range values {
+			for i, v := range vs {
+				vs[i] = math.Log10(max(v, floor))
+			}
+		}
+	}
+	if lo == hi {
+		hi = lo + 1
+	}
+	const side, gap, top, left = 250, 40, 70, 30
+	height := side * math.Sqrt(3) / 2
+	geometry := fmt.Sprintf(simplexJS, g.N)
+	var grids, xAxes, yAxes, series, titles []any
+	var custom []int
+	for k, p := range s.panels {
+		gl := left + k*(side+gap)
+		grids = append(grids, map[string]any{"left": gl, "top": top, "width": side, "height": height})
+		xAxes = append(xAxes, map[string]any{"type": "value", "min": 0, "max": 1, "show": false, "gridIndex": k})
+		yAxes = append(yAxes, map[string]any{"type": "value", "min": 0, "max": math.Sqrt(3) / 2, "show": false, "gridIndex": k})
+		titles = append(titles, map[string]any{"text": p.Title, "left": gl, "top": top - 38,
+			"textStyle": map[string]any{"fontSize": 12, "width": side + gap - 10, "overflow": "break"}})
+		data := make([]any, len(g.Cells))
+		for i, c := range g.Cells {
+			up := 0
+			if c.Up {
+				up = 1
+			}
+			data[i] = []float64{float64(c.I), float64(c.J), float64(up), values[k][i]}
+		}
+		custom = append(custom, len(series))
+		series = append(series, map[string]any{"type": "custom", "name": label, "data": data, "progressive": 0,
+			"xAxisIndex": k, "yAxisIndex": k, "renderItem": jsFunc(fmt.Sprintf(renderTriangle, geometry))})
+		var corners []any
+		for c := range 3 {
+			var t [3]float64
+			t[c] = 1
+			x, y := toPlane(t)
+			pos := "bottom"
+			if c == 2 {
+				pos = "top"
+			}
+			corners = append(corners, map[string]any{"name": s.classes[c], "value": []float64{x, y},
+				"label": map[string]any{"show": true, "position": pos, "formatter": "{b}", "color": "#333"}})
+		}
+		series = append(series, map[string]any{"type": "scatter", "name": "classes", "data": corners, "symbolSize": 4,
+			"color": "#333", "xAxisIndex": k, "yAxisIndex": k, "silent": true})
+	}
+	if s.title != "" {
+		titles = append([]any{map[string]any{"text": s.title, "left": 10, "top": 0}}, titles...)
+	}
+	opt := rawOption{
+		"animation": false,
+		"title":     titles,
+		"tooltip":   map[string]any{"trigger": "item", "formatter": jsFunc(fmt.Sprintf(simplexTooltip, geometry))},
+		"grid":      grids,
+		"xAxis":     xAxes,
+		"yAxis":     yAxes,
+		"series":    series,
+		"visualMap": map[string]any{"type": "continuous", "min": lo, "max": hi, "dimension": 3, "seriesIndex": custom,
+			"calculable": true, "precision": 2, "right": 10, "top": "middle", "text": []string{label, ""},
+			"inRange": map[string]any{"color": Ramp}},
+	}
+	width := left + len(s.panels)*(side+gap) + 110
+	return newChart(s.title, width, top+int(height)+50, opt), nil
 }

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -157,33 +158,63 @@ func mustDir(t *testing.T, alpha ...float64) *Dirichlet {
 	return d
 }
 
-func TestSimplexHeatmapData(t *testing.T) {
-	g, _ := NewSimplexGrid(2)
-	// f = θ3 at the centroids: upward (0,0) → 1/6, downward (0,0) → 1/3.
-	c, err := SimplexHeatmap("s", "θ3", g, g.Eval(func(th [3]float64) float64 { return th[2] }), [3]string{"a", "b", "c"})
+func TestSimplexesShareOneScale(t *testing.T) {
+	// f = θ3 at the centroids: upward (0,0) → 1/6, downward (0,0) → 1/3;
+	// the second panel is twice the first.
+	f := func(th [3]float64) float64 { return th[2] }
+	g := func(th [3]float64) float64 { return 2 * th[2] }
+	c, err := Simplexes([3]string{"a", "b", "c"}, SimplexPanel{"f", f}, SimplexPanel{"2f", g}).Resolution(2).Done()
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt := c.Option()
 	for _, want := range []string{
-		`{"value":[0,0,1,0.16666666666666666]}`,
-		`{"value":[0,0,0,0.3333333333333333]}`,
-		`{"value":[1,0,1,0.16666666666666666]}`,
-		`{"value":[0,1,1,0.6666666666666666]}`,
-		`"dimension":"3"`, `"name":"a"`, `"name":"c"`,
-		`var h = 1 / 2,`, `"progressive":0`,
+		`[0,0,1,0.16666666666666666]`,
+		`[0,0,0,0.3333333333333333]`,
+		`[0,1,1,0.6666666666666666]`,
+		`[0,1,1,1.3333333333333333]`, // the same cell in the second panel
+		`"name":"a"`, `"name":"c"`, `var h = 1 / 2,`, `"progressive":0`,
 	} {
-		if !strings.Contains(opt+c.Fragment(), want) {
-			t.Errorf("simplex heatmap lacks %s:\n%s", want, opt)
+		if !strings.Contains(opt, want) {
+			t.Errorf("simplex figure lacks %s:\n%.2000s", want, opt)
 		}
 	}
-	if _, err := SimplexHeatmap("s", "d", g, []float64{1}, [3]string{}); err == nil || !strings.Contains(err.Error(), "1 values for 4 cells") {
-		t.Errorf("length mismatch: error %v", err)
+	vm := decodeVisualMap(t, opt)
+	if vm["min"] != 0.0 || vm["max"] != 1.3333333333333333 || len(vm["seriesIndex"].([]any)) != 2 {
+		t.Errorf("visual map %v: want one scale [0, 4/3] over both panels", vm)
 	}
-	if _, err := SimplexHeatmap("s", "d", g, []float64{1, 2, math.NaN(), 3}, [3]string{}); err == nil || !strings.Contains(err.Error(), "value 2 is NaN") {
-		t.Errorf("NaN: error %v", err)
+	logc, err := Simplexes([3]string{}, SimplexPanel{"f", f}).Resolution(2).Log().Done()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := SimplexDensity("s", mustDir(t, 1, 1, 1).Density3, 0, [3]string{}); err == nil {
-		t.Error("SimplexDensity with 0 divisions: no error")
+	if vm := decodeVisualMap(t, logc.Option()); math.Abs(vm["max"].(float64)-math.Log10(2.0/3)) > 1e-12 {
+		t.Errorf("log scale max %v, want log10(2/3)", vm["max"])
 	}
+	for _, tc := range []struct {
+		s    *SimplexChart
+		want string
+	}{
+		{Simplexes([3]string{}), "no panels"},
+		{Simplexes([3]string{}, SimplexPanel{"f", f}).Resolution(0), "0 divisions"},
+		{Simplexes([3]string{}, SimplexPanel{Title: "none"}), `panel 0 ("none") has no density`},
+		{Simplexes([3]string{}, SimplexPanel{"nan", func([3]float64) float64 { return math.NaN() }}).Resolution(2), `panel "nan": density NaN`},
+	} {
+		if _, err := tc.s.Done(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
+	}
+}
+
+// decodeVisualMap returns the visual map of an option without functions.
+func decodeVisualMap(t *testing.T, opt string) map[string]any {
+	t.Helper()
+	i := strings.Index(opt, `"visualMap":`)
+	if i < 0 {
+		t.Fatalf("no visual map in %.300s", opt)
+	}
+	var vm map[string]any
+	if err := json.NewDecoder(strings.NewReader(opt[i+len(`"visualMap":`):])).Decode(&vm); err != nil {
+		t.Fatal(err)
+	}
+	return vm
 }

@@ -37,8 +37,8 @@ func TestARCPlotPNG(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != 384 || b.Dy() != 288 {
 		t.Errorf("PNG is %d×%d, want 384×288", b.Dx(), b.Dy())
 	}
-	// The first curve's line colour (Palette[0], #5470c6) is drawn.
-	want := color.NRGBA{R: 0x54, G: 0x70, B: 0xc6, A: 0xff}
+	// The first curve's line colour (Palette[0], #0072B2) is drawn.
+	want := color.NRGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}
 	found := 0
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {
@@ -51,14 +51,14 @@ func TestARCPlotPNG(t *testing.T) {
 	if found < 50 {
 		t.Errorf("only %d pixels of the first curve's colour; the curve is missing", found)
 	}
-	// The band is that colour at opacity 64/255 over white:
-	// 255·(1 − 64/255) + c·64/255 = (212, 219, 241).
+	// The band is that colour at opacity 56/255 over white:
+	// 255·(1 − 56/255) + c·56/255 = (199, 224, 238).
 	band := 0
 	near := func(a uint8, b int) bool { return int(a) >= b-2 && int(a) <= b+2 }
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
 			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
-			if near(c.R, 212) && near(c.G, 219) && near(c.B, 241) {
+			if near(c.R, 199) && near(c.G, 224) && near(c.B, 238) {
 				band++
 			}
 		}
@@ -111,6 +111,11 @@ func TestHexColor(t *testing.T) {
 	if got := hexColor("#5470c6", 64); got != (color.NRGBA{R: 0x54, G: 0x70, B: 0xc6, A: 64}) {
 		t.Errorf("hexColor(#5470c6, 64) = %v", got)
 	}
+	for _, bad := range []string{"", "#12345", "5470c6x", "#54 0c6", "#zzzzzz"} {
+		if checkColor(bad) == nil {
+			t.Errorf("checkColor(%q) accepted it", bad)
+		}
+	}
 }
 
 func TestARCPlotAxisEndsAtOne(t *testing.T) {
@@ -120,7 +125,43 @@ func TestARCPlotAxisEndsAtOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pl.Y.Max != 1 || pl.Y.Min != 0.78 {
-		t.Errorf("y axis [%v, %v], want [0.78, 1] (lowest band edge, accuracy 1)", pl.Y.Min, pl.Y.Max)
+	if pl.Y.Max != 1 || pl.Y.Min != 0.75 {
+		t.Errorf("y axis [%v, %v], want [0.75, 1] (lowest band edge 0.78 rounded down to 0.05, accuracy 1)", pl.Y.Min, pl.Y.Max)
+	}
+}
+
+func TestWriteARCGridPlot(t *testing.T) {
+	p, curves := testCurves()
+	curves[0].Color, curves[1].Color = "#D55E00", "#009E73"
+	panels := []Panel{{Title: "A", Curves: curves}, {Title: "B", Curves: curves[1:]}, {Title: "C"}}
+	var buf bytes.Buffer
+	if err := WriteARCGridPlot(&buf, "png", p, 2, panels); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatalf("output is not a PNG: %v", err)
+	}
+	// Two rows of 9 × 8 cm panels at 96 dots per inch.
+	if b := img.Bounds(); b.Dx() != 680 || b.Dy() != 605 {
+		t.Errorf("PNG is %d×%d, want 680×605", b.Dx(), b.Dy())
+	}
+	counts := map[color.NRGBA]int{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			counts[color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)]++
+		}
+	}
+	for _, c := range []string{"#D55E00", "#009E73"} {
+		if n := counts[hexColor(c, 255).(color.NRGBA)]; n < 50 {
+			t.Errorf("only %d pixels of %s: a curve is missing", n, c)
+		}
+	}
+	if err := WriteARCGridPlot(&bytes.Buffer{}, "bmp", p, 2, panels); err == nil || !strings.Contains(err.Error(), `unknown format "bmp"`) {
+		t.Errorf("unknown format: error %v", err)
+	}
+	if err := WriteARCGridPlot(&bytes.Buffer{}, "png", p, 0, panels); err == nil {
+		t.Error("0 columns: no error")
 	}
 }

@@ -54,7 +54,7 @@ func (t *Table) HTML() string {
 	b.WriteString(sortScript)
 	b.WriteString("<table class=\"cuq-table\" style=\"border-collapse:collapse;font-family:sans-serif;font-size:13px;\">\n")
 	if t.Caption != "" {
-		fmt.Fprintf(&b, "<caption style=\"font-weight:bold;padding:4px;\">%s</caption>\n", html.EscapeString(t.Caption))
+		fmt.Fprintf(&b, "<caption style=\"font-weight:bold;padding:4px;text-align:left;white-space:nowrap;\">%s</caption>\n", html.EscapeString(t.Caption))
 	}
 	b.WriteString("<thead><tr>")
 	for _, h := range t.Header {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -141,7 +142,7 @@ func TestWriteReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	must(t, res.WriteReport(dir, ReportOptions{EChartsURL: "echarts.js"}))
+	must(t, res.WriteReport(dir, ReportOptions{}))
 	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
 	if err != nil {
 		t.Fatal(err)
@@ -149,16 +150,20 @@ func TestWriteReport(t *testing.T) {
 	html := string(page)
 	for _, want := range []string{
 		"CoraML: TU", "CoraML: EU_PC", "AmazonPhotos: TU", // panels: datasets × measures
-		"AmazonPhotos: AU: no model has this measure",
-		"GPN (paper)", "80.34", "89.36", // the paper's CoraML GPN accuracy and LOC ID accuracy
-		`src="echarts.js"`, "LOC ID acc", "Gauss EU_PC", "Training runs",
+		"no curve in this panel",        // AmazonPhotos: AU
+		">paper</td>", "80.34", "89.36", // the paper's CoraML GPN accuracy and LOC ID accuracy
+		"CoraML: leave-out classes (%)", "CoraML: Gaussian noise (%)", "Bernoulli noise", "Training runs",
+		"Licensed to the Apache Software Foundation", // ECharts inlined: the report draws offline
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if n := strings.Count(html, `class="arc-panel"`); n != 6 {
-		t.Errorf("%d charts, want 6 (CoraML: 4 measures, AmazonPhotos: TU and EU_PC)", n)
+	if n := strings.Count(html, `class="cuq-chart"`); n != 1 {
+		t.Errorf("%d charts, want the one figure of 8 panels", n)
+	}
+	if n := strings.Count(html, `"gridIndex":`); n != 16 {
+		t.Errorf("%d axes, want 16 (8 panels: CoraML and AmazonPhotos × TU, AU, EU, EU_PC)", n)
 	}
 	png, err := os.ReadFile(filepath.Join(dir, "figures", "arc.png"))
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
@@ -168,7 +173,70 @@ func TestWriteReport(t *testing.T) {
 	if err != nil || !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("CoraML: EU")) {
 		t.Errorf("arc.svg: %v", err)
 	}
-	if err := res.WriteReport(dir, ReportOptions{EChartsFile: filepath.Join(dir, "missing.js")}); err == nil || !strings.Contains(err.Error(), "missing.js") {
-		t.Errorf("missing ECharts file: %v", err)
+	small := t.TempDir()
+	must(t, res.WriteReport(small, ReportOptions{CDN: "https://example.org/echarts.js"}))
+	if b, _ := os.ReadFile(filepath.Join(small, "report.html")); !bytes.Contains(b, []byte(`"https://example.org/echarts.js"`)) || len(b) > len(page)/2 {
+		t.Errorf("CDN report (%d bytes) does not load the library from the CDN", len(b))
+	}
+}
+
+func TestOODTableHasThePapersRows(t *testing.T) {
+	res, err := Aggregate(handRecords())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := res.OODTable("CoraML", LeaveOutClasses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paper []string
+	for _, r := range tb.Rows {
+		if r[0] == "GPN" && r[1] == "paper" {
+			paper = r
+		}
+	}
+	// The paper's CoraML GPN row: Acc 80.34, LOC ID acc 89.36, TU 85.51.
+	if paper == nil || paper[2] != "80.34" || paper[3] != "89.36" || paper[4] != "85.51" {
+		t.Errorf("paper row %v, want GPN paper 80.34 89.36 85.51 …", paper)
+	}
+	if _, err := res.OODTable("CoraML", Classification); err == nil {
+		t.Error("classification is not an OOD setting: no error")
+	}
+	if _, err := res.OODTable("Nowhere", GaussianNoise); err == nil || !strings.Contains(err.Error(), `"Nowhere"`) {
+		t.Errorf("unknown dataset: error %v", err)
+	}
+}
+
+func TestARCAreaTable(t *testing.T) {
+	res, err := Aggregate(handRecords())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := res.ARCAreaTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Header[1] != res.Datasets[0]+" TU" || len(tb.Header) != 1+len(res.Datasets)*len(ARCMeasures) {
+		t.Fatalf("header %v", tb.Header)
+	}
+	// Each area is the mean of the curve's first 100 points.
+	for r, model := range res.Models {
+		for k, m := range ARCMeasures {
+			c, ok := res.Curves[res.Datasets[0]][m.String()][model]
+			got := tb.Rows[r][1+k]
+			if !ok {
+				if got != "–" {
+					t.Errorf("%v %v: %q for a missing curve", model, m, got)
+				}
+				continue
+			}
+			s := 0.0
+			for _, v := range c.Mean[:100] {
+				s += v
+			}
+			if want := fmt.Sprintf("%.2f", s); got != want {
+				t.Errorf("%v %v: area %s, want %s", model, m, got, want)
+			}
+		}
 	}
 }

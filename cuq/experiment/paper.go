@@ -46,3 +46,8 @@ func paperValue(dataset, model string, column int) (float64, bool) {
 	}
 	return 0, false
 }
+
+// PaperAccuracy returns the paper's test accuracy (percent) of a model on a
+// dataset (CoraML or CiteSeer; the model's name as Model.String gives it),
+// and whether the paper publishes one.
+func PaperAccuracy(dataset, model string) (float64, bool) { return paperValue(dataset, model, 0) }

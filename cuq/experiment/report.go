@@ -3,227 +3,101 @@ package experiment
 import (
 	"bytes"
 	"fmt"
-	"html"
-	"image/color"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/go-echarts/go-echarts/v2/charts"
-	"github.com/go-echarts/go-echarts/v2/opts"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
-// ReportOptions choose where the HTML report loads ECharts from.
+// ReportOptions choose how the HTML report loads ECharts.
 type ReportOptions struct {
-	// EChartsFile, when set, is a local echarts.min.js inlined into the
-	// report, which then works offline.
-	EChartsFile string
-	// EChartsURL is the script address used otherwise (default
-	// chart.DefaultEChartsURL).
-	EChartsURL string
+	// CDN, when set, makes report.html load ECharts from this address
+	// instead of inlining the copy embedded in package chart: a report
+	// 1 MB smaller that draws only online.
+	CDN string
 }
 
 // ARCMeasures are the measures of the columns of the accuracy-rejection
 // figure, as in the paper.
 var ARCMeasures = []uq.Measure{uq.TU, uq.AU, uq.EU, uq.EUPC}
 
-// rejection returns the rejection fractions p_i = i/100 of the curves.
+// arcPoints is the number of points the figures draw: the rejection
+// fractions 0, 0.01, …, 0.99. The curves' last point (a single node left,
+// accuracy 0 or 1 in each run) says nothing about the measure and is not
+// drawn; the CSV tables keep it.
+const arcPoints = eval.ARCPoints - 1
+
+// rejection returns the rejection fractions p_i = i/100 that the figures
+// draw.
 func rejection() []float64 {
-	p := make([]float64, eval.ARCPoints)
+	p := make([]float64, arcPoints)
 	for i := range p {
 		p[i] = float64(i) / float64(eval.ARCPoints-1)
 	}
 	return p
 }
 
-// panelCurve is one model's curve in a panel of the figure.
-type panelCurve struct {
-	model Model
-	stat  eval.CurveStat
+// ModelStyle returns the colour and line pattern of model m in every
+// figure, interactive and static, so that a model looks the same in every
+// panel and can be told apart without colour.
+func ModelStyle(m Model) (color string, dash chart.Dash) {
+	return chart.Palette[int(m)%len(chart.Palette)], chart.DashCycle(int(m))
 }
 
-// panelCurves returns the curves of one panel of the figure: one per model
-// that has measure m on ds, in the paper's model order.
-func (res *Results) panelCurves(ds string, m uq.Measure) []panelCurve {
-	var curves []panelCurve
-	for _, model := range res.Models {
-		if c, ok := res.Curves[ds][m.String()][model]; ok {
-			curves = append(curves, panelCurve{model, c})
-		}
-	}
-	return curves
-}
-
-// modelColor is the colour of a model in every panel, so that a model
-// keeps its colour where another lacks a measure (chart.ARC and
-// chart.ARCPlot colour curves by position instead).
-func modelColor(m Model) string { return chart.Palette[int(m)%len(chart.Palette)] }
-
-// WriteReport writes dir/report.html, a self-contained page with the
-// accuracy-rejection figure (one panel per dataset and measure: rows are
-// datasets, columns TU, AU, EU and EU_PC; curves are means over runs with
-// ± SE bands), the OOD detection table with the paper's numbers next to
-// ours for CoraML and CiteSeer, and the runs' training statistics. It also
-// writes the figure as static images dir/figures/arc.png and arc.svg
-// (gonum/plot).
-func (res *Results) WriteReport(dir string, o ReportOptions) error {
-	for _, format := range []string{"png", "svg"} {
-		var b bytes.Buffer
-		if err := res.writeFigure(&b, format); err != nil {
-			return err
-		}
-		if err := writeFileAtomic(filepath.Join(dir, "figures", "arc."+format), b.Bytes()); err != nil {
-			return err
-		}
-	}
-	page, err := res.reportHTML(o)
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(filepath.Join(dir, "report.html"), []byte(page))
-}
-
-// writeFigure draws the accuracy-rejection figure with gonum/plot in the
-// given format ("png" or "svg").
-func (res *Results) writeFigure(w io.Writer, format string) error {
-	rows, cols := len(res.Datasets), len(ARCMeasures)
-	if rows == 0 {
-		return fmt.Errorf("experiment: figure: no datasets")
-	}
-	plots := make([][]*plot.Plot, rows)
-	for r, ds := range res.Datasets {
-		plots[r] = make([]*plot.Plot, cols)
-		for c, m := range ARCMeasures {
-			p, err := arcPlot(ds+": "+m.String(), res.panelCurves(ds, m), c == 0)
-			if err != nil {
-				return err
-			}
-			plots[r][c] = p
-		}
-	}
-	width, height := vg.Length(cols)*9*vg.Centimeter, vg.Length(rows)*8*vg.Centimeter
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Centimeter, PadY: vg.Centimeter,
-		PadTop: vg.Millimeter * 3, PadBottom: vg.Millimeter * 3, PadLeft: vg.Millimeter * 3, PadRight: vg.Millimeter * 3}
-	var canvas interface {
-		vg.CanvasSizer
-		io.WriterTo
-	}
-	switch format {
-	case "png":
-		canvas = vgimg.PngCanvas{Canvas: vgimg.New(width, height)}
-	case "svg":
-		canvas = vgsvg.New(width, height)
-	default:
-		return fmt.Errorf("experiment: figure: unknown format %q", format)
-	}
-	dc := draw.New(canvas)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	aligned := plot.Align(plots, tiles, dc)
-	for r := range plots {
-		for c := range plots[r] {
-			plots[r][c].Draw(aligned[r][c])
-		}
-	}
-	if _, err := canvas.WriteTo(w); err != nil {
-		return fmt.Errorf("experiment: figure: %w", err)
-	}
-	return nil
-}
-
-// reportHTML renders the report page.
-func (res *Results) reportHTML(o ReportOptions) (string, error) {
-	var b strings.Builder
-	b.WriteString("<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>CUQ-GNN experiment grid</title>\n")
-	b.WriteString(`<style>
-body{font-family:sans-serif;margin:2em;color:#222;}
-.arc-grid{display:grid;grid-template-columns:repeat(4,320px);gap:8px;}
-.arc-panel{width:320px;height:300px;}
-.arc-empty{width:320px;height:300px;display:flex;align-items:center;justify-content:center;color:#888;border:1px dashed #ccc;}
-.legend span{margin-right:1.2em;white-space:nowrap;}
-.legend i{display:inline-block;width:24px;height:4px;margin:0 6px 3px 0;vertical-align:middle;}
-.scroll{overflow-x:auto;margin-bottom:1.5em;}
-.note{color:#555;max-width:60em;}
-</style>
-</head>
-<body>
-<h1>CUQ-GNN experiment grid</h1>
-`)
-	fmt.Fprintf(&b, "<p class=\"note\">%d runs of %s on %s. Numbers are means over splits and initialisations in percent; ± is the standard error sqrt(var/n) over the n runs (for GKDE n is the number of splits; the reference divides by splits·inits, REFERENCE.md §9.2). The tables are in tables/, the static figure in figures/arc.png and figures/arc.svg.</p>\n",
-		len(res.Records), html.EscapeString(joinModels(res.Models)), html.EscapeString(strings.Join(res.Datasets, ", ")))
-
-	panels := 0
-	b.WriteString("<h2>Accuracy-rejection curves</h2>\n<p class=\"note\">Test accuracy after rejecting the fraction p of the test nodes with the highest uncertainty, classification setting; rows are datasets, columns the measures TU, AU, EU and EU_PC; bands are ± one standard error.</p>\n")
-	b.WriteString("<div class=\"legend\">")
-	for _, m := range res.Models {
-		fmt.Fprintf(&b, "<span><i style=\"background:%s\"></i>%s</span>", modelColor(m), html.EscapeString(m.String()))
-	}
-	b.WriteString("</div>\n<div class=\"arc-grid\">\n")
-	var draw strings.Builder
+// ARCPanels returns the panels of the accuracy-rejection figure: one per
+// dataset (rows) and measure of ARCMeasures (columns), with each model's
+// mean curve ± SE over the runs of the classification setting, in the
+// paper's model order.
+func (res *Results) ARCPanels() []chart.Panel {
+	var panels []chart.Panel
 	for _, ds := range res.Datasets {
 		for _, m := range ARCMeasures {
-			title := ds + ": " + m.String()
-			curves := res.panelCurves(ds, m)
-			if len(curves) == 0 {
-				fmt.Fprintf(&b, "<div class=\"arc-empty\">%s: no model has this measure</div>\n", html.EscapeString(title))
-				continue
+			p := chart.Panel{Title: ds + ": " + m.String()}
+			for _, model := range res.Models {
+				c, ok := res.Curves[ds][m.String()][model]
+				if !ok {
+					continue
+				}
+				color, dash := ModelStyle(model)
+				cv := chart.Curve{Name: model.String(), Mean: c.Mean[:arcPoints], Color: color, Dash: dash}
+				if c.SE != nil {
+					cv.SE = c.SE[:arcPoints]
+				}
+				p.Curves = append(p.Curves, cv)
 			}
-			id := fmt.Sprintf("arc-%d", panels)
-			panels++
-			fmt.Fprintf(&b, "<div id=%q class=\"arc-panel\"></div>\n", id)
-			fmt.Fprintf(&draw, "echarts.init(document.getElementById(%q)).setOption(%s);\n", id, arcOption(title, curves))
+			panels = append(panels, p)
 		}
 	}
-	b.WriteString("</div>\n")
-	script, err := echartsScript(o)
-	if err != nil {
-		return "", err
-	}
-	b.WriteString(script)
-	b.WriteString("<script type=\"text/javascript\">\n" + strings.ReplaceAll(draw.String(), "</", `<\/`) + "</script>\n")
-
-	b.WriteString("<h2>OOD detection</h2>\n<p class=\"note\">Acc: test accuracy (classification). For each OOD setting (leave-out classes, Gaussian noise, Bernoulli noise): the accuracy on ID test nodes and the AUROC of each uncertainty measure for detecting the OOD test nodes. Rows marked (paper) give the published numbers (the paper's \"Noise\" is Gaussian noise).</p>\n")
-	for _, ds := range res.Datasets {
-		t, err := res.oodTable(ds)
-		if err != nil {
-			return "", err
-		}
-		b.WriteString("<div class=\"scroll\">\n" + t.HTML() + "</div>\n")
-	}
-
-	b.WriteString("<h2>Runs</h2>\n")
-	t, err := res.runTable()
-	if err != nil {
-		return "", err
-	}
-	b.WriteString("<div class=\"scroll\">\n" + t.HTML() + "</div>\n")
-	b.WriteString("</body>\n</html>\n")
-	return b.String(), nil
+	return panels
 }
 
-func joinModels(ms []Model) string {
-	names := make([]string, len(ms))
-	for i, m := range ms {
-		names[i] = m.String()
+// ARCFigure returns the paper's accuracy-rejection figure as one
+// interactive chart: rows are datasets, columns the measures TU, AU, EU and
+// EU_PC; a click on a model in the legend hides it in every panel.
+func (res *Results) ARCFigure() (*chart.Chart, error) {
+	if len(res.Datasets) == 0 {
+		return nil, fmt.Errorf("experiment: ARC figure: no datasets")
 	}
-	return strings.Join(names, ", ")
+	return chart.ARCGrid("Accuracy-rejection curves (classification; mean ± SE over runs)", rejection(), len(ARCMeasures), res.ARCPanels())
 }
 
-// oodColumns are the columns of the report's OOD table per setting: ID
-// accuracy, then the AUROCs of the paper's measures.
+// WriteARCFigure writes the accuracy-rejection figure as a static image
+// in the given format ("png", "svg" or "pdf"), drawn with gonum/plot in the
+// same colours and line patterns as ARCFigure.
+func (res *Results) WriteARCFigure(w io.Writer, format string) error {
+	if len(res.Datasets) == 0 {
+		return fmt.Errorf("experiment: ARC figure: no datasets")
+	}
+	return chart.WriteARCGridPlot(w, format, rejection(), len(ARCMeasures), res.ARCPanels())
+}
+
+// oodColumns are the columns of an OOD table: ID accuracy, then the AUROCs
+// of the paper's measures.
 var oodColumns = []struct {
 	label  string
 	metric int
@@ -232,60 +106,101 @@ var oodColumns = []struct {
 	{"EU", eval.OodEpistemicEntropyDiff}, {"EU_PC", eval.OodEpistemic}, {"EU_SO", eval.OodEpistemicEntropy},
 }
 
-// oodTable builds the report's OOD table of one dataset.
-func (res *Results) oodTable(ds string) (*chart.Table, error) {
-	header := []string{"Model", "Acc"}
-	for _, s := range []string{"LOC", "Gauss", "Bern"} {
-		for _, c := range oodColumns {
-			header = append(header, s+" "+c.label)
-		}
+// oodIndex maps an OOD setting to its index in eval.IDOODRow.Settings.
+func oodIndex(s Setting) (int, bool) {
+	switch s {
+	case LeaveOutClasses:
+		return eval.OODLoc, true
+	case GaussianNoise:
+		return eval.OODNormal, true
+	case BernoulliNoise:
+		return eval.OODBer, true
+	}
+	return 0, false
+}
+
+// settingTitle names an OOD setting in tables and figures.
+func settingTitle(s Setting) string {
+	switch s {
+	case LeaveOutClasses:
+		return "leave-out classes"
+	case GaussianNoise:
+		return "Gaussian noise"
+	case BernoulliNoise:
+		return "Bernoulli noise (not in the paper)"
+	}
+	return s.String()
+}
+
+// OODTable returns the OOD-detection table of dataset ds in setting s (an
+// OOD setting): per model the test accuracy (classification), the accuracy
+// on the ID test nodes and the AUROC of each measure for detecting the OOD
+// test nodes, in percent, mean ± SE over runs; below each of our rows, the
+// paper's row where the paper publishes one (CoraML and CiteSeer,
+// leave-out classes and Gaussian noise).
+func (res *Results) OODTable(ds string, s Setting) (*chart.Table, error) {
+	k, ok := oodIndex(s)
+	if !ok {
+		return nil, fmt.Errorf("experiment: OODTable: %v is not an OOD setting", s)
+	}
+	header := []string{"model", "source", "Acc"}
+	for _, c := range oodColumns {
+		header = append(header, c.label)
 	}
 	var rows [][]string
 	for _, r := range res.Rows {
 		if r.Dataset != inlineName(ds) {
 			continue
 		}
-		cells := []string{r.Model, percent(r.Acc)}
-		paper := []string{r.Model + " (paper)", ""}
-		hasPaper := false
-		if v, ok := paperValue(ds, r.Model, 0); ok {
-			paper[1], hasPaper = fmt.Sprintf("%.2f", v), true
+		ours := []string{r.Model, "cuqgnn", percent(r.Acc)}
+		for _, c := range oodColumns {
+			ours = append(ours, percent(r.Settings[k].Metrics[c.metric]))
 		}
-		for k := range eval.NumOODSettings {
-			for ci, c := range oodColumns {
-				cells = append(cells, percent(r.Settings[k].Metrics[c.metric]))
-				cell := ""
-				if k < 2 { // the paper reports leave-out classes and Gaussian noise
-					if v, ok := paperValue(ds, r.Model, 1+6*k+ci); ok {
-						cell, hasPaper = fmt.Sprintf("%.2f", v), true
-					}
-				}
-				paper = append(paper, cell)
-			}
+		rows = append(rows, ours)
+		if k == eval.NumOODSettings-1 { // the paper has no Bernoulli columns
+			continue
 		}
-		rows = append(rows, cells)
-		if hasPaper {
+		paper, has := []string{r.Model, "paper", published(ds, r.Model, 0)}, false
+		for ci := range oodColumns {
+			v := published(ds, r.Model, 1+6*k+ci)
+			paper, has = append(paper, v), has || v != "–"
+		}
+		if has {
 			rows = append(rows, paper)
 		}
 	}
-	return chart.NewTable(ds, header, rows)
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("experiment: OODTable: no results for dataset %q", ds)
+	}
+	return chart.NewTable(ds+": "+settingTitle(s)+" (%)", header, rows)
 }
 
-// percent formats a metric as "84.35 ±0.12" (percent), "" when absent.
+// published formats the paper's number of a dataset, model and column
+// (percent), "–" when there is none.
+func published(ds, model string, column int) string {
+	v, ok := paperValue(ds, model, column)
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// percent formats a metric as "84.35 ±0.12" (percent), "–" when absent.
 func percent(m eval.Metric) string {
 	if !m.Value.Valid || math.IsNaN(m.Value.Value) {
-		return ""
+		return "–"
 	}
 	s := fmt.Sprintf("%.2f", 100*m.Value.Value)
-	if m.SE.Valid && !math.IsNaN(m.SE.Value) {
+	if m.SE.Valid && !math.IsNaN(m.SE.Value) && m.SE.Value > 0 {
 		s += fmt.Sprintf(" ±%.2f", 100*m.SE.Value)
 	}
 	return s
 }
 
-// runTable summarises the training runs per dataset, model and graph
-// (clean or leave-out classes).
-func (res *Results) runTable() (*chart.Table, error) {
+// RunTable summarises the training runs per dataset, model and graph
+// (clean or leave-out classes): runs, mean epochs, mean and total training
+// seconds.
+func (res *Results) RunTable() (*chart.Table, error) {
 	type agg struct {
 		runs          int
 		epochs, train float64
@@ -326,141 +241,102 @@ func (res *Results) runTable() (*chart.Table, error) {
 	return chart.NewTable("Training runs", []string{"Dataset", "Model", "Graph", "Runs", "Mean epochs", "Mean train s", "Total train s"}, rows)
 }
 
-// arcOption returns the ECharts option of one panel: per model a line of
-// the mean accuracy and a band mean ± SE (two stacked helper series, the
-// lower bound and the filled width), in the model's colour, no legend (the
-// page has one for all panels).
-func arcOption(title string, curves []panelCurve) string {
-	x := make([]string, eval.ARCPoints)
-	for i, p := range rejection() {
-		x[i] = strconv.FormatFloat(p, 'f', -1, 64)
+// Report returns the grid's report as a page: the accuracy-rejection
+// figure, the OOD-detection tables of every dataset and setting with the
+// paper's numbers beside ours, and the training runs.
+func (res *Results) Report() (*chart.Page, error) {
+	names := make([]string, len(res.Models))
+	for i, m := range res.Models {
+		names[i] = m.String()
 	}
-	lo := 1.0
-	for _, c := range curves {
-		for i, m := range c.stat.Mean {
-			if c.stat.SE != nil {
-				m -= c.stat.SE[i]
-			}
-			lo = min(lo, m)
-		}
-	}
-	line := charts.NewLine()
-	line.SetGlobalOptions(
-		charts.WithAnimation(false),
-		charts.WithTitleOpts(opts.Title{Title: title, TitleStyle: &opts.TextStyle{FontSize: 14}}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
-		charts.WithGridOpts(opts.Grid{Top: "40", Left: "45", Right: "15", Bottom: "45"}),
-		charts.WithXAxisOpts(opts.XAxis{Name: "rejected fraction", NameLocation: "middle", NameGap: 28, Type: "category"}),
-		charts.WithYAxisOpts(opts.YAxis{Name: "accuracy", Type: "value", Min: math.Floor(lo*20) / 20, Max: 1}),
-	)
-	line.SetXAxis(x)
-	for _, c := range curves {
-		color, name := modelColor(c.model), c.model.String()
-		if se := c.stat.SE; se != nil {
-			lower := make([]opts.LineData, len(se))
-			width := make([]opts.LineData, len(se))
-			for i := range se {
-				lower[i] = opts.LineData{Value: c.stat.Mean[i] - se[i]}
-				width[i] = opts.LineData{Value: 2 * se[i]}
-			}
-			stack := "band-" + c.model.Key()
-			line.AddSeries(name+" −SE", lower,
-				charts.WithLineChartOpts(opts.LineChart{Stack: stack, ShowSymbol: opts.Bool(false)}),
-				charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0), Color: color}))
-			line.AddSeries(name+" ±SE", width,
-				charts.WithLineChartOpts(opts.LineChart{Stack: stack, ShowSymbol: opts.Bool(false)}),
-				charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0), Color: color}),
-				charts.WithAreaStyleOpts(opts.AreaStyle{Color: color, Opacity: opts.Float(0.2)}))
-		}
-		mean := make([]opts.LineData, len(c.stat.Mean))
-		for i, m := range c.stat.Mean {
-			mean[i] = opts.LineData{Value: m}
-		}
-		line.AddSeries(name, mean,
-			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
-			charts.WithLineStyleOpts(opts.LineStyle{Width: 2, Color: color}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: color}))
-	}
-	line.Validate()
-	return strings.TrimSpace(string(line.JSONNotEscaped()))
-}
-
-// echartsScript returns the <script> element loading ECharts: the local
-// file inlined, or a script tag for the URL (chart.DefaultEChartsURL by
-// default).
-func echartsScript(o ReportOptions) (string, error) {
-	if o.EChartsFile == "" {
-		url := o.EChartsURL
-		if url == "" {
-			url = chart.DefaultEChartsURL
-		}
-		return fmt.Sprintf("<script type=\"text/javascript\" src=\"%s\"></script>\n", html.EscapeString(url)), nil
-	}
-	code, err := os.ReadFile(o.EChartsFile)
+	p := chart.NewPage("CUQ-GNN experiment grid")
+	p.AddSection("", fmt.Sprintf("%d runs of %s on %s. Numbers are means over splits and initialisations in percent; "+
+		"± is the standard error sqrt(var/n) over the n runs (for GKDE, which is not trained, n is the number of splits). "+
+		"The tables are in tables/, the static figure in figures/arc.png and figures/arc.svg.",
+		len(res.Records), strings.Join(names, ", "), strings.Join(res.Datasets, ", ")))
+	fig, err := res.ARCFigure()
 	if err != nil {
-		return "", fmt.Errorf("experiment: report: reading ECharts: %w", err)
+		return nil, err
 	}
-	if !bytes.Contains(code, []byte("echarts")) {
-		return "", fmt.Errorf("experiment: report: %s does not look like echarts.min.js", o.EChartsFile)
-	}
-	return "<script type=\"text/javascript\">\n" + strings.ReplaceAll(string(code), "</", `<\/`) + "\n</script>\n", nil
-}
-
-// arcPlot draws one panel of the static figure: per model the mean curve
-// and a band mean ± SE in the model's colour; legend when asked.
-func arcPlot(title string, curves []panelCurve, legend bool) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "rejected fraction"
-	p.Y.Label.Text = "accuracy"
-	p.X.Min, p.X.Max, p.Y.Max = 0, 1, 1
-	p.Legend.Top = false
-	p.Legend.Left = false
-	p.Add(plotter.NewGrid())
-	if len(curves) == 0 {
-		p.Title.Text += " (no model)"
-		return p, nil
-	}
-	ps := rejection()
-	for _, c := range curves {
-		rgb := mustHex(modelColor(c.model))
-		if se := c.stat.SE; se != nil {
-			band := make(plotter.XYs, 0, 2*len(ps))
-			for i, x := range ps {
-				band = append(band, plotter.XY{X: x, Y: c.stat.Mean[i] + se[i]})
-			}
-			for i := len(ps) - 1; i >= 0; i-- {
-				band = append(band, plotter.XY{X: ps[i], Y: c.stat.Mean[i] - se[i]})
-			}
-			poly, err := plotter.NewPolygon(band)
+	p.AddSection("Accuracy-rejection curves", "Test accuracy after rejecting the fraction p of the test nodes with "+
+		"the highest uncertainty, classification setting; rows are datasets, columns the measures TU, AU, EU and EU_PC; "+
+		"bands are ± one standard error. A click on a model in the legend hides it in every panel.")
+	p.AddCharts(fig)
+	p.AddSection("OOD detection", "Acc: test accuracy (classification). For each OOD setting: the accuracy on the ID "+
+		"test nodes and the AUROC of each uncertainty measure for detecting the OOD test nodes. Rows marked paper give "+
+		"the published numbers (the paper's \"Noise\" columns are Gaussian noise).")
+	for _, ds := range res.Datasets {
+		for _, s := range []Setting{LeaveOutClasses, GaussianNoise, BernoulliNoise} {
+			t, err := res.OODTable(ds, s)
 			if err != nil {
-				return nil, fmt.Errorf("experiment: figure %s: %w", title, err)
+				return nil, err
 			}
-			poly.Color = color.NRGBA{R: rgb.R, G: rgb.G, B: rgb.B, A: 60}
-			poly.LineStyle.Width = 0
-			p.Add(poly)
-		}
-		pts := make(plotter.XYs, len(ps))
-		for i, x := range ps {
-			pts[i] = plotter.XY{X: x, Y: c.stat.Mean[i]}
-		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
-			return nil, fmt.Errorf("experiment: figure %s: %w", title, err)
-		}
-		l.Color = rgb
-		l.Width = vg.Points(1.5)
-		p.Add(l)
-		if legend {
-			p.Legend.Add(c.model.String(), l)
+			p.AddTables(t)
 		}
 	}
+	t, err := res.RunTable()
+	if err != nil {
+		return nil, err
+	}
+	p.AddSection("Runs", "")
+	p.AddTables(t)
 	return p, nil
 }
 
-// mustHex parses a "#rrggbb" palette colour.
-func mustHex(s string) color.NRGBA {
-	v, _ := strconv.ParseUint(strings.TrimPrefix(s, "#"), 16, 32) // chart.Palette entries are valid
-	return color.NRGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}
+// WriteReport writes dir/report.html, the page of Report, self-contained
+// (it draws offline) unless o.CDN is set, and the accuracy-rejection figure
+// as static images dir/figures/arc.png and arc.svg.
+func (res *Results) WriteReport(dir string, o ReportOptions) error {
+	for _, format := range []string{"png", "svg"} {
+		var b bytes.Buffer
+		if err := res.WriteARCFigure(&b, format); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(filepath.Join(dir, "figures", "arc."+format), b.Bytes()); err != nil {
+			return err
+		}
+	}
+	page, err := res.Report()
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := page.WriteHTML(&b, chart.HTMLOptions{CDN: o.CDN}); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, "report.html"), b.Bytes())
+}
+
+// ARCAreaTable tabulates the area under each mean accuracy-rejection curve
+// of the figure (AUARC, in percent): the mean accuracy over the rejection
+// fractions 0, 0.01, …, 0.99. One row per model, one column per dataset and
+// measure of ARCMeasures; "–" where the model lacks the measure. A larger
+// area means the measure rejects the wrong nodes earlier.
+func (res *Results) ARCAreaTable() (*chart.Table, error) {
+	header := []string{"model"}
+	for _, ds := range res.Datasets {
+		for _, m := range ARCMeasures {
+			header = append(header, ds+" "+m.String())
+		}
+	}
+	var rows [][]string
+	for _, model := range res.Models {
+		row := []string{model.String()}
+		for _, ds := range res.Datasets {
+			for _, m := range ARCMeasures {
+				c, ok := res.Curves[ds][m.String()][model]
+				if !ok {
+					row = append(row, "–")
+					continue
+				}
+				s := 0.0
+				for _, v := range c.Mean[:arcPoints] {
+					s += v
+				}
+				row = append(row, fmt.Sprintf("%.2f", 100*s/arcPoints))
+			}
+		}
+		rows = append(rows, row)
+	}
+	return chart.NewTable("Area under the mean accuracy-rejection curve (%)", header, rows)
 }

@@ -1,0 +1,265 @@
+package chart
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+)
+
+// MeasureStyle returns the colour and line pattern that every chart gives
+// uncertainty measure m, so that TU, AU, EU, EU_PC and EU_SO look the same
+// wherever they appear and differ in pattern as well as colour.
+func MeasureStyle(m uq.Measure) (color string, dash Dash) {
+	k := int(m)
+	if k < 0 {
+		k = 0
+	}
+	return Palette[k%len(Palette)], DashCycle(k)
+}
+
+// ARCChart builds the accuracy-rejection curves of one prediction. Start it
+// with ARCOf, set options, then call Done.
+type ARCChart struct {
+	pred     *cuq.Prediction
+	nodes    []int
+	measures []uq.Measure
+	title    string
+}
+
+// ARCOf starts the accuracy-rejection curves of p on nodes (usually the test
+// nodes): for each measure, the accuracy on the nodes left after rejecting
+// the fraction r of the most uncertain ones, r = 0, 0.01, …, 0.99. The
+// last point of eval.ARC (r = 1, a single node left, accuracy 0 or 1) is
+// not drawn: it says nothing about the measure.
+func ARCOf(p *cuq.Prediction, nodes []int) *ARCChart {
+	return &ARCChart{pred: p, nodes: nodes}
+}
+
+// Measures chooses the measures, by default every one of TU, AU, EU,
+// EU_PC and EU_SO that the prediction has.
+func (a *ARCChart) Measures(ms ...uq.Measure) *ARCChart { a.measures = ms; return a }
+
+// Title sets the title, by default "<model>: accuracy-rejection curves".
+func (a *ARCChart) Title(t string) *ARCChart { a.title = t; return a }
+
+// Done returns the chart, or an error naming a measure the prediction lacks.
+func (a *ARCChart) Done() (*Chart, error) {
+	if a.pred == nil {
+		return nil, fmt.Errorf("chart.ARCOf: nil prediction")
+	}
+	ms := a.measures
+	if ms == nil {
+		for _, m := range a.pred.Available() {
+			if m != uq.LC {
+				ms = append(ms, m)
+			}
+		}
+	}
+	title := a.title
+	if title == "" {
+		title = a.pred.Model + ": accuracy-rejection curves"
+	}
+	var rejection []float64
+	var curves []Curve
+	if err := checkNodes(a.pred, a.nodes); err != nil {
+		return nil, fmt.Errorf("chart.ARCOf: %w", err)
+	}
+	for _, m := range ms {
+		c, err := a.pred.ARC(m, a.nodes)
+		if err != nil {
+			return nil, fmt.Errorf("chart.ARCOf: %w", err)
+		}
+		n := len(c.P) - 1 // drop the single-node point
+		rejection = c.P[:n]
+		color, dash := MeasureStyle(m)
+		curves = append(curves, Curve{Name: m.String(), Mean: c.Acc[:n], Color: color, Dash: dash})
+	}
+	return ARC(title, rejection, curves...)
+}
+
+// checkNodes reports a node that p has no prediction or label for.
+func checkNodes(p *cuq.Prediction, nodes []int) error {
+	n := len(p.Class)
+	if p.Graph != nil {
+		n = min(n, len(p.Graph.Labels))
+	}
+	for _, i := range nodes {
+		if i < 0 || i >= n {
+			return fmt.Errorf("node %d out of range [0, %d)", i, n)
+		}
+	}
+	return nil
+}
+
+// DecompositionOf starts the decomposition chart of p's in-distribution
+// nodes id, each correct or wrong by p's class and the graph's label; OOD
+// adds out-of-distribution nodes. The subtitle gives the accuracy on id.
+func DecompositionOf(p *cuq.Prediction, id []int) *DecompositionChart {
+	if p == nil {
+		return &DecompositionChart{err: fmt.Errorf("chart.DecompositionOf: nil prediction")}
+	}
+	if p.AU == nil || p.EU == nil {
+		return &DecompositionChart{err: fmt.Errorf("chart.DecompositionOf: %s has no AU and EU (it provides %v)", p.Model, p.Available())}
+	}
+	d := Decomposition(nil, nil, nil).Title(p.Model + ": aleatoric vs epistemic uncertainty")
+	if err := checkNodes(p, id); err != nil {
+		d.err = fmt.Errorf("chart.DecompositionOf: %w", err)
+		return d
+	}
+	for k, ok := range p.Correct(id) {
+		i := id[k]
+		o := Wrong
+		if ok {
+			o = Correct
+		}
+		d.au, d.eu, d.outcome = append(d.au, p.AU[i]), append(d.eu, p.EU[i]), append(d.outcome, o)
+	}
+	d.idAccuracy, d.hasAccuracy, d.idNodes = p.Accuracy(id), len(id) > 0, len(id)
+	d.pred = p
+	return d
+}
+
+// OOD adds out-of-distribution nodes of the prediction given to
+// DecompositionOf.
+func (d *DecompositionChart) OOD(nodes []int) *DecompositionChart {
+	if d.err != nil {
+		return d
+	}
+	if d.pred == nil {
+		d.err = fmt.Errorf("chart.Decomposition: OOD needs a chart started with DecompositionOf")
+		return d
+	}
+	for _, i := range nodes {
+		if i < 0 || i >= len(d.pred.AU) {
+			d.err = fmt.Errorf("chart.Decomposition: OOD node %d out of range [0, %d)", i, len(d.pred.AU))
+			return d
+		}
+		d.au, d.eu, d.outcome = append(d.au, d.pred.AU[i]), append(d.eu, d.pred.EU[i]), append(d.outcome, OOD)
+	}
+	d.ood += len(nodes)
+	return d
+}
+
+// HistoryChart builds the training curves of a cuq.History. Start it with
+// HistoryOf, set options, then call Done.
+type HistoryChart struct {
+	h     *cuq.History
+	title string
+}
+
+// HistoryOf starts the training curves of h: the training loss (UCE with
+// its entropy regulariser, summed over the training nodes) in the upper
+// panel, the validation cross entropy and accuracy of the epochs that were
+// evaluated in the lower one, with the flow warm-up shaded and the restored
+// best epoch marked.
+func HistoryOf(h *cuq.History) *HistoryChart { return &HistoryChart{h: h, title: "Training"} }
+
+// Title sets the title.
+func (c *HistoryChart) Title(t string) *HistoryChart { c.title = t; return c }
+
+// Done returns the chart, or an error for an empty or non-finite history.
+func (c *HistoryChart) Done() (*Chart, error) {
+	if c.h == nil || len(c.h.Epochs) == 0 {
+		return nil, fmt.Errorf("chart.HistoryOf %q: no epochs", c.title)
+	}
+	n := len(c.h.Epochs)
+	x := make([]int, n)
+	loss := make([]any, n)
+	ce := make([]any, n)
+	acc := make([]any, n)
+	warmup, best := 0, -1
+	for k, e := range c.h.Epochs {
+		x[k] = k + 1
+		if math.IsInf(e.Loss, 0) || math.IsNaN(e.Loss) {
+			return nil, fmt.Errorf("chart.HistoryOf %q: loss %v at epoch %d", c.title, e.Loss, k+1)
+		}
+		loss[k], ce[k], acc[k] = e.Loss, "-", "-"
+		if !math.IsNaN(e.ValCE) && !math.IsInf(e.ValCE, 0) {
+			ce[k], acc[k] = e.ValCE, e.ValAcc
+		}
+		if e.Phase == "warmup" {
+			warmup = k + 1
+		} else if e.Epoch == c.h.BestEpoch {
+			best = k + 1
+		}
+	}
+	var marks []any
+	if best > 0 {
+		marks = append(marks, map[string]any{"xAxis": best - 1, "label": map[string]any{"formatter": "best (restored)"}})
+	}
+	line := func(name string, data []any, axis, yAxis int, color string, dash Dash) map[string]any {
+		s := map[string]any{"type": "line", "name": name, "data": data, "showSymbol": false, "connectNulls": true,
+			"xAxisIndex": axis, "yAxisIndex": yAxis, "color": color,
+			"lineStyle": map[string]any{"color": color, "type": dash.echarts(), "width": 2}}
+		if len(marks) > 0 && yAxis < 2 {
+			s["markLine"] = map[string]any{"symbol": "none", "silent": true, "data": marks,
+				"lineStyle": map[string]any{"color": "#888", "type": "dashed"}}
+		}
+		if warmup > 0 && yAxis < 2 {
+			s["markArea"] = map[string]any{"silent": true, "itemStyle": map[string]any{"color": "rgba(0,0,0,0.05)"},
+				"label": map[string]any{"position": "insideBottom", "color": "#888"},
+				"data":  []any{[]any{map[string]any{"xAxis": 0, "name": "warm-up"}, map[string]any{"xAxis": warmup - 1}}}}
+		}
+		return s
+	}
+	xa := func(k int, name bool) map[string]any {
+		m := map[string]any{"type": "category", "data": x, "gridIndex": k, "boundaryGap": false}
+		if name {
+			m["name"], m["nameLocation"], m["nameGap"] = "epoch (warm-up first)", "middle", 28
+		}
+		return m
+	}
+	ya := func(k int, name string, scale bool, pos string) map[string]any {
+		return map[string]any{"type": "value", "gridIndex": k, "name": name, "scale": scale, "position": pos,
+			"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}}
+	}
+	opt := rawOption{
+		"animation":   false,
+		"title":       map[string]any{"text": c.title, "subtext": c.h.Stopped, "textStyle": map[string]any{"fontSize": 15}},
+		"tooltip":     map[string]any{"trigger": "axis"},
+		"axisPointer": map[string]any{"link": []any{map[string]any{"xAxisIndex": "all"}}},
+		"legend":      map[string]any{"top": 50},
+		"grid": []any{
+			map[string]any{"top": 90, "height": 140, "left": 70, "right": 70},
+			map[string]any{"top": 280, "height": 140, "left": 70, "right": 70},
+		},
+		"xAxis": []any{xa(0, false), xa(1, true)},
+		"yAxis": []any{ya(0, "training loss", true, "left"), ya(1, "validation CE", true, "left"), map[string]any{
+			"type": "value", "gridIndex": 1, "name": "validation accuracy", "min": 0, "max": 1, "position": "right",
+			"splitLine": map[string]any{"show": false}}},
+		"series": []any{
+			line("training loss", loss, 0, 0, Palette[0], Solid),
+			line("validation CE", ce, 1, 1, Palette[1], Dashed),
+			line("validation accuracy", acc, 1, 2, Palette[2], Solid),
+		},
+	}
+	return newChart(c.title, 760, 470, opt), nil
+}
+
+// AUROCTable tabulates how well each uncertainty measure of p separates
+// the out-of-distribution nodes ood (positive) from the in-distribution
+// nodes id: the area under the ROC curve in percent, ties counted one half
+// (50 is chance, 100 a perfect separation).
+func AUROCTable(p *cuq.Prediction, id, ood []int) (*Table, error) {
+	if p == nil {
+		return nil, fmt.Errorf("chart.AUROCTable: nil prediction")
+	}
+	if err := checkNodes(p, append(append([]int(nil), id...), ood...)); err != nil {
+		return nil, fmt.Errorf("chart.AUROCTable: %w", err)
+	}
+	var rows [][]string
+	for _, m := range p.Available() {
+		if m == uq.LC {
+			continue
+		}
+		a, err := p.AUROC(m, id, ood)
+		if err != nil {
+			return nil, fmt.Errorf("chart.AUROCTable: %w", err)
+		}
+		rows = append(rows, []string{m.String(), fmt.Sprintf("%.1f", 100*a)})
+	}
+	return NewTable(fmt.Sprintf("%s: OOD-detection AUROC (%%), %d ID and %d OOD nodes", p.Model, len(id), len(ood)),
+		[]string{"measure", "AUROC"}, rows)
+}

@@ -1,0 +1,250 @@
+package kernelext
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"unsafe"
+
+	"github.com/janpfeifer/gonb/gonbui/protocol"
+)
+
+// Key identifies a cached result: a name and a digest of everything the
+// result depends on (see KeyOf).
+type Key struct {
+	Name   string
+	Digest string
+}
+
+// KeyOf returns the key of a result named name that depends on parts: a
+// SHA-256 digest of the parts' whole contents, reached by following
+// pointers, slices, maps, interfaces and struct fields, exported or not. A
+// model builder, a graph and a split thus give a key that changes when any
+// setting, the graph's data, the split or the seed changes. Functions and
+// channels contribute only their type and whether they are nil (a progress
+// callback does not change the key).
+func KeyOf(name string, parts ...any) Key {
+	h := sha256.New()
+	seen := map[uintptr]int{}
+	for _, p := range parts {
+		digest(h, reflect.ValueOf(p), seen)
+	}
+	return Key{Name: name, Digest: hex.EncodeToString(h.Sum(nil))[:24]}
+}
+
+// digest writes v's contents to h. Pointers already visited are written as
+// a back reference, so cyclic structures end.
+func digest(h hash.Hash, v reflect.Value, seen map[uintptr]int) {
+	var buf [8]byte
+	word := func(x uint64) {
+		binary.LittleEndian.PutUint64(buf[:], x)
+		h.Write(buf[:])
+	}
+	text := func(s string) {
+		word(uint64(len(s)))
+		h.Write([]byte(s))
+	}
+	if !v.IsValid() {
+		text("<invalid>")
+		return
+	}
+	text(v.Type().String())
+	switch v.Kind() {
+	case reflect.Bool:
+		if v.Bool() {
+			word(1)
+		} else {
+			word(0)
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		word(uint64(v.Int()))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		word(v.Uint())
+	case reflect.Float32, reflect.Float64:
+		word(math.Float64bits(v.Float()))
+	case reflect.Complex64, reflect.Complex128:
+		c := v.Complex()
+		word(math.Float64bits(real(c)))
+		word(math.Float64bits(imag(c)))
+	case reflect.String:
+		text(v.String())
+	case reflect.Slice:
+		if v.IsNil() {
+			text("<nil>")
+			return
+		}
+		word(uint64(v.Len()))
+		if plainData(v.Type().Elem().Kind()) {
+			// Numbers are hashed as their bytes, which is fast for the
+			// large slices of a graph (features, adjacency).
+			n := v.Len() * int(v.Type().Elem().Size())
+			h.Write(unsafe.Slice((*byte)(v.UnsafePointer()), n))
+			return
+		}
+		for i := range v.Len() {
+			digest(h, v.Index(i), seen)
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			digest(h, v.Index(i), seen)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			text(v.Type().Field(i).Name)
+			digest(h, v.Field(i), seen)
+		}
+	case reflect.Pointer:
+		if v.IsNil() {
+			text("<nil>")
+			return
+		}
+		if k, ok := seen[v.Pointer()]; ok {
+			text("<seen>")
+			word(uint64(k))
+			return
+		}
+		seen[v.Pointer()] = len(seen)
+		digest(h, v.Elem(), seen)
+	case reflect.Interface:
+		if v.IsNil() {
+			text("<nil>")
+			return
+		}
+		digest(h, v.Elem(), seen)
+	case reflect.Map:
+		if v.IsNil() {
+			text("<nil>")
+			return
+		}
+		// Entries in the order of their own digests, which does not depend
+		// on the map's iteration order.
+		var entries []string
+		for it := v.MapRange(); it.Next(); {
+			e, own := sha256.New(), maps.Clone(seen)
+			digest(e, it.Key(), own)
+			digest(e, it.Value(), own)
+			entries = append(entries, string(e.Sum(nil)))
+		}
+		slices.Sort(entries)
+		word(uint64(len(entries)))
+		for _, e := range entries {
+			h.Write([]byte(e))
+		}
+	default: // functions, channels, unsafe pointers
+		if v.IsNil() {
+			text("<nil>")
+		} else {
+			text("<set>")
+		}
+	}
+}
+
+// plainData reports whether a slice of this element kind can be hashed as
+// its bytes.
+func plainData(k reflect.Kind) bool {
+	switch k {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+// cacheDir returns the directory of the cached results of the kernel
+// session: cuqgnn-cache in GoNB's per-kernel temporary directory, "" outside
+// GoNB.
+func cacheDir() string {
+	dir := os.Getenv(protocol.GONB_TMP_DIR_ENV)
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "cuqgnn-cache")
+}
+
+// unsafeName matches what a key's name may not carry into a file name.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Cache returns fn's result for key, computed once per kernel session. GoNB
+// runs every cell as a new program, so a value computed in one cell is gone
+// in the next; Cache stores it (encoding/gob) in the kernel's temporary
+// directory, and later calls with the same key, from any cell, read it back.
+// A different key (another model, split or seed; see KeyOf) computes anew.
+//
+// The stored value is what gob encodes: exported fields only, nil pointers
+// and interfaces omitted. An error of fn is returned and nothing is stored;
+// a stored file that does not decode is computed anew. Outside GoNB Cache
+// just calls fn.
+func Cache[T any](key Key, fn func() (T, error)) (T, error) {
+	dir := cacheDir()
+	if dir == "" {
+		return fn()
+	}
+	path := filepath.Join(dir, unsafeName.ReplaceAllString(key.Name, "_")+"-"+key.Digest+".gob")
+	if f, err := os.Open(path); err == nil {
+		var v T
+		err = gob.NewDecoder(f).Decode(&v)
+		f.Close()
+		if err == nil {
+			return v, nil
+		}
+	}
+	v, err := fn()
+	if err != nil {
+		return v, err
+	}
+	if err := store(path, v); err != nil {
+		return v, fmt.Errorf("kernelext.Cache %q: %w", key.Name, err)
+	}
+	return v, nil
+}
+
+// store writes v to path atomically (a temporary file renamed over path),
+// so that an interrupted cell never leaves a partial file behind.
+func store(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".cache-*")
+	if err != nil {
+		return err
+	}
+	err = errors.Join(gob.NewEncoder(f).Encode(v), f.Close())
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// Forget removes every cached result named name from the kernel session,
+// so that the next Cache or Train call computes it again.
+func Forget(name string) error {
+	dir := cacheDir()
+	if dir == "" {
+		return nil
+	}
+	matches, err := filepath.Glob(filepath.Join(dir, unsafeName.ReplaceAllString(name, "_")+"-*.gob"))
+	if err != nil {
+		return err
+	}
+	for _, m := range matches {
+		if err := os.Remove(m); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+package kernelext
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/datasets"
+)
+
+func TestKeyOfFollowsEverySetting(t *testing.T) {
+	g, err := datasets.CSBM(60, 3).Seed(1).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := g.Split(graph.Stratified(0.2, 0.2, 0.6).Seed(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := KeyOf("m", cuq.CUQGCN(g), split)
+	if again := KeyOf("m", cuq.CUQGCN(g), split); again != base {
+		t.Errorf("the same model and split give two keys: %v, %v", base, again)
+	}
+	other, err := g.Split(graph.Stratified(0.2, 0.2, 0.6).Seed(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := g.Clone()
+	h.Labels[0] = (h.Labels[0] + 1) % h.NumClasses
+	for name, k := range map[string]Key{
+		"seed":          KeyOf("m", cuq.CUQGCN(g).Seed(7), split),
+		"dropout":       KeyOf("m", cuq.CUQGCN(g).Conv(cuq.GCN(64).Dropout(0.4)), split),
+		"encoder width": KeyOf("m", cuq.CUQGCN(g).Encoder(cuq.MLP(32)), split),
+		"model":         KeyOf("m", cuq.CUQGAT(g), split),
+		"split":         KeyOf("m", cuq.CUQGCN(g), other),
+		"graph data":    KeyOf("m", cuq.CUQGCN(h), split),
+		"name":          KeyOf("n", cuq.CUQGCN(g), split),
+	} {
+		if k.Digest == base.Digest && k.Name == base.Name {
+			t.Errorf("changing the %s keeps the key", name)
+		}
+	}
+	// Maps hash alike whatever their iteration order; cycles end.
+	type node struct {
+		Next *node
+		M    map[string]int
+	}
+	a := &node{M: map[string]int{"a": 1, "b": 2, "c": 3, "d": 4}}
+	a.Next = a
+	k1 := KeyOf("x", a)
+	for range 20 {
+		if KeyOf("x", &node{Next: nil, M: a.M}) == k1 {
+			t.Fatal("a cycle and no cycle hash alike")
+		}
+		if KeyOf("x", a) != k1 {
+			t.Fatal("the same map hashed two ways")
+		}
+	}
+}
+
+func TestCacheKeepsResultsAcrossCellPrograms(t *testing.T) {
+	key := KeyOf("answer", 1)
+	t.Cleanup(func() { Forget("answer") })
+	calls := 0
+	compute := func() ([]float64, error) { calls++; return []float64{4, 2}, nil }
+	for range 2 {
+		v, err := Cache(key, compute)
+		if err != nil || len(v) != 2 || v[1] != 2 {
+			t.Fatalf("Cache = %v, %v", v, err)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("computed %d times, want once", calls)
+	}
+	// Another key computes anew; a damaged file is recomputed.
+	if _, err := Cache(KeyOf("answer", 2), compute); err != nil || calls != 2 {
+		t.Errorf("another key: calls %d, err %v", calls, err)
+	}
+	files, _ := filepath.Glob(filepath.Join(cacheDir(), "answer-*.gob"))
+	if len(files) != 2 {
+		t.Fatalf("%d cache files, want 2", len(files))
+	}
+	for _, f := range files {
+		if err := os.WriteFile(f, []byte("garbage"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, err := Cache(key, compute); err != nil || calls != 3 || v[0] != 4 {
+		t.Errorf("damaged file: v %v, calls %d, err %v", v, calls, err)
+	}
+	// Errors are returned and not stored.
+	boom := errors.New("boom")
+	if _, err := Cache(KeyOf("answer", 3), func() (int, error) { return 0, boom }); !errors.Is(err, boom) {
+		t.Errorf("error not returned: %v", err)
+	}
+	if err := Forget("answer"); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(cacheDir(), "answer-*")); len(files) != 0 {
+		t.Errorf("Forget left %v", files)
+	}
+}
+
+func TestCacheOutsideGoNBComputes(t *testing.T) {
+	t.Setenv("GONB_TMP_DIR", "")
+	calls := 0
+	for range 2 {
+		if _, err := Cache(KeyOf("x"), func() (int, error) { calls++; return 1, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls != 2 {
+		t.Errorf("outside GoNB computed %d times, want every call", calls)
+	}
+}

@@ -1,0 +1,74 @@
+package kernelext
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/datasets"
+)
+
+func TestTrainCachesTheRun(t *testing.T) {
+	t.Cleanup(func() { Forget("train") })
+	g, err := datasets.CSBM(150, 3).Seed(3).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noisy, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := func() *cuq.Builder { return cuq.CUQPPR(g).MaxEpochs(20) }
+	first, err := Train(model(), split, EvaluateOn("gaussian", noisy.Graph), Quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Model != "CUQ-PPR" || first.Pred.Graph != g || first.On["gaussian"].Graph != noisy.Graph {
+		t.Fatalf("run %s: graphs not attached", first.Model)
+	}
+	if first.Stats.TrainEpochs+first.Stats.WarmupEpochs != len(first.History.Epochs) || first.Stats.WarmupEpochs != 5 || first.Stats.PeakRSS <= 0 {
+		t.Errorf("stats %+v do not match the history (%d epochs)", first.Stats, len(first.History.Epochs))
+	}
+	// The noisy graph's prediction differs from the clean one on the noisy
+	// nodes only.
+	i := noisy.OODTest[0]
+	if first.On["gaussian"].TU[i] == first.Pred.TU[i] {
+		t.Errorf("node %d: the same TU on the clean and the noisy graph", i)
+	}
+	again, err := Train(model(), split, EvaluateOn("gaussian", noisy.Graph), Quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.History.Epochs) != len(first.History.Epochs) || again.Stats.FitSeconds != first.Stats.FitSeconds {
+		t.Error("the second Train trained again instead of reading the cached run")
+	}
+	for k := range first.Pred.TU {
+		if math.Float64bits(again.Pred.TU[k]) != math.Float64bits(first.Pred.TU[k]) {
+			t.Fatalf("cached TU differs at node %d", k)
+		}
+	}
+	// Another seed trains again.
+	other, err := Train(model().Seed(9), split, Quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.Stats.FitSeconds == first.Stats.FitSeconds && other.Pred.TU[0] == first.Pred.TU[0] {
+		t.Error("a new seed returned the cached run")
+	}
+	if _, err := Train(cuq.CUQPPR(g).MaxEpochs(-1), split, Quiet()); err == nil {
+		t.Error("a bad builder trained")
+	}
+	if _, err := Train(model(), split, EvaluateOn("none", nil)); err == nil || !strings.Contains(err.Error(), `"none" is nil`) {
+		t.Errorf("nil evaluation graph: error %v", err)
+	}
+	tb, err := first.Stats.Table("stats")
+	if err != nil || len(tb.Rows) < 5 || !strings.Contains(tb.Rows[0][1], "150 nodes") {
+		t.Errorf("stats table %v, %v", tb, err)
+	}
+}
