@@ -10,9 +10,12 @@
 // spec in data-spec and a static fallback picture (a PNG data URL) as its
 // content; and one script with the toolchain's wasm_exec.js inline and a
 // loader that decompresses the program with DecompressionStream, starts it
-// with WebAssembly.instantiate and passes it the fragment's element id as
-// its argument. The program is expected to replace each widget's fallback
-// by the live widget and remove the note.
+// with WebAssembly.instantiate and passes it the id of the fragment's root
+// element as its argument. The loader also stores the root element in
+// globalThis.cuqxRoots[id], for pages (such as JupyterLab's outputs) that
+// may run the script before the fragment is part of the document. The
+// program is expected to replace each widget's fallback by the live widget
+// and remove the note.
 //
 // Where scripts do not run (an untrusted notebook, an export with HTML
 // sanitising, a preview such as GitHub's) the note and the pictures stay.
@@ -258,8 +261,8 @@ const css = `
 
 // loader starts the program; ID and WASM are replaced by the root
 // element's id and the base64 of the gzip-compressed program.
-const loader = `(async () => {
-	const root = document.getElementById("ID");
+const loader = `(async (script) => {
+	const root = (script && script.closest(".cuqx")) || document.getElementById("ID");
 	const note = root && root.querySelector(".cuqx-note");
 	try {
 		if (typeof WebAssembly !== "object" || typeof DecompressionStream !== "function") {
@@ -271,6 +274,7 @@ const loader = `(async () => {
 		for (let i = 0; i < raw.length; i++) gz[i] = raw.charCodeAt(i);
 		const stream = new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip"));
 		const wasm = await new Response(stream).arrayBuffer();
+		(globalThis.cuqxRoots ??= {})["ID"] = root;
 		const go = new Go();
 		go.argv = ["wasm", "ID"];
 		const { instance } = await WebAssembly.instantiate(wasm, go.importObject);
@@ -279,5 +283,5 @@ const loader = `(async () => {
 		console.error(err);
 		if (note) note.textContent = "The interactive version did not start (" + err + "); these are static pictures at the starting values.";
 	}
-})();
+})(document.currentScript);
 `

@@ -2,9 +2,10 @@
 
 // Command wasm is the WebAssembly program that runs the explorers of
 // package explore in a web page. The page starts it with one argument, the
-// id of the element holding the explorers; each element of class
-// cuqx-widget inside it carries an explorer's spec in data-spec. For each,
-// the program replaces the element's content (a static fallback picture)
+// id of the element holding the explorers (found in globalThis.cuqxRoots,
+// where package wasmbundle's loader puts it, or in the document); each
+// element of class cuqx-widget inside it carries an explorer's spec in
+// data-spec. For each, the program replaces the element's content (a static fallback picture)
 // by the explorer's title, its controls, a canvas and its tables, and
 // redraws them whenever a control moves. When all are mounted it removes
 // the fallback note and sets data-ready on the root element to the time
@@ -36,8 +37,14 @@ func main() {
 		js.Global().Get("console").Call("error", "explore: started without the id of the explorers' element")
 		return
 	}
-	root := document.Call("getElementById", os.Args[1])
-	if root.IsNull() {
+	root := js.Global().Get("cuqxRoots")
+	if root.Truthy() {
+		root = root.Get(os.Args[1])
+	}
+	if !root.Truthy() {
+		root = document.Call("getElementById", os.Args[1])
+	}
+	if !root.Truthy() {
 		js.Global().Get("console").Call("error", "explore: no element with id "+os.Args[1])
 		return
 	}
