@@ -3,8 +3,11 @@ package kernelext
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/protocol"
 
 	"github.com/cuqgnn/cuqgnn/kernelext/explore"
 	"github.com/cuqgnn/cuqgnn/kernelext/wasmbundle"
@@ -14,15 +17,23 @@ import (
 // WebAssembly bundle (package wasmbundle): their program compiled for
 // js/wasm by the Go toolchain of this machine, each explorer's settings,
 // and a static picture of each at its starting values for pages whose
-// scripts do not run. Write the bundle to a file with its WriteFile
-// method, or show it in a notebook with ShowExplorers. It fails if an
-// explorer was configured with a mistake or the program does not build
-// (the go command must be installed).
+// scripts do not run. In GoNB the program is built in the cell's module
+// ($GONB_TMP_DIR), elsewhere in the current directory's. Write the bundle
+// to a file with its WriteFile method, or show it in a notebook with
+// ShowExplorers. It fails if an explorer was configured with a mistake or
+// the program does not build (the go command must be installed).
 func Explorers(explorers ...explore.Explorer) (*wasmbundle.Bundle, error) {
 	if len(explorers) == 0 {
 		return nil, errors.New("kernelext.Explorers: no explorers")
 	}
 	b := wasmbundle.New(explore.MainPackage)
+	// In GoNB, build in the cell's module, so that the program is compiled
+	// from the same source as the cell.
+	if dir := os.Getenv(protocol.GONB_TMP_DIR_ENV); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			b.Dir(dir)
+		}
+	}
 	for i, e := range explorers {
 		if e == nil {
 			return nil, fmt.Errorf("kernelext.Explorers: explorer %d is nil", i)

@@ -270,15 +270,15 @@ func TestFallback(t *testing.T) {
 }
 
 func TestTableText(t *testing.T) {
-	tb := Table{Caption: "Π and α", Columns: []string{"", "a", "long column"},
+	tb := Table{Caption: "Π and α, θ̄ ≈ ∞", Columns: []string{"", "a", "long column"},
 		Rows: []Row{{Label: "Barabási–Albert", Cells: []Cell{num("x", "%.1f", 2.25), text("y", "—")}}}}
 	got := tableLines(tb)
-	want := []string{"Pi and a", strings.Repeat(" ", 19) + "a  long column", "Barabasi-Albert  2.2            -"}
+	want := []string{"Pi and a, theta ~ ?", strings.Repeat(" ", 19) + "a  long column", "Barabasi-Albert  2.2            -"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("tableLines =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	h := TablesHTML(&View{Tables: []Table{tb}})
-	for _, s := range []string{`<caption>Π and α</caption>`, `<td data-key="x" data-value="2.25">2.2</td>`, `<td data-key="y">—</td>`} {
+	for _, s := range []string{`<caption>Π and α, θ̄ ≈ ∞</caption>`, `<td data-key="x" data-value="2.25">2.2</td>`, `<td data-key="y">—</td>`} {
 		if !strings.Contains(h, s) {
 			t.Errorf("TablesHTML lacks %s:\n%s", s, h)
 		}

@@ -87,12 +87,11 @@ func tableLines(t Table) []string {
 func asciiText(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		switch {
-		case r < 128:
+		if r < 128 {
 			b.WriteRune(r)
-		case asciiFor[r] != "":
-			b.WriteString(asciiFor[r])
-		default:
+		} else if a, ok := asciiFor[r]; ok {
+			b.WriteString(a)
+		} else {
 			b.WriteByte('?')
 		}
 	}
