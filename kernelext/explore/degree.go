@@ -17,7 +17,7 @@ const (
 	minSide     = 4  // smallest grid side on the slider
 	maxSideCap  = 40 // largest grid side allowed (1600 nodes)
 	degreeXMax  = 128.0
-	euAxisMax   = 0.3 // EU ≤ ln 3 − (ψ(4) − ψ(2)) ≈ 0.265 for α ≥ 1
+	euAxisMax   = 0.3 // EU of Dir(1, 1, 1), the flattest with α ≥ 1: ln 3 − (ψ(4) − ψ(2)) ≈ 0.265
 	auAxisMax   = 1.1 // AU ≤ ln 3 ≈ 1.099
 	familyCount = 2
 )
