@@ -6,6 +6,7 @@ require (
 	github.com/go-echarts/go-echarts/v2 v2.6.7
 	github.com/janpfeifer/gonb v0.11.3
 	github.com/schollz/progressbar/v3 v3.19.0
+	golang.org/x/image v0.30.0
 	golang.org/x/sys v0.46.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
@@ -24,7 +25,6 @@ require (
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	golang.org/x/exp v0.0.0-20250106191152-7588d65b2ba8 // indirect
-	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect

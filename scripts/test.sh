@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh runs the whole test suite, exactly as CI does (.ci/run):
-#   1. gofmt and go vet must be clean;
+#   1. gofmt and go vet must be clean, go vet also for js/wasm on the
+#      explorers' WebAssembly program;
 #   2. go test ./... (real datasets from ../shared/datasets or $CUQ_TEST_DATA;
 #      under CI=true their absence is a failure, elsewhere those tests skip);
 #   3. every notebook executed headless, its charts checked in Chromium
@@ -18,6 +19,8 @@ if [[ -n $unformatted ]]; then
 fi
 echo "== go vet"
 go vet ./...
+echo "== go vet for js/wasm (the explorers' WebAssembly program)"
+GOOS=js GOARCH=wasm go vet ./kernelext/explore/... ./cuq/pool
 echo "== go test"
 go test -timeout 30m ./...
 if [[ ${CUQ_SKIP_NOTEBOOKS:-} == 1 ]]; then

@@ -20,6 +20,7 @@ import (
 type Opinion struct {
 	k       int
 	weights []float64 // M, summing to 1
+	logW    []float64 // ln w_j
 	alphas  []float64 // M×K row-major
 	logNorm []float64 // per component: ln Γ(α0_j) − Σ_c ln Γ(α_jc)
 }
@@ -81,6 +82,7 @@ func newOpinion(weights []float64, alphas [][]float64) (*Opinion, error) {
 		lg0, _ := math.Lgamma(a0)
 		o.logNorm[j] += lg0
 		o.weights[j] = weights[j] / sum
+		o.logW = append(o.logW, math.Log(o.weights[j]))
 		o.alphas = append(o.alphas, a...)
 	}
 	return o, nil
@@ -155,15 +157,24 @@ func (o *Opinion) LogDensity(theta []float64) float64 {
 	if math.Abs(s-1) > 1e-9 {
 		return math.Inf(-1)
 	}
+	// ln θ_c once for all components.
+	var buf [8]float64
+	logTheta := buf[:0]
+	if o.k > len(buf) {
+		logTheta = make([]float64, 0, o.k)
+	}
+	for _, t := range theta {
+		logTheta = append(logTheta, math.Log(t))
+	}
 	if len(o.weights) == 1 {
-		return o.logDir(0, theta)
+		return o.logDir(0, logTheta)
 	}
 	// ln Σ_j exp(ln w_j + ln Dir(θ | α_j)), shifted by the largest term.
 	top := math.Inf(-1)
-	var buf [8]float64
-	logs := buf[:0]
-	for j, w := range o.weights {
-		l := math.Log(w) + o.logDir(j, theta)
+	var lbuf [8]float64
+	logs := lbuf[:0]
+	for j, lw := range o.logW {
+		l := lw + o.logDir(j, logTheta)
 		logs = append(logs, l)
 		top = max(top, l)
 	}
@@ -177,12 +188,13 @@ func (o *Opinion) LogDensity(theta []float64) float64 {
 	return top + math.Log(e)
 }
 
-// logDir returns ln Dir(θ | α_j) for θ in the simplex.
-func (o *Opinion) logDir(j int, theta []float64) float64 {
+// logDir returns ln Dir(θ | α_j) from logTheta = ln θ, θ in the simplex.
+// A concentration α_c = 1 contributes nothing, also where θ_c = 0.
+func (o *Opinion) logDir(j int, logTheta []float64) float64 {
 	lp := o.logNorm[j]
 	for c, a := range o.alphas[j*o.k : (j+1)*o.k] {
 		if a != 1 {
-			lp += (a - 1) * math.Log(theta[c])
+			lp += (a - 1) * logTheta[c]
 		}
 	}
 	return lp
