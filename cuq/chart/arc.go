@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Curve is one accuracy-rejection curve: Mean[i] is the accuracy (in [0, 1])
@@ -327,4 +328,50 @@ func ARCGrid(title string, rejection []float64, cols int, panels []Panel) (*Char
 	width := left + cols*(panelW+gap)
 	height := top + rows*(panelH+titleH+axisH)
 	return newChart(title, width, height, opt), nil
+}
+
+// Lines draws curves over labelled x positions (graph sizes, say), each
+// with a band Mean ± SE where SE is set, in its colour and dash pattern,
+// on a y axis that fits the data.
+func Lines(title, xName, yName string, x []string, curves ...Curve) (*Chart, error) {
+	if len(x) == 0 || len(curves) == 0 {
+		return nil, fmt.Errorf("chart.Lines %q: %d x positions and %d curves", title, len(x), len(curves))
+	}
+	for _, c := range curves {
+		if len(c.Mean) != len(x) || (c.SE != nil && len(c.SE) != len(x)) {
+			return nil, fmt.Errorf("chart.Lines %q: curve %q has %d means and %d standard errors for %d x positions", title, c.Name, len(c.Mean), len(c.SE), len(x))
+		}
+		for i, m := range c.Mean {
+			if math.IsNaN(m) || math.IsInf(m, 0) || (c.SE != nil && (!(c.SE[i] >= 0) || math.IsInf(c.SE[i], 0))) {
+				return nil, fmt.Errorf("chart.Lines %q: curve %q is not finite at %s", title, c.Name, x[i])
+			}
+		}
+		if c.Color != "" {
+			if err := checkColor(c.Color); err != nil {
+				return nil, fmt.Errorf("chart.Lines %q: curve %q: %v", title, c.Name, err)
+			}
+		}
+	}
+	curves = markCoinciding(colored(curves))
+	var series []any
+	names := make([]string, len(curves))
+	for k, c := range curves {
+		s := arcSeries(c, strconv.Itoa(k), 0)
+		s[len(s)-1].(map[string]any)["showSymbol"] = true
+		series = append(series, s...)
+		names[k] = c.Name
+	}
+	opt := rawOption{
+		"animation": false,
+		"title":     map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 15}},
+		"tooltip":   map[string]any{"trigger": "axis", "formatter": jsFunc(strings.Replace(arcTooltip, "'rejected ' + ", "", 1))},
+		"legend":    map[string]any{"data": names, "orient": "vertical", "right": 8, "top": 50, "type": "scroll"},
+		"grid":      []any{map[string]any{"top": 50, "left": 70, "right": 200, "bottom": 50}},
+		"xAxis": []any{map[string]any{"type": "category", "data": x, "name": xName, "nameLocation": "middle", "nameGap": 28,
+			"boundaryGap": false}},
+		"yAxis": []any{map[string]any{"type": "value", "name": yName, "nameLocation": "middle", "nameGap": 48, "scale": true,
+			"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}}},
+		"series": series,
+	}
+	return newChart(title, 760, 400, opt), nil
 }

@@ -392,3 +392,31 @@ func TestZeroChart(t *testing.T) {
 		t.Errorf("zero Chart fragment does not draw an empty chart:\n%s", c.Fragment())
 	}
 }
+
+func TestLines(t *testing.T) {
+	c, err := Lines("g", "nodes", "ratio", []string{"225", "900"},
+		Curve{Name: "GPN", Mean: []float64{1.2, 0.9}, SE: []float64{0.1, 0.05}}, Curve{Name: "CUQ", Mean: []float64{1.5, 2.1}, Dash: Dashed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := decodeOption(t, c)
+	if s := series(t, opt); len(s) != 4 || s[3]["lineStyle"].(map[string]any)["type"] == "solid" {
+		t.Errorf("series %v: want GPN's band and line, then CUQ's dashed line", s)
+	}
+	if x := opt["xAxis"].([]any)[0].(map[string]any)["data"].([]any); x[1] != "900" {
+		t.Errorf("x labels %v", x)
+	}
+	for _, tc := range []struct {
+		x      []string
+		curves []Curve
+		want   string
+	}{
+		{nil, []Curve{{Name: "a"}}, "0 x positions"},
+		{[]string{"1"}, []Curve{{Name: "a", Mean: []float64{1, 2}}}, `curve "a" has 2 means`},
+		{[]string{"1"}, []Curve{{Name: "a", Mean: []float64{math.Inf(1)}}}, `curve "a" is not finite at 1`},
+	} {
+		if _, err := Lines("g", "x", "y", tc.x, tc.curves...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
+	}
+}

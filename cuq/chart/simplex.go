@@ -307,7 +307,7 @@ func (s *SimplexChart) Done() (*Chart, error) {
 	if lo == hi {
 		hi = lo + 1
 	}
-	const side, gap, top, left = 250, 40, 70, 30
+	const side, gap, top, left = 220, 34, 70, 30
 	height := side * math.Sqrt(3) / 2
 	geometry := fmt.Sprintf(simplexJS, g.N)
 	var grids, xAxes, yAxes, series, titles []any
