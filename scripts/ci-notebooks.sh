@@ -15,7 +15,12 @@
 #      Chromium from file:// with every network lookup failing, and counts
 #      the chart elements that drew (a canvas or svg inside) against those
 #      that did not; no MathJax badge may be left showing;
-#   6. does the same for the report.html of a small `cuq grid` run.
+#   6. moves every control of the WebAssembly explorers in the export of 02
+#      and checks every number shown against the library
+#      (scripts/ci-explorers.sh), and that their static pictures show where
+#      scripts do not run;
+#   7. does the same chart count for the report.html of a small `cuq grid`
+#      run.
 # Nothing is cached beforehand: the charts draw from the ECharts copy
 # embedded in package chart. Outputs (notebooks, HTML, DOM dumps,
 # screenshots) stay in $CUQ_CI_OUT (default: a new temporary directory,
@@ -107,6 +112,8 @@ for mode in quick full; do
 		python3 "$repo/scripts/nbcheck.py" dom "$out/html/$name.dom.html"
 	done
 done
+step "explorers of 02_axioms_and_pooling in Chromium, offline"
+CUQ_EXPLORE_OUT="$out/explorers" bash "$repo/scripts/ci-explorers.sh" "$out/html/quick-02_axioms_and_pooling.html"
 chrome "$out/html/quick-01_quickstart.html" /dev/null --window-size=1200,8000 --screenshot="$out/html/quick-01_quickstart.png"
 python3 "$repo/scripts/nbcheck.py" png "$out/html/quick-01_quickstart.png" 30000
 
