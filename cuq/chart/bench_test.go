@@ -77,3 +77,21 @@ func BenchmarkARCPlotPNG(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGraphChart300 is the notebooks' neighbourhood view: 300 nodes,
+// laid out in Go, with two measures.
+func BenchmarkGraphChart300(b *testing.B) {
+	n := 300
+	v := GraphView{Values: make([]float64, n), More: []GraphLayer{{"TU", make([]float64, n)}}}
+	for i := range n {
+		v.Values[i], v.More[0].Values[i] = float64(i%10)/10, float64(i%7)/7
+		v.Edges = append(v.Edges, [2]int{i, (i + 1) % n}, [2]int{i, (i + 13) % n})
+	}
+	for b.Loop() {
+		c, err := GraphChart(v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = c.Fragment()
+	}
+}

@@ -224,8 +224,9 @@ func TestGraphChart(t *testing.T) {
 	if nodes[1].(map[string]any)["symbol"] != "triangle" || nodes[0].(map[string]any)["symbol"] != nil {
 		t.Errorf("only node 1 should be a triangle: %v", nodes)
 	}
-	if s["layout"] != "force" {
-		t.Errorf("layout %v, want force", s["layout"])
+	// The layout is computed in Go: every node has a position.
+	if s["layout"] != "none" || nodes[0].(map[string]any)["x"] == nil {
+		t.Errorf("layout %v, node 0 %v: want positions computed in Go", s["layout"], nodes[0])
 	}
 	links := s["links"].([]any)
 	if l := links[1].(map[string]any); l["source"] != 1.0 || l["target"] != 2.0 {
@@ -239,15 +240,31 @@ func TestGraphChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := series(t, decodeOption(t, fixed))[0]; s["layout"] != "none" || s["data"].([]any)[0].(map[string]any)["x"] != 0.0 {
+	if s := series(t, decodeOption(t, fixed))[0]; s["layout"] != "none" || s["data"].([]any)[1].(map[string]any)["x"] != 1.0 {
 		t.Errorf("fixed layout not kept: %v", s)
+	}
+	multi, err := GraphChart(GraphView{Measure: "EU", Values: []float64{1, 2}, More: []GraphLayer{{"TU", []float64{3, 4}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mo := decodeOption(t, multi)
+	tl := mo["baseOption"].(map[string]any)["timeline"].(map[string]any)["data"].([]any)
+	if len(tl) != 2 || tl[1] != "TU" || len(mo["options"].([]any)) != 2 {
+		t.Errorf("timeline %v: want a selector of EU and TU with one option each", tl)
+	}
+	second := mo["options"].([]any)[1].(map[string]any)["series"].([]any)[0].(map[string]any)["data"].([]any)
+	if second[1].(map[string]any)["value"] != 4.0 {
+		t.Errorf("the TU option colours node 1 by %v, want 4", second[1])
+	}
+	if _, err := GraphChart(GraphView{Values: []float64{1}, More: []GraphLayer{{"TU", nil}}}); err == nil || !strings.Contains(err.Error(), "0 values of TU") {
+		t.Errorf("short layer: error %v", err)
 	}
 	for _, tc := range []struct {
 		v    GraphView
 		want string
 	}{
 		{GraphView{Values: []float64{1}, Edges: [][2]int{{0, 1}}}, "edge 0 (0, 1) out of range for 1 nodes"},
-		{GraphView{Values: []float64{math.Inf(1)}}, "node 0 has value +Inf"},
+		{GraphView{Values: []float64{math.Inf(1)}}, "node 0 has uncertainty +Inf"},
 		{GraphView{Values: []float64{1}, X: []float64{0}}, "layout has 1 x and 0 y"},
 		{GraphView{Values: []float64{1}, Marked: []bool{true, false}}, "2 marks for 1 nodes"},
 		{GraphView{}, "no nodes"},
@@ -418,5 +435,27 @@ func TestLines(t *testing.T) {
 		if _, err := Lines("g", "x", "y", tc.x, tc.curves...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
+	}
+}
+
+func TestForceLayoutSeparatesNodesAndKeepsEdgesShort(t *testing.T) {
+	// Two triangles joined by one edge.
+	edges := [][2]int{{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5}, {5, 3}, {2, 3}}
+	x, y := forceLayout(6, edges)
+	x2, y2 := forceLayout(6, edges)
+	for i := range x {
+		if x[i] != x2[i] || y[i] != y2[i] {
+			t.Fatal("the layout differs between two calls")
+		}
+		for j := range i {
+			if math.Hypot(x[i]-x[j], y[i]-y[j]) < 0.05 {
+				t.Errorf("nodes %d and %d overlap", i, j)
+			}
+		}
+	}
+	within := math.Hypot(x[0]-x[1], y[0]-y[1])
+	across := math.Hypot(x[0]-x[4], y[0]-y[4])
+	if within >= across {
+		t.Errorf("linked nodes 0, 1 are %.2f apart, unlinked 0, 4 only %.2f", within, across)
 	}
 }

@@ -17,6 +17,11 @@ type GraphView struct {
 	Measure string
 	// Values[i] is the uncertainty of node i; it sets the node's colour.
 	Values []float64
+	// More holds further measures of the same nodes. With any, the chart
+	// gets a selector (an ECharts timeline) that recolours the graph by
+	// each measure in turn, in the page itself: it works in an exported
+	// notebook too.
+	More []GraphLayer
 	// Edges are node index pairs; an undirected edge may be given once or
 	// in both directions.
 	Edges [][2]int
@@ -27,8 +32,15 @@ type GraphView struct {
 	Marked    []bool
 	MarkLabel string
 	// X and Y optionally fix the layout (both of length N); when nil the
-	// nodes are placed by a force-directed layout in the browser.
+	// nodes are placed by a force-directed layout computed in Go, the same
+	// on every draw, or for more than 1000 nodes by the browser.
 	X, Y []float64
+}
+
+// GraphLayer is one more measure of a GraphView's nodes.
+type GraphLayer struct {
+	Measure string
+	Values  []float64
 }
 
 // Ramp is the colour ramp of the graph's colour classes, from low to high
@@ -71,7 +83,8 @@ func graphClasses(values []float64) []float64 {
 // GraphChart draws a graph whose nodes are coloured by an uncertainty
 // measure. The colour legend has one entry per class of values (quantiles,
 // see above), with its range and node count; a click on an entry hides its
-// nodes. Marked nodes are larger triangles.
+// nodes. Marked nodes are larger triangles. With more measures (More), a
+// selector under the graph recolours it by each.
 func GraphChart(v GraphView) (*Chart, error) {
 	n := len(v.Values)
 	if n == 0 {
@@ -86,9 +99,19 @@ func GraphChart(v GraphView) (*Chart, error) {
 	if (v.X == nil) != (v.Y == nil) || (v.X != nil && (len(v.X) != n || len(v.Y) != n)) {
 		return nil, fmt.Errorf("chart.GraphChart %q: layout has %d x and %d y coordinates for %d nodes", v.Title, len(v.X), len(v.Y), n)
 	}
-	for i, u := range v.Values {
-		if math.IsNaN(u) || math.IsInf(u, 0) {
-			return nil, fmt.Errorf("chart.GraphChart %q: node %d has value %v", v.Title, i, u)
+	measure := v.Measure
+	if measure == "" {
+		measure = "uncertainty"
+	}
+	layers := append([]GraphLayer{{Measure: measure, Values: v.Values}}, v.More...)
+	for _, l := range layers {
+		if len(l.Values) != n {
+			return nil, fmt.Errorf("chart.GraphChart %q: %d values of %s for %d nodes", v.Title, len(l.Values), l.Measure, n)
+		}
+		for i, u := range l.Values {
+			if math.IsNaN(u) || math.IsInf(u, 0) {
+				return nil, fmt.Errorf("chart.GraphChart %q: node %d has %s %v", v.Title, i, l.Measure, u)
+			}
 		}
 	}
 	for k, e := range v.Edges {
@@ -96,61 +119,23 @@ func GraphChart(v GraphView) (*Chart, error) {
 			return nil, fmt.Errorf("chart.GraphChart %q: edge %d (%d, %d) out of range for %d nodes", v.Title, k, e[0], e[1], n)
 		}
 	}
-	measure := v.Measure
-	if measure == "" {
-		measure = "uncertainty"
+	x, y := v.X, v.Y
+	layout := "none"
+	switch {
+	case x == nil && n <= maxGoLayout:
+		x, y = forceLayout(n, v.Edges)
+	case x == nil:
+		layout = "force" // the browser lays out large graphs
 	}
-	bounds := graphClasses(v.Values)
-	classOf := func(u float64) int {
-		k, _ := slices.BinarySearch(bounds, u)
-		return k
-	}
-	counts := make([]int, len(bounds))
-	nodes := make([]any, n)
 	marked := 0
-	for i, u := range v.Values {
-		k := classOf(u)
-		counts[k]++
-		name := fmt.Sprintf("node %d", i)
-		if v.Names != nil {
-			name = v.Names[i]
-		}
-		node := map[string]any{"name": name, "value": u, "category": k}
-		if v.X != nil {
-			node["x"], node["y"] = v.X[i], v.Y[i]
-		}
-		if v.Marked != nil && v.Marked[i] {
-			node["symbol"], node["symbolSize"] = "triangle", 15
-			node["itemStyle"] = map[string]any{"borderColor": "#000", "borderWidth": 1.2}
+	for _, m := range v.Marked {
+		if m {
 			marked++
 		}
-		nodes[i] = node
-	}
-	categories := make([]any, len(bounds))
-	legend := make([]string, len(bounds))
-	lo := slices.Min(v.Values)
-	for k, hi := range bounds {
-		if k > 0 {
-			lo = bounds[k-1]
-		}
-		label := fmt.Sprintf("%s %.3g – %.3g (%d)", measure, lo, hi, counts[k])
-		if k > 0 {
-			label = fmt.Sprintf("%s > %.3g – %.3g (%d)", measure, lo, hi, counts[k])
-		}
-		if k == 0 && lo == hi {
-			label = fmt.Sprintf("%s = %.3g (%d)", measure, hi, counts[k])
-		}
-		color := Ramp[k*(len(Ramp)-1)/max(1, len(bounds)-1)]
-		categories[k] = map[string]any{"name": label, "itemStyle": map[string]any{"color": color}}
-		legend[len(bounds)-1-k] = label // highest first
 	}
 	links := make([]any, len(v.Edges))
 	for k, e := range v.Edges {
 		links[k] = map[string]any{"source": e[0], "target": e[1]}
-	}
-	layout := "force"
-	if v.X != nil {
-		layout = "none"
 	}
 	sub := "colour classes hold about equal numbers of nodes"
 	if marked > 0 {
@@ -160,20 +145,132 @@ func GraphChart(v GraphView) (*Chart, error) {
 		}
 		sub = fmt.Sprintf("▲ %s (%d); ", label, marked) + sub
 	}
+	// layer returns the series data, categories and legend of one measure.
+	layer := func(l GraphLayer) (nodes, categories []any, legend []string) {
+		bounds := graphClasses(l.Values)
+		counts := make([]int, len(bounds))
+		nodes = make([]any, n)
+		for i, u := range l.Values {
+			k, _ := slices.BinarySearch(bounds, u)
+			counts[k]++
+			name := fmt.Sprintf("node %d", i)
+			if v.Names != nil {
+				name = v.Names[i]
+			}
+			node := map[string]any{"name": name, "value": u, "category": k}
+			if x != nil {
+				node["x"], node["y"] = x[i], y[i]
+			}
+			if v.Marked != nil && v.Marked[i] {
+				node["symbol"], node["symbolSize"] = "triangle", 15
+				node["itemStyle"] = map[string]any{"borderColor": "#000", "borderWidth": 1.2}
+			}
+			nodes[i] = node
+		}
+		categories = make([]any, len(bounds))
+		legend = make([]string, len(bounds))
+		lo := slices.Min(l.Values)
+		for k, hi := range bounds {
+			if k > 0 {
+				lo = bounds[k-1]
+			}
+			label := fmt.Sprintf("%s %.3g – %.3g (%d)", l.Measure, lo, hi, counts[k])
+			if k > 0 {
+				label = fmt.Sprintf("%s > %.3g – %.3g (%d)", l.Measure, lo, hi, counts[k])
+			}
+			if k == 0 && lo == hi {
+				label = fmt.Sprintf("%s = %.3g (%d)", l.Measure, hi, counts[k])
+			}
+			color := Ramp[k*(len(Ramp)-1)/max(1, len(bounds)-1)]
+			categories[k] = map[string]any{"name": label, "itemStyle": map[string]any{"color": color}}
+			legend[len(bounds)-1-k] = label // highest first
+		}
+		return nodes, categories, legend
+	}
+	series := func(l GraphLayer, nodes, categories []any) map[string]any {
+		return map[string]any{
+			"type": "graph", "name": l.Measure, "layout": layout, "data": nodes, "links": links, "categories": categories,
+			"roam": true, "symbolSize": 8, "top": 60, "bottom": 60, "left": 200, "right": 20,
+			"force":     map[string]any{"repulsion": 40, "gravity": 0.12, "edgeLength": 12},
+			"lineStyle": map[string]any{"color": "#aaa", "opacity": 0.5},
+			"emphasis":  map[string]any{"focus": "adjacency"},
+		}
+	}
+	nodes, categories, legend := layer(layers[0])
 	opt := rawOption{
 		"animation": false,
 		"title":     map[string]any{"text": v.Title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15}},
 		"tooltip":   map[string]any{"trigger": "item", "formatter": jsFunc(`function (p) { return p.dataType === 'edge' ? '' : p.name + '<br/>' + p.seriesName + ' ' + Number(p.value).toPrecision(3); }`)},
 		"legend":    map[string]any{"data": legend, "orient": "vertical", "left": 8, "top": 60},
-		"series": []any{map[string]any{
-			"type": "graph", "name": measure, "layout": layout, "data": nodes, "links": links, "categories": categories,
-			"roam": true, "symbolSize": 8, "top": 60, "bottom": 20, "left": 200, "right": 20,
-			"force":     map[string]any{"repulsion": 40, "gravity": 0.12, "edgeLength": 12},
-			"lineStyle": map[string]any{"color": "#aaa", "opacity": 0.5},
-			"emphasis":  map[string]any{"focus": "adjacency"},
-		}},
+		"series":    []any{series(layers[0], nodes, categories)},
 	}
-	return newChart(v.Title, 860, 640, opt), nil
+	if len(layers) == 1 {
+		return newChart(v.Title, 860, 640, opt), nil
+	}
+	names := make([]string, len(layers))
+	options := make([]any, len(layers))
+	for k, l := range layers {
+		names[k] = l.Measure
+		nodes, categories, legend := layer(l)
+		options[k] = map[string]any{"legend": map[string]any{"data": legend}, "series": []any{series(l, nodes, categories)}}
+	}
+	opt["timeline"] = map[string]any{"axisType": "category", "data": names, "autoPlay": false, "bottom": 8,
+		"left": 200, "right": 40, "symbolSize": 12, "label": map[string]any{"fontSize": 13}, "tooltip": map[string]any{"show": false}}
+	return newChart(v.Title, 860, 680, rawOption{"baseOption": map[string]any(opt), "options": options}), nil
+}
+
+// maxGoLayout is the most nodes whose layout GraphChart computes in Go
+// (the layout costs O(n²) a step).
+const maxGoLayout = 1000
+
+// forceLayout places n nodes in the plane by a few hundred steps of
+// Fruchterman and Reingold's force-directed layout: linked nodes attract
+// (force d²/k), all pairs repel (k²/d), with a cooling step. It starts from
+// a circle, so the result is the same on every call.
+func forceLayout(n int, edges [][2]int) (x, y []float64) {
+	x, y = make([]float64, n), make([]float64, n)
+	for i := range n {
+		a := 2 * math.Pi * float64(i) / float64(n)
+		r := 1 + 0.5*float64(i%7)/7 // break the circle's symmetry
+		x[i], y[i] = r*math.Cos(a), r*math.Sin(a)
+	}
+	if n < 2 {
+		return x, y
+	}
+	k := math.Sqrt(4 / float64(n))
+	dx, dy := make([]float64, n), make([]float64, n)
+	temp := 0.2
+	for range 300 {
+		clear(dx)
+		clear(dy)
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				ex, ey := x[i]-x[j], y[i]-y[j]
+				d2 := max(ex*ex+ey*ey, 1e-9)
+				f := k * k / d2
+				dx[i], dy[i], dx[j], dy[j] = dx[i]+f*ex, dy[i]+f*ey, dx[j]-f*ex, dy[j]-f*ey
+			}
+		}
+		for _, e := range edges {
+			i, j := e[0], e[1]
+			ex, ey := x[i]-x[j], y[i]-y[j]
+			f := math.Sqrt(ex*ex+ey*ey) / k
+			dx[i], dy[i], dx[j], dy[j] = dx[i]-f*ex, dy[i]-f*ey, dx[j]+f*ex, dy[j]+f*ey
+		}
+		for i := range n {
+			// A weak pull to the centre keeps separate pieces in view.
+			dx[i] -= 0.05 * x[i] / k
+			dy[i] -= 0.05 * y[i] / k
+			d := math.Hypot(dx[i], dy[i])
+			if d > 0 {
+				step := min(d, temp)
+				x[i] += dx[i] / d * step
+				y[i] += dy[i] / d * step
+			}
+		}
+		temp = max(temp*0.985, 0.002)
+	}
+	return x, y
 }
 
 // NeighbourhoodChart builds the graph view around one node of a
@@ -182,7 +279,7 @@ type NeighbourhoodChart struct {
 	pred      *cuq.Prediction
 	center    int
 	size      int
-	measure   uq.Measure
+	measures  []uq.Measure
 	marked    []int
 	markLabel string
 	title     string
@@ -192,15 +289,19 @@ type NeighbourhoodChart struct {
 // (breadth first, 300 nodes by default), coloured by EU (or the measure set
 // with Measure).
 func NeighbourhoodOf(p *cuq.Prediction, center int) *NeighbourhoodChart {
-	return &NeighbourhoodChart{pred: p, center: center, size: 300, measure: uq.EU}
+	return &NeighbourhoodChart{pred: p, center: center, size: 300, measures: []uq.Measure{uq.EU}}
 }
 
 // Size sets the number of nodes shown (browsers lay out a few hundred
 // quickly; thousands take seconds).
 func (c *NeighbourhoodChart) Size(n int) *NeighbourhoodChart { c.size = n; return c }
 
-// Measure sets the measure that colours the nodes.
-func (c *NeighbourhoodChart) Measure(m uq.Measure) *NeighbourhoodChart { c.measure = m; return c }
+// Measures sets the measures that colour the nodes: the first at first,
+// the others through a selector under the graph.
+func (c *NeighbourhoodChart) Measures(ms ...uq.Measure) *NeighbourhoodChart {
+	c.measures = ms
+	return c
+}
 
 // Mark singles out nodes (OOD or perturbed nodes, say) as triangles; label
 // says what they are.
@@ -225,9 +326,16 @@ func (c *NeighbourhoodChart) Done() (*Chart, error) {
 	if c.size < 1 {
 		return nil, fmt.Errorf("chart.NeighbourhoodOf: size %d < 1", c.size)
 	}
-	values, err := p.Uncertainty(c.measure)
-	if err != nil {
-		return nil, fmt.Errorf("chart.NeighbourhoodOf: %w", err)
+	if len(c.measures) == 0 {
+		return nil, fmt.Errorf("chart.NeighbourhoodOf: no measure")
+	}
+	values := make([][]float64, len(c.measures))
+	for k, m := range c.measures {
+		v, err := p.Uncertainty(m)
+		if err != nil {
+			return nil, fmt.Errorf("chart.NeighbourhoodOf: %w", err)
+		}
+		values[k] = v
 	}
 	isMarked := map[int]bool{}
 	for _, i := range c.marked {
@@ -246,11 +354,17 @@ func (c *NeighbourhoodChart) Done() (*Chart, error) {
 	}
 	title := c.title
 	if title == "" {
-		title = fmt.Sprintf("%s: %d nodes around node %d, coloured by %s", p.Model, len(order), c.center, c.measure)
+		title = fmt.Sprintf("%s: %d nodes around node %d, coloured by %s", p.Model, len(order), c.center, c.measures[0])
 	}
-	v := GraphView{Title: title, Measure: c.measure.String(), MarkLabel: c.markLabel}
+	v := GraphView{Title: title, Measure: c.measures[0].String(), MarkLabel: c.markLabel}
+	for _, m := range c.measures[1:] {
+		v.More = append(v.More, GraphLayer{Measure: m.String()})
+	}
 	for k, i := range order {
-		v.Values = append(v.Values, values[i])
+		v.Values = append(v.Values, values[0][i])
+		for l := range v.More {
+			v.More[l].Values = append(v.More[l].Values, values[l+1][i])
+		}
 		name := fmt.Sprintf("node %d, label %d, predicted %d", i, g.Labels[i], p.Class[i])
 		if isMarked[i] {
 			name += " (" + c.markLabel + ")"

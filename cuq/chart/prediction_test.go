@@ -123,7 +123,7 @@ func TestNeighbourhoodOf(t *testing.T) {
 	}{
 		{NeighbourhoodOf(p, 9), "center 9 out of range"},
 		{NeighbourhoodOf(p, 0).Size(0), "size 0"},
-		{NeighbourhoodOf(p, 0).Measure(uq.EUSO), "Toy has no EU_SO"},
+		{NeighbourhoodOf(p, 0).Measures(uq.EU, uq.EUSO), "Toy has no EU_SO"},
 	} {
 		if _, err := tc.c.Done(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)
