@@ -325,16 +325,6 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	sum := &Summary{Jobs: len(jobs)}
-	if sum.PreviousGrid, err = g.prepareOut(spec); err != nil {
-		return nil, err
-	}
-	if f := g.report.EChartsFile; f != "" {
-		r, err := os.Open(f)
-		if err != nil {
-			return nil, fmt.Errorf("experiment: the report's ECharts file: %w", err)
-		}
-		r.Close()
-	}
 	var todo []Job
 	for _, j := range jobs {
 		done, damaged := g.finished(j)
@@ -360,6 +350,16 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 				return sum, err
 			}
 		}
+	}
+	if sum.PreviousGrid, err = g.prepareOut(spec); err != nil {
+		return sum, err
+	}
+	if f := g.report.EChartsFile; f != "" {
+		r, err := os.Open(f)
+		if err != nil {
+			return sum, fmt.Errorf("experiment: the report's ECharts file: %w", err)
+		}
+		r.Close()
 	}
 	loader := &datasetCache{dir: g.dataDir, memory: g.memory, loaded: map[string]*Dataset{}}
 	for _, j := range todo {
