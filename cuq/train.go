@@ -52,8 +52,8 @@ func WithContext(ctx context.Context) FitOption { return func(o *fitOptions) { o
 func OnEpoch(fn func(EpochStats)) FitOption { return func(o *fitOptions) { o.onEpoch = fn } }
 
 // Fit trains the model on the labels of split.Train, with early stopping on
-// the cross entropy of split.Val, exactly as the reference schedule
-// (REFERENCE.md §2): for PostNet models a flow-only warm-up with its own
+// the cross entropy of split.Val, exactly as the reference implementation
+// schedules it: for PostNet models a flow-only warm-up with its own
 // Adam, then Adam with two parameter groups (flows without weight decay);
 // evaluation every EvalEvery epochs; early stopping after Patience
 // evaluations without strict improvement; the best parameters are

@@ -34,7 +34,7 @@ func TestNamesAndInfo(t *testing.T) {
 			t.Errorf("Info(%q) = %q, %v; want %q", alias, s.Name, err, name)
 		}
 	}
-	// The paper's sizes (REFERENCE.md §3).
+	// The sizes the reference implementation expects.
 	for name, sizes := range map[string][3]int{
 		"CoraML": {2995, 2879, 7}, "CiteSeer": {4230, 602, 6}, "PubMed": {19717, 500, 3},
 		"AmazonPhotos": {7650, 745, 8}, "AmazonComputers": {13752, 767, 10}, "OGBNArxiv": {169343, 128, 40},

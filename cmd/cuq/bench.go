@@ -17,8 +17,9 @@ import (
 const arxivLikeName = "arxivlike"
 
 // runBench times one training epoch (forward, backward, Adam step) and one
-// evaluation pass of each model, in the output format of
-// shared/bench/torch_reference.py: "<model> train_ms=<x> eval_ms=<y>".
+// evaluation pass of each model, in the output format of the PyTorch
+// timing script the project compares against: "<model> train_ms=<x>
+// eval_ms=<y>".
 // With -fit it instead trains each model to early stopping and prints the
 // time, the epochs, the test accuracy and the peak resident memory of the
 // process.

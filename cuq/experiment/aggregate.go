@@ -23,7 +23,7 @@ import (
 // grid n is the reference's configured num_splits·num_inits, except for
 // GKDE, which runs one init: there n is the number of splits, whereas the
 // reference divides by splits·inits too and so reports GKDE standard errors
-// √inits too small (REFERENCE.md §9.2); this quirk is not reproduced.
+// √inits too small; this quirk is not reproduced.
 type Results struct {
 	// Datasets in table order: the paper's datasets in the paper's order,
 	// then others in order of appearance.
@@ -412,7 +412,7 @@ func (res *Results) addCurves(ds string, m Model, rs []*Result) error {
 }
 
 // accRejTypes are the reference's acc_rej table types with the curves they
-// use, the first one a model has (REFERENCE.md §7). The reference's
+// use, the first one a model has. The reference's
 // "prediction" type asks for a total measure that never exists and falls
 // back to α_ŷ, then to max-prob. For a first-order model the reference's
 // aleatoric entropy is the entropy of the softmax, its TU.

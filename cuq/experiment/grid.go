@@ -1,7 +1,7 @@
 // Package experiment runs the paper's experiment grid: every model of the
 // paper on every dataset, split and initialisation, in the settings
-// classification, leave-out classes, Gaussian and Bernoulli feature noise
-// (REFERENCE.md §0–§7). Each training run is a Job whose Record is written
+// classification, leave-out classes, Gaussian and Bernoulli feature noise,
+// set up and evaluated as the reference implementation does. Each training run is a Job whose Record is written
 // atomically as a JSON file as soon as it finishes, so an interrupted grid
 // resumes where it stopped; the jobs can be sharded over machines and the
 // records merged. The grid's Spec (datasets, models, settings, splits,
