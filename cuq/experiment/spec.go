@@ -256,15 +256,11 @@ func (s *Spec) write(dir string) error {
 	return writeFileAtomic(filepath.Join(dir, SpecFile), append(b, '\n'))
 }
 
-// readFileMax reads the file at path, refusing one of more than max bytes
-// before reading it.
+// readFileMax reads the regular file at path, refusing one of more than
+// max bytes, or another kind of file (a FIFO would block), before opening
+// it.
 func readFileMax(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
@@ -274,6 +270,11 @@ func readFileMax(path string, max int64) ([]byte, error) {
 	if st.Size() > max {
 		return nil, fmt.Errorf("%s: %d bytes, more than %d", path, st.Size(), max)
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err == nil && int64(len(b)) > max {
 		err = fmt.Errorf("%s: more than %d bytes", path, max)
