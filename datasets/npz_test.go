@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
@@ -209,8 +210,14 @@ func TestLoadNPZFileErrors(t *testing.T) {
 	bad[60] ^= 0x55
 	bad[61] ^= 0x55
 	os.WriteFile(corrupt, bad, 0o644)
+	fifo := filepath.Join(dir, "fifo.npz")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ path, want string }{
 		{filepath.Join(dir, "missing.npz"), "no such file"},
+		{fifo, "npz: not a regular file"},
+		{dir, "npz: not a regular file"},
 		{truncated, "not a valid zip archive"},
 		{corrupt, `member "adj_data.npy"`},
 	} {

@@ -156,14 +156,19 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 
 // The first interrupt asks for a graceful stop; the second ends the
 // process even when it is blocked where no context reaches (here opening
-// a FIFO in place of the dataset file). The second one used to be ignored,
-// so that only SIGKILL stopped the process.
+// a FIFO in place of a file of OGBN Arxiv, which the loader could stream).
+// The second one used to be ignored, so that only SIGKILL stopped the
+// process.
 func TestSecondInterruptQuits(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "cora_ml.npz"), 0o644); err != nil {
+	raw := filepath.Join(dir, "ogbn_arxiv", "raw")
+	if err := os.MkdirAll(raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(raw, "node-label.csv.gz"), 0o644); err != nil {
 		t.Skipf("no FIFO: %v", err)
 	}
-	cmd := exec.Command(os.Args[0], "train", "-data", dir, "-dataset", "CoraML", "-model", "gkde", "-quiet")
+	cmd := exec.Command(os.Args[0], "train", "-data", dir, "-dataset", "arxiv", "-model", "gkde", "-quiet")
 	cmd.Env = append(os.Environ(), "CUQ_TEST_MAIN=1")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr

@@ -34,9 +34,16 @@ func (a *Archive) Has(name string) bool {
 	return ok
 }
 
-// ReadNPZFile reads every array of the .npz archive at path. Errors name the
-// file and, where it applies, the member.
+// ReadNPZFile reads every array of the .npz archive at path, which must be
+// a regular file (a zip archive is read from its end, so a pipe cannot
+// hold one; opening a FIFO would block). Errors name the file and, where
+// it applies, the member.
 func ReadNPZFile(path string) (*Archive, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: npz: not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
