@@ -174,10 +174,14 @@ func readCSR(ar *npy.Archive, prefix string) (*tensor.CSR, error) {
 	if ptr[0] != 0 || ptr[rows] != len(ind) {
 		return nil, fmt.Errorf("%sindptr runs from %d to %d, want 0 to nnz = %d", prefix, ptr[0], ptr[rows], len(ind))
 	}
+	// Monotone from 0 to nnz, indptr indexes within the indices; check it
+	// whole before using it.
 	for i := range rows {
 		if ptr[i+1] < ptr[i] {
 			return nil, fmt.Errorf("%sindptr is not monotone: decreases at row %d (%d > %d)", prefix, i, ptr[i], ptr[i+1])
 		}
+	}
+	for i := range rows {
 		for k := ptr[i]; k < ptr[i+1]; k++ {
 			if j := ind[k]; j < 0 || j >= cols {
 				return nil, fmt.Errorf("%sindices: column %d of row %d out of range [0, %d)", prefix, j, i, cols)

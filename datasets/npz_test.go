@@ -140,6 +140,8 @@ func TestLoadNPZErrors(t *testing.T) {
 		{"edge out of range", replace("adj_indices", i4(1, 0, 4, 2, 0)), "adj_indices: column 4 of row 1 out of range [0, 4)"},
 		{"negative index", replace("attr_indices", i4(0, 2, 0, -1, 2, 1, 1)), "attr_indices: column -1 of row 2"},
 		{"indptr not monotone", replace("adj_indptr", i4(0, 3, 1, 4, 5)), "adj_indptr is not monotone: decreases at row 1 (3 > 1)"},
+		// Found by FuzzLoadNPZ: row 0 would index past the 5 indices.
+		{"indptr beyond nnz", replace("adj_indptr", i4(0, 6, 3, 4, 5)), "adj_indptr is not monotone: decreases at row 1 (6 > 3)"},
 		{"indptr end", replace("adj_indptr", i4(0, 1, 3, 4, 4)), "adj_indptr runs from 0 to 4, want 0 to nnz = 5"},
 		{"indptr length", replace("adj_indptr", i4(0, 1, 3, 5)), "adj_indptr has 4 entries, want rows+1 = 5"},
 		{"data length", replace("adj_data", npytest.NPY(1, "<f8", []int{4}, npytest.F8(1, 1, 1, 1))), "adj_data has 4 values for 5 indices"},
