@@ -435,9 +435,17 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 // records spec in it, returning how the grid recorded there before
 // differed ("" if it did not, or there was none).
 func (g *Grid) prepareOut(spec *Spec) (previous string, err error) {
-	if err := os.MkdirAll(filepath.Join(g.out, "runs"), 0o755); err != nil {
+	runs := filepath.Join(g.out, "runs")
+	if err := os.MkdirAll(runs, 0o755); err != nil {
 		return "", fmt.Errorf("experiment: output directory: %w", err)
 	}
+	// Records are written below runs: make sure files can be created there.
+	probe, err := os.CreateTemp(runs, ".probe*")
+	if err != nil {
+		return "", fmt.Errorf("experiment: output directory: %w", err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
 	if old, err := ReadSpec(g.out); err == nil {
 		previous = old.Diff(spec)
 	}
