@@ -1,10 +1,10 @@
 // Package experiment runs the paper's experiment grid: every model of the
 // paper on every dataset, split and initialisation, in the settings
 // classification, leave-out classes, Gaussian and Bernoulli feature noise,
-// set up and evaluated as the reference implementation does. Each training run is a Job whose Record is written
-// atomically as a JSON file as soon as it finishes, so an interrupted grid
-// resumes where it stopped; the jobs can be sharded over machines and the
-// records merged. The grid's Spec (datasets, models, settings, splits,
+// set up and evaluated as the reference implementation does. Each training
+// run is a Job whose Record is written atomically as a JSON file as soon as
+// it finishes, so an interrupted grid resumes where it stopped; the jobs
+// can be sharded over machines and the records merged. The grid's Spec (datasets, models, settings, splits,
 // inits, epoch cap) is recorded beside its runs, so that Collect
 // aggregates the runs of that grid and nothing else into the reference's
 // tables (id_ood.csv, acc_rej_<type>_<dataset>.csv), a Markdown table and
