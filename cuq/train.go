@@ -52,12 +52,15 @@ func WithContext(ctx context.Context) FitOption { return func(o *fitOptions) { o
 func OnEpoch(fn func(EpochStats)) FitOption { return func(o *fitOptions) { o.onEpoch = fn } }
 
 // Fit trains the model on the labels of split.Train, with early stopping on
-// the cross entropy of split.Val, exactly as the reference schedule
-// (REFERENCE.md §2): for PostNet models a flow-only warm-up with its own
+// the cross entropy of split.Val, exactly as the reference implementation
+// schedules it: for PostNet models a flow-only warm-up with its own
 // Adam, then Adam with two parameter groups (flows without weight decay);
 // evaluation every EvalEvery epochs; early stopping after Patience
 // evaluations without strict improvement; the best parameters are
-// restored. GKDE computes its evidence instead.
+// restored. A run whose validation cross entropy is never finite (a
+// learning rate far too large, say) is an error naming the last evaluated
+// epoch and its loss, as is a run too short for a single evaluation: the
+// model is then left untrained. GKDE computes its evidence instead.
 func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 	o := fitOptions{ctx: context.Background()}
 	for _, f := range opts {
@@ -104,6 +107,7 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 	params := append(m.otherParams(), m.flowParams()...)
 	best := snapshot(params)
 	sinceBest := 0
+	var last EpochStats // the last evaluated epoch (Epoch 0: none)
 	hist.Stopped = fmt.Sprintf("reached %d epochs", tc.MaxEpochs)
 	for e := 1; e <= tc.MaxEpochs; e++ {
 		if err := o.ctx.Err(); err != nil {
@@ -129,12 +133,24 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 		}
 		stats.StopAt = min(tc.MaxEpochs, e+(tc.Patience-sinceBest)*tc.EvalEvery-e%tc.EvalEvery)
 		report(stats)
+		if e%tc.EvalEvery == 0 {
+			last = stats
+		}
 		if sinceBest >= tc.Patience {
 			hist.Stopped = fmt.Sprintf("early stopping: no improvement of the validation loss for %d evaluations", tc.Patience)
 			break
 		}
 	}
 	restore(params, best)
+	if hist.BestEpoch == 0 {
+		// No evaluation gave a finite loss, so best holds the initial
+		// parameters: an untrained model must not pass for a trained one.
+		if last.Epoch == 0 {
+			return hist, fmt.Errorf("cuq: %s: no validation loss in %d epochs (evaluated every %d epochs)", m.name, tc.MaxEpochs, tc.EvalEvery)
+		}
+		return hist, fmt.Errorf("cuq: %s: training diverged: the validation loss was never finite; at epoch %d, the last evaluated, it was %v (training loss %v)",
+			m.name, last.Epoch, last.ValCE, last.Loss)
+	}
 	m.trained = true
 	return hist, nil
 }

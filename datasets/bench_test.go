@@ -1,12 +1,20 @@
 package datasets_test
 
 import (
+	"archive/zip"
+	"bytes"
+	"maps"
+	"math"
+	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/datasets/internal/npytest"
 	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
@@ -61,4 +69,85 @@ func BenchmarkSynthetic(b *testing.B) {
 		}
 	}
 	reportMemory(b, g)
+}
+
+// BenchmarkHostileInputs times the rejection of small hostile files, each
+// of which once crashed the process or allocated gigabytes; ns/op and
+// B/op show that each ends in an error in well under a second and
+// 100 MB.
+func BenchmarkHostileInputs(b *testing.B) {
+	dir := b.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		return path
+	}
+	// A stored member whose zip64 directory entry declares 1 TiB.
+	var z bytes.Buffer
+	zw := zip.NewWriter(&z)
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: "labels.npy", Method: zip.Store, CompressedSize64: 1 << 40, UncompressedSize64: 1 << 40})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.Write(npytest.NPY(1, "|u1", []int{1<<40 - 128}, nil))
+	zw.Close()
+	with := func(name string, data []byte) []npytest.Member {
+		m := tinyArrays("adj_", "attr_")
+		for k := range m {
+			if m[k].Name == name {
+				m[k].Data = data
+			}
+		}
+		return m
+	}
+	i8 := func(v ...int64) []byte { return npytest.NPY(1, "<i8", []int{len(v)}, npytest.I8(v...)) }
+	npz := map[string]string{
+		"npz_declaring_1TiB": write("absurd.npz", z.Bytes()),
+		"npz_2^40_columns":   write("columns.npz", npytest.NPZ(zip.Deflate, with("attr_shape", i8(4, 1<<40))...)),
+		"npz_label_2^63-1":   write("label.npz", npytest.NPZ(zip.Deflate, with("labels", i8(0, 1, math.MaxInt64, 0))...)),
+	}
+	ogb := func(files map[string]string) string {
+		m := tinyOGB()
+		maps.Copy(m, files)
+		d, err := os.MkdirTemp(dir, "ogb")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for rel, content := range m {
+			p := filepath.Join(d, filepath.FromSlash(rel))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, gz(content), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return d
+	}
+	ogbs := map[string]string{
+		"ogb_wide_first_line": ogb(map[string]string{"raw/node-label.csv.gz": strings.Repeat("0\n", 200_000),
+			"raw/node-feat.csv.gz": strings.Repeat("0,", 499_999) + "0\n1\n"}),
+		"ogb_1M_rows_for_5_nodes": ogb(map[string]string{"raw/node-feat.csv.gz": strings.Repeat("1,2,3\n", 1_000_000)}),
+		"ogb_1.2MB_line":          ogb(map[string]string{"raw/node-feat.csv.gz": strings.Repeat("0,", 600_000) + "0\n"}),
+	}
+	for _, name := range slices.Sorted(maps.Keys(npz)) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := datasets.LoadNPZ(npz[name], "x"); err == nil {
+					b.Fatal("no error")
+				}
+			}
+		})
+	}
+	for _, name := range slices.Sorted(maps.Keys(ogbs)) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := datasets.LoadOGBArxiv(ogbs[name]); err == nil {
+					b.Fatal("no error")
+				}
+			}
+		})
+	}
 }

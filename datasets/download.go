@@ -2,58 +2,178 @@ package datasets
 
 import (
 	"archive/zip"
+	"context"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
+
+// MaxDownloadBytes caps a download whose exact size the registry does not
+// record; a download of known size is capped at that size.
+const MaxDownloadBytes = 512 << 20
+
+// DefaultTimeout limits a whole download (see Timeout).
+const DefaultTimeout = time.Hour
+
+// stallTimeout limits a wait without a single byte; tests shorten it.
+var stallTimeout = time.Minute
+
+// Download makes sure the file (for OGBN Arxiv, the directory) of the
+// registered dataset name is in the data directory and returns its path.
+// A missing file is downloaded from its Spec.URL (or the BaseURL mirror)
+// over https only, within the Timeout, capped at the Spec's size, and
+// checked against the Spec's size and SHA-256 (or git blob id); only then
+// is it renamed into place, so the data directory never holds a partial
+// or unverified file. An interrupted download leaves at most a hidden
+// temporary file, which the next download removes. A file already present
+// is not downloaded again nor re-checked (Load checks its contents).
+func Download(name string, opts ...Option) (string, error) {
+	spec, err := Info(name)
+	if err != nil {
+		return "", err
+	}
+	cfg := newConfig(opts)
+	dst := filepath.Join(cfg.dir, spec.File)
+	if _, err := os.Stat(dst); err == nil {
+		return dst, nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("datasets: %s: %w", spec.Name, err)
+	}
+	if cfg.noDownload {
+		return "", fmt.Errorf("datasets: %s: %s: %w (downloads are disabled)", spec.Name, dst, os.ErrNotExist)
+	}
+	if err := download(&cfg, spec, dst); err != nil {
+		return "", fmt.Errorf("datasets: %s: %w", spec.Name, err)
+	}
+	return dst, nil
+}
+
+// source returns the URL to download spec's file from.
+func (cfg *config) source(spec Spec) string {
+	if cfg.baseURL != "" {
+		return cfg.baseURL + "/" + path.Base(spec.URL)
+	}
+	return spec.URL
+}
 
 // download fetches spec's file into dst (a file, or for OGB layouts a
 // directory unpacked from the downloaded zip). Nothing appears at dst
 // unless the download is complete and verified.
 func download(cfg *config, spec Spec, dst string) error {
-	url := spec.URL
-	if cfg.baseURL != "" {
-		url = cfg.baseURL + "/" + path.Base(spec.URL)
-	}
 	if err := os.MkdirAll(cfg.dir, 0o755); err != nil {
 		return err
 	}
+	removeStale(cfg.dir, filepath.Base(dst), cfg.timeout+stallTimeout)
+	ctx, cancel := context.WithTimeoutCause(cfg.ctx, cfg.timeout, fmt.Errorf("timed out after %v", cfg.timeout))
+	defer cancel()
+	want := expected{sha256: spec.SHA256, gitBlob: spec.GitBlob, size: spec.Size}
 	if !spec.ogb {
-		return fetch(cfg.client, url, dst, spec.SHA256, spec.GitBlob)
+		return fetch(ctx, cfg.client, cfg.source(spec), dst, want)
 	}
-	zipPath := dst + ".zip"
-	if err := fetch(cfg.client, url, zipPath, spec.SHA256, spec.GitBlob); err != nil {
+	zipFile, err := tempName(dst)
+	if err != nil {
 		return err
 	}
-	defer os.Remove(zipPath)
-	return unpackOGB(zipPath, dst)
+	defer os.Remove(zipFile)
+	if err := fetch(ctx, cfg.client, cfg.source(spec), zipFile, want); err != nil {
+		return err
+	}
+	return unpackOGB(zipFile, dst, spec)
 }
 
-// fetch downloads url into dst atomically: the body goes to a temporary
-// file in dst's directory, which is checked against the hex SHA-256
-// wantSHA and the git blob id wantBlob (each only when non-empty) and then
-// renamed to dst. On any error the temporary file is removed.
-func fetch(client *http.Client, url, dst, wantSHA, wantBlob string) (err error) {
-	resp, err := client.Get(url)
+// expected is what a download is checked against; zero fields are unknown.
+type expected struct {
+	sha256, gitBlob string
+	size            int64
+}
+
+// tempName returns the name of a new, empty hidden temporary file beside
+// dst, matching removeStale's pattern.
+func tempName(dst string) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.part")
 	if err != nil {
-		return fmt.Errorf("download: %w", err)
+		return "", err
+	}
+	return f.Name(), f.Close()
+}
+
+// removeStale removes the temporary files and directories that downloads
+// of base left in dir when they were killed: those not modified for
+// longer than age, which a live download (bounded by its timeout) cannot
+// be.
+func removeStale(dir, base string, age time.Duration) {
+	parts, _ := filepath.Glob(filepath.Join(dir, "."+base+".*.part"))
+	for _, p := range parts {
+		if st, err := os.Stat(p); err == nil && time.Since(st.ModTime()) > age {
+			os.RemoveAll(p)
+		}
+	}
+}
+
+// fetch downloads rawURL into dst atomically: the body goes to a temporary
+// file in dst's directory, which is checked against want and then renamed
+// to dst. Only https URLs are fetched. The download fails when the server
+// announces or sends more than want.size bytes (MaxDownloadBytes when the
+// size is unknown), when the body ends early, when no byte arrives for
+// stallTimeout, when ctx ends, or when a checksum differs. On any error the
+// temporary file is removed.
+func fetch(ctx context.Context, client *http.Client, rawURL, dst string, want expected) (err error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return fmt.Errorf("download %s: %w", rawURL, err)
+	}
+	if u.Scheme != "https" {
+		return fmt.Errorf("download %s: not an https URL; downloads are fetched over https only", rawURL)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stall := time.AfterFunc(stallTimeout, func() { cancel(fmt.Errorf("no data for %v", stallTimeout)) })
+	defer stall.Stop()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return fmt.Errorf("download %s: %w", rawURL, err)
+	}
+	// why replaces the error of a cancelled request by its cause: the
+	// caller's cancellation, the timeout or the stall.
+	why := func(err error) error {
+		if cause := context.Cause(ctx); cause != nil {
+			return cause
+		}
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("download %s: %w", rawURL, why(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("download %s: %s", url, resp.Status)
+		return fmt.Errorf("download %s: %s", rawURL, resp.Status)
+	}
+	limit := int64(MaxDownloadBytes)
+	if want.size > 0 {
+		limit = want.size
+		if resp.ContentLength >= 0 && resp.ContentLength != want.size {
+			return fmt.Errorf("download %s: the server announces %d bytes, want %d", rawURL, resp.ContentLength, want.size)
+		}
+	}
+	if resp.ContentLength > limit {
+		return fmt.Errorf("download %s: the server announces %d bytes, more than the limit of %d", rawURL, resp.ContentLength, limit)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.part")
 	if err != nil {
-		return fmt.Errorf("download %s: %w", url, err)
+		return fmt.Errorf("download %s: %w", rawURL, err)
 	}
 	defer func() {
 		if err != nil {
@@ -62,32 +182,53 @@ func fetch(client *http.Client, url, dst, wantSHA, wantBlob string) (err error) 
 		}
 	}()
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), resp.Body)
+	body := &progressReader{r: io.LimitReader(resp.Body, limit+1), onRead: func() { stall.Reset(stallTimeout) }}
+	n, err := io.Copy(io.MultiWriter(tmp, h), body)
 	if err != nil {
-		return fmt.Errorf("download %s: interrupted after %d bytes: %w", url, n, err)
+		return fmt.Errorf("download %s: interrupted after %d bytes: %w", rawURL, n, why(err))
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); wantSHA != "" && got != wantSHA {
-		return fmt.Errorf("download %s: checksum mismatch: SHA-256 %s, want %s", url, got, wantSHA)
+	switch {
+	case n > limit:
+		return fmt.Errorf("download %s: more than the limit of %d bytes", rawURL, limit)
+	case want.size > 0 && n != want.size:
+		return fmt.Errorf("download %s: %d bytes, want %d", rawURL, n, want.size)
 	}
-	if wantBlob != "" {
+	if got := hex.EncodeToString(h.Sum(nil)); want.sha256 != "" && got != want.sha256 {
+		return fmt.Errorf("download %s: checksum mismatch: SHA-256 %s, want %s", rawURL, got, want.sha256)
+	}
+	if want.gitBlob != "" {
 		got, err := gitBlobID(tmp, n)
 		if err != nil {
-			return fmt.Errorf("download %s: %w", url, err)
+			return fmt.Errorf("download %s: %w", rawURL, err)
 		}
-		if got != wantBlob {
-			return fmt.Errorf("download %s: checksum mismatch: git blob %s, want %s", url, got, wantBlob)
+		if got != want.gitBlob {
+			return fmt.Errorf("download %s: checksum mismatch: git blob %s, want %s", rawURL, got, want.gitBlob)
 		}
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("download %s: %w", url, err)
+		return fmt.Errorf("download %s: %w", rawURL, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("download %s: %w", url, err)
+		return fmt.Errorf("download %s: %w", rawURL, err)
 	}
 	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return fmt.Errorf("download %s: %w", url, err)
+		return fmt.Errorf("download %s: %w", rawURL, err)
 	}
 	return nil
+}
+
+// progressReader calls onRead after every read that returns data.
+type progressReader struct {
+	r      io.Reader
+	onRead func()
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.onRead()
+	}
+	return n, err
 }
 
 // gitBlobID returns git's object id of the n-byte content of f:
@@ -115,8 +256,10 @@ var ogbFiles = []string{
 // unpackOGB extracts the ogbFiles from an OGB dataset zip (whose members
 // sit under one top-level folder, e.g. arxiv/raw/edge.csv.gz) into a
 // temporary directory beside dst and renames it to dst. Only the listed
-// files are written, so member names cannot escape the directory.
-func unpackOGB(zipPath, dst string) (err error) {
+// files are written, so member names cannot escape the directory. When the
+// spec has no checksum, the unpacked files must load as a graph of the
+// spec's sizes before they are kept.
+func unpackOGB(zipPath, dst string, spec Spec) (err error) {
 	zr, err := zip.OpenReader(zipPath)
 	if err != nil {
 		return fmt.Errorf("unpack %s: %w", zipPath, err)
@@ -145,6 +288,15 @@ func unpackOGB(zipPath, dst string) (err error) {
 	for _, rel := range ogbFiles {
 		if !found[rel] {
 			return fmt.Errorf("unpack %s: no member */%s", zipPath, rel)
+		}
+	}
+	if spec.SHA256 == "" && spec.GitBlob == "" {
+		g, _, err := LoadOGBArxiv(tmp)
+		if err == nil {
+			err = spec.check(g)
+		}
+		if err != nil {
+			return fmt.Errorf("unpack %s: the download has no known checksum and its content is not %s: %w", zipPath, spec.Name, err)
 		}
 	}
 	return os.Rename(tmp, dst)

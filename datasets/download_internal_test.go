@@ -4,12 +4,16 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The SHA-256 and the git blob id of "hello\n" (as printed by
@@ -19,8 +23,11 @@ const (
 	helloBlob = "ce013625030ba8dba906f756967f9e9ca394464a"
 )
 
-func helloServer(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// helloServer is an https test server of small answers, good and bad.
+// Requests to /hang wait until release is closed.
+func helloServer(t *testing.T) (srv *httptest.Server, release chan struct{}) {
+	release = make(chan struct{})
+	srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/hello":
 			w.Write([]byte("hello\n"))
@@ -28,12 +35,34 @@ func helloServer(t *testing.T) *httptest.Server {
 			// Promise 100 bytes, send 10 and hang up.
 			w.Header().Set("Content-Length", "100")
 			w.Write([]byte("0123456789"))
+		case "/endless":
+			// No Content-Length: chunks until the client hangs up.
+			chunk := bytes.Repeat([]byte("x"), 1<<10)
+			for r.Context().Err() == nil {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		case "/huge":
+			w.Header().Set("Content-Length", "600000000")
+		case "/hang":
+			// Half a body, then nothing.
+			w.Header().Set("Content-Length", "6")
+			w.Write([]byte("hel"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
 		default:
 			http.NotFound(w, r)
 		}
 	}))
-	t.Cleanup(srv.Close)
-	return srv
+	t.Cleanup(func() {
+		close(release)
+		srv.Close()
+	})
+	return srv, release
 }
 
 // assertOnly fails unless dir holds exactly the named entries (no
@@ -54,10 +83,10 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 }
 
 func TestFetch(t *testing.T) {
-	srv := helloServer(t)
+	srv, _ := helloServer(t)
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "hello.txt")
-	if err := fetch(srv.Client(), srv.URL+"/hello", dst, helloSHA, helloBlob); err != nil {
+	if err := fetch(context.Background(), srv.Client(), srv.URL+"/hello", dst, expected{helloSHA, helloBlob, 6}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(dst); string(b) != "hello\n" {
@@ -65,21 +94,82 @@ func TestFetch(t *testing.T) {
 	}
 	assertOnly(t, dir, "hello.txt")
 
+	defer func(d time.Duration) { stallTimeout = d }(stallTimeout)
+	stallTimeout = 200 * time.Millisecond
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
 	for _, c := range []struct {
-		name, path, sha, blob, want string
+		name, path string
+		ctx        context.Context
+		want       expected
+		err        string
 	}{
-		{"sha mismatch", "/hello", strings.Repeat("0", 64), "", "checksum mismatch: SHA-256 " + helloSHA + ", want 000"},
-		{"blob mismatch", "/hello", "", strings.Repeat("1", 40), "checksum mismatch: git blob " + helloBlob + ", want 111"},
-		{"interrupted", "/cut", "", "", "interrupted after 10 bytes: unexpected EOF"},
-		{"not found", "/nothing", "", "", "404 Not Found"},
+		{"sha mismatch", "/hello", nil, expected{sha256: strings.Repeat("0", 64)}, "checksum mismatch: SHA-256 " + helloSHA + ", want 000"},
+		{"blob mismatch", "/hello", nil, expected{gitBlob: strings.Repeat("1", 40)}, "checksum mismatch: git blob " + helloBlob + ", want 111"},
+		{"size announced", "/hello", nil, expected{size: 7}, "the server announces 6 bytes, want 7"},
+		{"interrupted", "/cut", nil, expected{}, "interrupted after 10 bytes: unexpected EOF"},
+		{"not found", "/nothing", nil, expected{}, "404 Not Found"},
+		{"beyond the size", "/endless", nil, expected{size: 5000}, "more than the limit of 5000 bytes"},
+		{"beyond the cap", "/huge", nil, expected{}, "the server announces 600000000 bytes, more than the limit of 536870912"},
+		{"stalled", "/hang", nil, expected{}, "interrupted after 3 bytes: no data for 200ms"},
+		{"cancelled", "/hello", cancelled, expected{}, "context canceled"},
 	} {
 		dir := t.TempDir()
-		err := fetch(srv.Client(), srv.URL+c.path, filepath.Join(dir, "f"), c.sha, c.blob)
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), srv.URL+c.path) {
-			t.Errorf("%s: err = %v, want the URL and %q", c.name, err, c.want)
+		ctx := c.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		err := fetch(ctx, srv.Client(), srv.URL+c.path, filepath.Join(dir, "f"), c.want)
+		if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), srv.URL+c.path) {
+			t.Errorf("%s: err = %v, want the URL and %q", c.name, err, c.err)
 		}
 		assertOnly(t, dir)
 	}
+
+	// Plain http is refused before any request.
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("plain-http request %s", r.URL)
+	}))
+	defer plain.Close()
+	err := fetch(context.Background(), plain.Client(), plain.URL+"/hello", filepath.Join(dir, "f"), expected{})
+	if err == nil || !strings.Contains(err.Error(), "not an https URL") {
+		t.Errorf("http URL: %v", err)
+	}
+}
+
+// A download killed by a timeout while its body arrives leaves nothing in
+// the data directory.
+func TestDownloadTimeout(t *testing.T) {
+	srv, _ := helloServer(t)
+	dir := t.TempDir()
+	spec := Spec{Name: "Hello", File: "hello.txt", URL: "https://example.org/hang"}
+	cfg := newConfig([]Option{FromDir(dir), BaseURL(srv.URL), HTTPClient(srv.Client()), Timeout(300 * time.Millisecond)})
+	start := time.Now()
+	err := download(&cfg, spec, filepath.Join(dir, spec.File))
+	if err == nil || !strings.Contains(err.Error(), "interrupted after 3 bytes: timed out after 300ms") {
+		t.Errorf("err = %v", err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("the timeout took %v", d)
+	}
+	assertOnly(t, dir)
+}
+
+// Temporary files of killed downloads are removed by the next download
+// once they are older than any live download can be; fresh ones stay.
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{".cora_ml.npz.1.part", ".cora_ml.npz.2.part", ".ogbn_arxiv.3.part", "cora_ml.npz"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-3 * time.Hour)
+	for _, name := range []string{".cora_ml.npz.1.part", ".ogbn_arxiv.3.part", "cora_ml.npz"} {
+		os.Chtimes(filepath.Join(dir, name), old, old)
+	}
+	removeStale(dir, "cora_ml.npz", time.Hour)
+	assertOnly(t, dir, ".cora_ml.npz.2.part", ".ogbn_arxiv.3.part", "cora_ml.npz")
 }
 
 func ogbZip(t *testing.T, skip string) []byte {
@@ -108,9 +198,14 @@ func ogbZip(t *testing.T, skip string) []byte {
 	return b.Bytes()
 }
 
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
 func TestDownloadOGB(t *testing.T) {
 	good, broken := ogbZip(t, ""), ogbZip(t, "arxiv/split/time/valid.csv.gz")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/good/arxiv.zip" {
 			w.Write(good)
 			return
@@ -122,12 +217,17 @@ func TestDownloadOGB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The tiny archive stands for arxiv.zip, with its checksum and size.
+	spec.SHA256, spec.Size = sha256Hex(good), int64(len(good))
+	get := func(dir, mirror string, spec Spec) error {
+		cfg := newConfig([]Option{FromDir(dir), HTTPClient(srv.Client()), BaseURL(srv.URL + mirror)})
+		return download(&cfg, spec, filepath.Join(dir, spec.File))
+	}
 	dir := t.TempDir()
-	cfg := &config{dir: dir, client: srv.Client(), baseURL: srv.URL + "/good"}
-	dst := filepath.Join(dir, spec.File)
-	if err := download(cfg, spec, dst); err != nil {
+	if err := get(dir, "/good", spec); err != nil {
 		t.Fatal(err)
 	}
+	dst := filepath.Join(dir, spec.File)
 	assertOnly(t, dir, "ogbn_arxiv")
 	assertOnly(t, filepath.Join(dst, "raw"), "edge.csv.gz", "node-feat.csv.gz", "node-label.csv.gz")
 	g, split, err := LoadOGBArxiv(dst)
@@ -138,11 +238,31 @@ func TestDownloadOGB(t *testing.T) {
 		t.Errorf("N %d edges %d split %+v", g.N, g.NumEdges(), split)
 	}
 
-	dir = t.TempDir()
-	cfg = &config{dir: dir, client: srv.Client(), baseURL: srv.URL + "/broken"}
-	err = download(cfg, spec, filepath.Join(dir, spec.File))
-	if err == nil || !strings.Contains(err.Error(), "no member */split/time/valid.csv.gz") {
-		t.Errorf("zip without valid split: %v", err)
+	// Without a checksum, the archive must unpack and load as a graph of
+	// the spec's sizes; else nothing is kept.
+	unknown := spec
+	unknown.SHA256, unknown.Size = "", 0
+	for _, c := range []struct {
+		mirror string
+		nodes  int
+		want   string
+	}{
+		{"/broken", 3, "no member */split/time/valid.csv.gz"},
+		{"/good", 169343, "the download has no known checksum and its content is not OGBNArxiv: graph has 3 nodes, 2 features, 2 classes; want 169343"},
+	} {
+		s := unknown
+		s.Nodes, s.Features, s.Classes = c.nodes, 2, 2
+		dir := t.TempDir()
+		if err := get(dir, c.mirror, s); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.mirror, err, c.want)
+		}
+		assertOnly(t, dir)
 	}
-	assertOnly(t, dir)
+	s := unknown
+	s.Nodes, s.Features, s.Classes = 3, 2, 2
+	dir = t.TempDir()
+	if err := get(dir, "/good", s); err != nil {
+		t.Errorf("an archive of the spec's sizes without checksum: %v", err)
+	}
+	assertOnly(t, dir, "ogbn_arxiv")
 }

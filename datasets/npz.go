@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -9,6 +10,13 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/datasets/npy"
 )
+
+// MaxFeatures bounds the number of feature columns a loader accepts. A
+// column of a sparse attribute matrix costs nothing until a model gives it
+// a row of weights, so a file could declare any number of them; a model's
+// first layer holds 64 float64 weights per feature, 8 GiB at this bound,
+// while the benchmark graphs have at most a few thousand features.
+const MaxFeatures = 1 << 24
 
 // LoadNPZ reads a node-classification graph from an .npz file in either of
 // the two layouts in use:
@@ -34,7 +42,8 @@ import (
 // NumClasses is len(class_names) when present, else max(labels)+1. Errors
 // name the file and the problem: unreadable or corrupt archives, missing
 // arrays, wrong dtypes or shapes, index arrays out of range or not
-// monotone, non-finite attributes, negative or out-of-range labels.
+// monotone, non-finite attributes, negative or out-of-range labels, more
+// than MaxFeatures attribute columns.
 func LoadNPZ(path, name string) (*graph.Graph, error) {
 	ar, err := npy.ReadNPZFile(path)
 	if err != nil {
@@ -85,8 +94,10 @@ func fromArchive(ar *npy.Archive, name string) (*graph.Graph, error) {
 	default:
 		return nil, fmt.Errorf("missing array %sdata (or attr_matrix): no node attributes", attrPrefix)
 	}
-	if rows, _ := x.Dims(); rows != n {
+	if rows, cols := x.Dims(); rows != n {
 		return nil, fmt.Errorf("attributes have %d rows, adjacency has %d nodes", rows, n)
+	} else if cols > MaxFeatures {
+		return nil, fmt.Errorf("attributes have %d columns, more than the %d features a model can take", cols, MaxFeatures)
 	}
 
 	labels, err := ints(ar, "labels")
@@ -115,6 +126,9 @@ func fromArchive(ar *npy.Archive, name string) (*graph.Graph, error) {
 			return nil, fmt.Errorf("label %d of node %d out of range: %d class names", y, i, numClasses)
 		}
 		if classNames == nil {
+			if y >= n {
+				return nil, fmt.Errorf("label %d of node %d out of range [0, %d): more classes than nodes", y, i, n)
+			}
 			numClasses = max(numClasses, y+1)
 		}
 	}
@@ -160,10 +174,14 @@ func readCSR(ar *npy.Archive, prefix string) (*tensor.CSR, error) {
 	if ptr[0] != 0 || ptr[rows] != len(ind) {
 		return nil, fmt.Errorf("%sindptr runs from %d to %d, want 0 to nnz = %d", prefix, ptr[0], ptr[rows], len(ind))
 	}
+	// Monotone from 0 to nnz, indptr indexes within the indices; check it
+	// whole before using it.
 	for i := range rows {
 		if ptr[i+1] < ptr[i] {
 			return nil, fmt.Errorf("%sindptr is not monotone: decreases at row %d (%d > %d)", prefix, i, ptr[i], ptr[i+1])
 		}
+	}
+	for i := range rows {
 		for k := ptr[i]; k < ptr[i+1]; k++ {
 			if j := ind[k]; j < 0 || j >= cols {
 				return nil, fmt.Errorf("%sindices: column %d of row %d out of range [0, %d)", prefix, j, i, cols)
@@ -181,19 +199,30 @@ func readCSR(ar *npy.Archive, prefix string) (*tensor.CSR, error) {
 
 // canonical sorts the column indices of each row of s (whose indices are
 // in range but may be unsorted or repeated) and sums repeated entries, as
-// scipy's sum_duplicates. Transposing twice is a stable counting sort, O(nnz).
+// scipy's sum_duplicates. Rows are sorted in place, so nothing is
+// allocated in proportion to the number of columns, which a file may
+// declare as large as it likes.
 func canonical(s *tensor.CSR) (*tensor.CSR, error) {
-	s = s.Transpose().Transpose()
+	type entry struct {
+		j int
+		v float64
+	}
+	var row []entry
 	out := 0
 	ptr := make([]int, s.Rows+1)
 	for i := range s.Rows {
-		start := out
+		row = row[:0]
 		for k := s.Ptr[i]; k < s.Ptr[i+1]; k++ {
-			if out > start && s.Ind[out-1] == s.Ind[k] {
-				s.Val[out-1] += s.Val[k]
+			row = append(row, entry{s.Ind[k], s.Val[k]})
+		}
+		slices.SortStableFunc(row, func(a, b entry) int { return cmp.Compare(a.j, b.j) })
+		start := out
+		for _, e := range row {
+			if out > start && s.Ind[out-1] == e.j {
+				s.Val[out-1] += e.v
 				continue
 			}
-			s.Ind[out], s.Val[out] = s.Ind[k], s.Val[k]
+			s.Ind[out], s.Val[out] = e.j, e.v
 			out++
 		}
 		ptr[i+1] = out
@@ -272,7 +301,7 @@ func checkClasses(labels []int, numClasses int, classNames []string) error {
 	}
 	count := make([]int, numClasses)
 	for _, y := range labels {
-		if y >= 0 {
+		if y >= 0 && y < numClasses {
 			count[y]++
 		}
 	}

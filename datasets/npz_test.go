@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/datasets/internal/npytest"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 // tinyArrays is a 4-node graph in graph2gauss layout (as pubmed.npz):
@@ -131,13 +133,15 @@ func TestLoadNPZErrors(t *testing.T) {
 		{"negative label", replace("labels", i8(0, 1, -1, 2)), "label -1 of node 2 is negative"},
 		{"label beyond class names", append(tinyArrays("adj_", "attr_"), npytest.Member{Name: "class_names", Data: npytest.NPY(1, "<U1", []int{2}, npytest.U(1, "a", "b"))}), "label 2 of node 2 out of range: 2 class names"},
 		{"empty class", replace("labels", i8(0, 2, 2, 0)), "class 1 has no nodes"},
-		{"huge label", replace("labels", i8(0, 1, 1<<40, 0)), "1099511627777 classes for 4 nodes"},
+		{"huge label", replace("labels", i8(0, 1, 1<<40, 0)), "label 1099511627776 of node 2 out of range [0, 4): more classes than nodes"},
 		{"label count", replace("labels", i8(0, 1, 2)), "labels has 3 entries for 4 nodes"},
 		{"NaN attribute", replace("attr_data", npytest.NPY(1, "<f4", []int{7}, npytest.F4(2, 1, float32(math.NaN()), 0.3, 0.3, 2, 3))), "attr_data: non-finite value NaN at (2, 0)"},
 		{"Inf attribute", replace("attr_data", npytest.NPY(1, "<f4", []int{7}, npytest.F4(2, 1, 0.3, 0.3, 0.3, 2, float32(math.Inf(1))))), "non-finite value +Inf at (3, 1)"},
 		{"edge out of range", replace("adj_indices", i4(1, 0, 4, 2, 0)), "adj_indices: column 4 of row 1 out of range [0, 4)"},
 		{"negative index", replace("attr_indices", i4(0, 2, 0, -1, 2, 1, 1)), "attr_indices: column -1 of row 2"},
 		{"indptr not monotone", replace("adj_indptr", i4(0, 3, 1, 4, 5)), "adj_indptr is not monotone: decreases at row 1 (3 > 1)"},
+		// Found by FuzzLoadNPZ: row 0 would index past the 5 indices.
+		{"indptr beyond nnz", replace("adj_indptr", i4(0, 6, 3, 4, 5)), "adj_indptr is not monotone: decreases at row 1 (6 > 3)"},
 		{"indptr end", replace("adj_indptr", i4(0, 1, 3, 4, 4)), "adj_indptr runs from 0 to 4, want 0 to nnz = 5"},
 		{"indptr length", replace("adj_indptr", i4(0, 1, 3, 5)), "adj_indptr has 4 entries, want rows+1 = 5"},
 		{"data length", replace("adj_data", npytest.NPY(1, "<f8", []int{4}, npytest.F8(1, 1, 1, 1))), "adj_data has 4 values for 5 indices"},
@@ -154,6 +158,49 @@ func TestLoadNPZErrors(t *testing.T) {
 	}
 }
 
+// Arrays of a well-formed archive that declare sizes far beyond their data
+// give an error, allocating little: a label of 2⁶³−1 used to index a
+// per-class count (a panic), and a sparse attribute matrix of 2⁴⁰ or 2⁶²
+// columns with one row's indices repeated used to be sorted through a
+// transpose with a row pointer per column (out of memory, a panic).
+func TestLoadNPZHostileArrays(t *testing.T) {
+	with := func(name string, data []byte) []npytest.Member {
+		m := tinyArrays("adj_", "attr_")
+		for k := range m {
+			if m[k].Name == name {
+				m[k].Data = data
+			}
+		}
+		return m
+	}
+	i8 := func(v ...int64) []byte { return npytest.NPY(1, "<i8", []int{len(v)}, npytest.I8(v...)) }
+	for _, c := range []struct {
+		name    string
+		members []npytest.Member
+		want    string
+	}{
+		{"largest_label", with("labels", i8(0, 1, math.MaxInt64, 0)), "label 9223372036854775807 of node 2 out of range [0, 4): more classes than nodes"},
+		{"2^40_feature_columns", with("attr_shape", i8(4, 1<<40)), "attributes have 1099511627776 columns, more than the 16777216 features"},
+		{"2^62_feature_columns", with("attr_shape", i8(4, 1<<62)), "attributes have 4611686018427387904 columns"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeNPZ(t, zip.Deflate, c.members)
+			var err error
+			alloc := testenv.AllocatedBy(func() { _, err = datasets.LoadNPZ(path, "x") })
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("err = %v, want it to name the file and contain %q", err, c.want)
+			}
+			if alloc > hostileLimit {
+				t.Errorf("allocated %d bytes, want at most %d", alloc, hostileLimit)
+			}
+		})
+	}
+}
+
+// hostileLimit bounds what loading a hostile file of a few hundred bytes
+// may allocate.
+const hostileLimit = 4 << 20
+
 func TestLoadNPZFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	good := npytest.NPZ(zip.Deflate, tinyArrays("adj_", "attr_")...)
@@ -165,8 +212,14 @@ func TestLoadNPZFileErrors(t *testing.T) {
 	bad[60] ^= 0x55
 	bad[61] ^= 0x55
 	os.WriteFile(corrupt, bad, 0o644)
+	fifo := filepath.Join(dir, "fifo.npz")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ path, want string }{
 		{filepath.Join(dir, "missing.npz"), "no such file"},
+		{fifo, "npz: not a regular file"},
+		{dir, "npz: not a regular file"},
 		{truncated, "not a valid zip archive"},
 		{corrupt, `member "adj_data.npy"`},
 	} {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 // tinyOGB is a 5-node dataset in the raw OGB layout: directed edges 0→1,
@@ -96,7 +97,7 @@ func TestLoadOGBArxivErrors(t *testing.T) {
 		{"edge fields", with("raw/edge.csv.gz", "0,1,2\n"), "edge.csv.gz line 1", "3 fields, want src,dst"},
 		{"negative label", with("raw/node-label.csv.gz", "0\n1\n-1\n2\n1\n"), "node-label.csv.gz line 3", "label -1 is negative"},
 		{"empty class", with("raw/node-label.csv.gz", "0\n2\n0\n2\n2\n"), "node-label.csv.gz", "class 1 has no nodes"},
-		{"huge label", with("raw/node-label.csv.gz", "0\n1\n0\n9999999999\n1\n"), "node-label.csv.gz", "10000000000 classes for 5 nodes"},
+		{"huge label", with("raw/node-label.csv.gz", "0\n1\n0\n9999999999\n1\n"), "node-label.csv.gz line 4", "label 9999999999 out of range [0, 5): more classes than nodes"},
 		{"split range", with("split/time/test.csv.gz", "3\n9\n"), "test.csv.gz line 2", "node index 9 out of range"},
 		{"split overlap", with("split/time/valid.csv.gz", "2\n0\n"), "split/time", "node 0 is in train and in val"},
 	} {
@@ -117,5 +118,45 @@ func TestLoadOGBArxivErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "raw", "edge.csv.gz"), full[:len(full)-12], 0o644)
 	if _, _, err := datasets.LoadOGBArxiv(dir); err == nil || !strings.Contains(err.Error(), "edge.csv.gz") || !strings.Contains(err.Error(), "unexpected EOF") {
 		t.Errorf("truncated gzip: %v", err)
+	}
+}
+
+// A few kilobytes of compressed CSV that declare enormous sizes give an
+// error, allocating little. The first case (200,000 labels and a first
+// feature line of 500,000 values, 3 KB compressed) used to reserve room for
+// 10¹¹ features at once and crash with an out-of-memory error.
+func TestLoadOGBHostileFiles(t *testing.T) {
+	with := func(files map[string]string) map[string]string {
+		m := maps.Clone(tinyOGB())
+		maps.Copy(m, files)
+		return m
+	}
+	wide := strings.Repeat("0,", 499_999) + "0\n"
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"wide_first_line", with(map[string]string{"raw/node-label.csv.gz": strings.Repeat("0\n", 200_000), "raw/node-feat.csv.gz": wide + "1\n"}),
+			"node-feat.csv.gz line 2: 1 values, the first line has 500000"},
+		{"more_rows_than_labels", with(map[string]string{"raw/node-feat.csv.gz": strings.Repeat("1,2,3\n", 1_000_000)}),
+			"node-feat.csv.gz line 6: more feature rows than the 5 labelled nodes"},
+		{"line_beyond_1MiB", with(map[string]string{"raw/node-feat.csv.gz": strings.Repeat("0,", 600_000) + "0\n"}),
+			"node-feat.csv.gz line 1: line longer than 1048576 bytes"},
+		{"largest_label", with(map[string]string{"raw/node-label.csv.gz": "0\n1\n9223372036854775807\n0\n1\n"}),
+			"node-label.csv.gz line 3: label 9223372036854775807 out of range [0, 5): more classes than nodes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeOGB(t, c.files)
+			var err error
+			alloc := testenv.AllocatedBy(func() { _, _, err = datasets.LoadOGBArxiv(dir) })
+			t.Logf("%d bytes allocated: %v", alloc, err)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want %q", err, c.want)
+			}
+			if alloc > 32<<20 {
+				t.Errorf("allocated %d bytes, want at most 32 MiB", alloc)
+			}
+		})
 	}
 }

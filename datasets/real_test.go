@@ -11,8 +11,8 @@ import (
 	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
-// sharedCases are the four shared files with the sizes PROVENANCE.md
-// records (and PyG reports): nodes, features, classes, directed edges of the
+// sharedCases are the four shared files with the sizes recorded when they
+// were obtained (and PyG reports): nodes, features, classes, directed edges of the
 // symmetrised adjacency, and attribute non-zeros.
 var sharedCases = []struct {
 	name, file                   string

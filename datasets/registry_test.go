@@ -1,7 +1,10 @@
 package datasets_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -31,7 +34,7 @@ func TestNamesAndInfo(t *testing.T) {
 			t.Errorf("Info(%q) = %q, %v; want %q", alias, s.Name, err, name)
 		}
 	}
-	// The paper's sizes (REFERENCE.md §3).
+	// The sizes the reference implementation expects.
 	for name, sizes := range map[string][3]int{
 		"CoraML": {2995, 2879, 7}, "CiteSeer": {4230, 602, 6}, "PubMed": {19717, 500, 3},
 		"AmazonPhotos": {7650, 745, 8}, "AmazonComputers": {13752, 767, 10}, "OGBNArxiv": {169343, 128, 40},
@@ -66,10 +69,10 @@ func TestLoadMissingNoDownload(t *testing.T) {
 	}
 }
 
-// fileServer serves files by name and counts requests.
+// fileServer serves files by name over https and counts requests.
 func fileServer(t *testing.T, files map[string][]byte) (*httptest.Server, *atomic.Int32) {
 	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		b, ok := files[strings.TrimPrefix(r.URL.Path, "/")]
 		if !ok {
@@ -84,14 +87,55 @@ func fileServer(t *testing.T, files map[string][]byte) (*httptest.Server, *atomi
 
 func TestLoadChecksumMismatch(t *testing.T) {
 	// citeseer_full.npz is the last path element of CiteSeer's URL.
-	srv, _ := fileServer(t, map[string][]byte{"citeseer_full.npz": []byte("not the file")})
+	srv, _ := fileServer(t, map[string][]byte{"citeseer_full.npz": []byte("not the file"), "cora_ml.npz": make([]byte, 1622498)})
+	for _, c := range []struct{ name, want string }{
+		{"CiteSeer", "the server announces 12 bytes, want 519139"},
+		{"CoraML", "checksum mismatch: SHA-256 "},
+	} {
+		dir := t.TempDir()
+		_, err := datasets.Load(c.name, datasets.FromDir(dir), datasets.BaseURL(srv.URL), datasets.HTTPClient(srv.Client()))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("%s: left %d entries in the data directory", c.name, len(ents))
+		}
+	}
+}
+
+// An archive that unpacks into a valid OGB layout but is not OGB's
+// arxiv.zip is not kept: the download is checked against the archive's
+// size and SHA-256 before anything is unpacked.
+func TestLoadArxivKeepsNothingUnverified(t *testing.T) {
+	var zipped bytes.Buffer
+	zw := zip.NewWriter(&zipped)
+	for rel, content := range tinyOGB() {
+		w, _ := zw.Create("arxiv/" + rel)
+		w.Write(gz(content))
+	}
+	zw.Close()
+	srv, _ := fileServer(t, map[string][]byte{"arxiv.zip": zipped.Bytes()})
 	dir := t.TempDir()
-	_, err := datasets.Load("CiteSeer", datasets.FromDir(dir), datasets.BaseURL(srv.URL), datasets.HTTPClient(srv.Client()))
-	if err == nil || !strings.Contains(err.Error(), "checksum mismatch") || !strings.Contains(err.Error(), "CiteSeer") {
-		t.Errorf("err = %v", err)
+	_, err := datasets.Load("arxiv", datasets.FromDir(dir), datasets.BaseURL(srv.URL), datasets.HTTPClient(srv.Client()))
+	if want := fmt.Sprintf("the server announces %d bytes, want 83058288", zipped.Len()); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("left %d entries in the data directory", len(ents))
+	}
+}
+
+// Every registered download is https, and every one but PubMed's (known
+// by its git blob id only) has a SHA-256 and a size.
+func TestRegistryDownloadsAreVerified(t *testing.T) {
+	for _, name := range datasets.Names() {
+		s, _ := datasets.Info(name)
+		if !strings.HasPrefix(s.URL, "https://") {
+			t.Errorf("%s: URL %s is not https", name, s.URL)
+		}
+		if (s.SHA256 == "" || s.Size == 0) && (name != "PubMed" || s.GitBlob == "") {
+			t.Errorf("%s: SHA-256 %q, size %d", name, s.SHA256, s.Size)
+		}
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -18,21 +17,24 @@ import (
 const arxivLikeName = "arxivlike"
 
 // runBench times one training epoch (forward, backward, Adam step) and one
-// evaluation pass of each model, in the output format of
-// shared/bench/torch_reference.py: "<model> train_ms=<x> eval_ms=<y>".
+// evaluation pass of each model, in the output format of the PyTorch
+// timing script the project compares against: "<model> train_ms=<x>
+// eval_ms=<y>".
 // With -fit it instead trains each model to early stopping and prints the
 // time, the epochs, the test accuracy and the peak resident memory of the
 // process.
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dataDir := fs.String("data", "", "directory holding the dataset files (default $CUQ_DATA or the user cache dir)")
+	fs := newFlagSet("bench", "[-data DIR] [-dataset NAME] [-models M,N] [-epochs N] [-fit]", stderr)
+	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files ($CUQ_DATA, else the user cache directory)")
 	name := fs.String("dataset", "CoraML", "dataset name, synthetic, or "+arxivLikeName+" (synthetic, OGBN Arxiv's size)")
 	models := fs.String("models", strings.Join(experiment.ModelNames(), ","), "comma-separated models")
 	epochs := fs.Int("epochs", 50, "timed training epochs per model (evaluation passes: epochs/5)")
 	fit := fs.Bool("fit", false, "train each model to early stopping and report time and peak memory")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
 	}
 	if *epochs < 1 {
 		return fmt.Errorf("bench: -epochs must be positive")
@@ -41,7 +43,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g, split, err := benchGraph(*name, *dataDir, stderr)
+	g, split, err := benchGraph(*name, *dataDir, flagSet(fs, "dataset"), stderr)
 	if err != nil {
 		return err
 	}
@@ -76,7 +78,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 
 // benchGraph loads the benchmark graph and its split: the official split
 // when the dataset has one, else split 1 of the paper's stratified splits.
-func benchGraph(name, dir string, stderr io.Writer) (*graph.Graph, graph.Split, error) {
+func benchGraph(name, dir string, explicit bool, stderr io.Writer) (*graph.Graph, graph.Split, error) {
 	var g *graph.Graph
 	var official *graph.Split
 	if strings.EqualFold(name, arxivLikeName) {
@@ -85,7 +87,7 @@ func benchGraph(name, dir string, stderr io.Writer) (*graph.Graph, graph.Split, 
 			return nil, graph.Split{}, err
 		}
 	} else {
-		d, err := loadOrSynthetic(name, dir, stderr)
+		d, err := loadOrSynthetic(name, dir, explicit, stderr)
 		if err != nil {
 			return nil, graph.Split{}, err
 		}

@@ -17,6 +17,48 @@ import (
 
 // runGrid runs the grid subcommand.
 func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseGrid(args, stderr)
+	if err != nil {
+		return err
+	}
+	p := &gridProgress{w: stderr, quiet: cfg.quiet, bar: isTerminal(stderr) && !cfg.quiet}
+	sum, err := cfg.grid.Progress(p.event).Run(ctx)
+	p.finish()
+	if sum != nil && sum.PreviousGrid != "" {
+		fmt.Fprintf(stderr, "notice: %s held the runs of another grid (%s); its runs are reused where they belong to this grid, the tables hold this grid's runs only\n", cfg.out, sum.PreviousGrid)
+	}
+	if sum != nil && (sum.Ran > 0 || sum.Skipped > 0 || len(sum.Failed) > 0) {
+		fmt.Fprintf(stdout, "%d jobs: %d already finished, %d run now, %d failed\n", sum.Jobs, sum.Skipped, sum.Ran, len(sum.Failed))
+		for _, path := range sum.Redone {
+			fmt.Fprintf(stdout, "redone damaged record %s\n", path)
+		}
+		switch {
+		case sum.Complete && err == nil:
+			fmt.Fprintf(stdout, "tables in %s/tables, report %s/report.html\n", cfg.out, cfg.out)
+		case cfg.shard != "" && err == nil:
+			fmt.Fprintf(stdout, "shard %s done; when all shards are done run: cuq merge -out OUT DIR...\n", cfg.shard)
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("grid interrupted; finished runs are kept in %s/runs, rerun the same command to resume", cfg.out)
+	}
+	return err
+}
+
+// gridConfig is a parsed grid command line.
+type gridConfig struct {
+	grid  *experiment.Grid
+	out   string
+	shard string
+	quiet bool
+}
+
+// parseGrid parses the grid command's flags into a grid whose every
+// option is checked (experiment.Grid.Spec), so that a bad flag is an error
+// before anything runs. Without -datasets the grid runs the paper's
+// datasets present in -data, or the synthetic graph (with a notice on
+// stderr) when none is.
+func parseGrid(args []string, stderr io.Writer) (*gridConfig, error) {
 	fs := newFlagSet("grid", "[flags]", stderr)
 	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files")
 	dsList := fs.String("datasets", "", "comma-separated datasets ("+strings.Join(datasets.Names(), ", ")+", "+experiment.SyntheticName+"); default: the paper's datasets present in -data, or the synthetic graph when none is")
@@ -31,24 +73,30 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	jobs := fs.Int("jobs", 1, "jobs run at once")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("grid: unexpected arguments %q", fs.Args())
+		return nil, fmt.Errorf("grid: unexpected arguments %q", fs.Args())
+	}
+	if *out == "" {
+		return nil, fmt.Errorf("grid: -out must name a directory")
 	}
 	models, err := experiment.ParseModels(*modelList)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	settings, err := experiment.ParseSettings(*settingList)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	names := splitComma(*dsList)
+	if len(names) == 0 && flagSet(fs, "datasets") {
+		return nil, fmt.Errorf("grid: -datasets %q names no dataset", *dsList)
+	}
 	if len(names) == 0 {
 		names = experiment.Available(*dataDir, paperDatasets...)
 		if len(names) == 0 {
-			fmt.Fprintf(stderr, "notice: no dataset files in %s; running on the synthetic CoraML-like graph (pass -data DIR for the real data)\n", *dataDir)
+			fmt.Fprintf(stderr, "notice: no dataset files in %s; running on the synthetic CoraML-like graph (pass -data DIR for the real data, or run \"cuq download\")\n", *dataDir)
 			names = []string{experiment.SyntheticName}
 		}
 	}
@@ -58,29 +106,14 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *shard != "" {
 		i, n, err := parseShard(*shard)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		g.Shard(i, n)
 	}
-	p := &gridProgress{w: stderr, quiet: *quiet, bar: isTerminal(stderr) && !*quiet}
-	sum, err := g.Progress(p.event).Run(ctx)
-	p.finish()
-	if sum != nil && (sum.Ran > 0 || sum.Skipped > 0 || len(sum.Failed) > 0) {
-		fmt.Fprintf(stdout, "%d jobs: %d already finished, %d run now, %d failed\n", sum.Jobs, sum.Skipped, sum.Ran, len(sum.Failed))
-		for _, path := range sum.Redone {
-			fmt.Fprintf(stdout, "redone damaged record %s\n", path)
-		}
-		switch {
-		case sum.Complete && err == nil:
-			fmt.Fprintf(stdout, "tables in %s/tables, report %s/report.html\n", *out, *out)
-		case *shard != "" && err == nil:
-			fmt.Fprintf(stdout, "shard %s done; when all shards are done run: cuq merge -out OUT DIR...\n", *shard)
-		}
+	if _, err := g.Spec(); err != nil {
+		return nil, err
 	}
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("grid interrupted; finished runs are kept in %s/runs, rerun the same command to resume", *out)
-	}
-	return err
+	return &gridConfig{grid: g, out: *out, shard: *shard, quiet: *quiet}, nil
 }
 
 // paperDatasets are the datasets of the paper's table, in its order.

@@ -8,16 +8,24 @@
 //	cuq merge  -out OUT DIR...
 //	cuq report [-out OUT] DIR...
 //	cuq bench  [-data DIR] [-dataset NAME] [-models M,N] [-epochs N]
+//	cuq download [-data DIR] [-mirror URL] NAME...
 //
 // train trains one model and prints its accuracy and OOD-detection AUROCs;
-// without the dataset's file (or with -dataset synthetic) it runs on the
-// synthetic CoraML-like graph. grid runs the paper's grid (package
+// with -dataset synthetic, or without -dataset when CoraML's file is
+// missing, it runs on the synthetic CoraML-like graph; a dataset named with
+// -dataset that cannot be loaded is an error. grid runs the paper's grid (package
 // cuq/experiment), writing one record per run under OUT/runs and, once
 // every run has a record, the tables OUT/tables/id_ood.csv,
 // OUT/tables/acc_rej_<type>_<dataset>.csv and the report OUT/report.html.
 // With -shard i/n it runs the i-th of n disjoint parts of the grid; merge
 // builds the tables and the report from the shards' output directories.
-// report rebuilds the report alone. bench times training epochs.
+// report rebuilds the report alone. bench times training epochs. download
+// fetches the named datasets (or all) into the data directory, checking
+// their sizes and SHA-256 (package datasets).
+//
+// Every flag is checked before the first epoch. The first interrupt
+// (Ctrl-C) or SIGTERM stops the work after the current epoch, keeping
+// every finished run; a second one ends the process at once.
 //
 // Model names: appnp, gkde, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat (the
 // display names APPNP, LOP-GPN, CUQ-GCN, ... work too). Settings:
@@ -44,13 +52,14 @@ commands:
   merge   build the tables and the report from grid output directories
   report  rebuild the HTML report from grid output directories
   bench   time a training epoch and an evaluation pass of each model
+  download  fetch datasets into the data directory, checksummed
 
 Run "cuq <command> -h" for the flags of a command.
 `
 
 func main() {
 	tuneGC()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(context.Background(), os.Stderr, os.Exit)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	switch {
@@ -60,6 +69,43 @@ func main() {
 	default:
 		fmt.Fprintln(os.Stderr, "cuq:", err)
 		os.Exit(1)
+	}
+}
+
+// interruptible returns a context that the first SIGINT or SIGTERM
+// cancels, so that the work stops after the current epoch and finished
+// runs are kept. A second signal calls exit at once with the shell's
+// status for it (128 + the signal number), even when the process is
+// blocked where no context reaches, such as opening a FIFO. stop ends the
+// handling.
+func interruptible(parent context.Context, stderr io.Writer, exit func(int)) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(parent)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			fmt.Fprintln(stderr, "cuq: stopping after the current epoch; finished runs are kept (interrupt again to quit at once)")
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case sig := <-sigs:
+			fmt.Fprintln(stderr, "cuq: interrupted again; quitting")
+			code := 130
+			if s, ok := sig.(syscall.Signal); ok {
+				code = 128 + int(s)
+			}
+			exit(code)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
 	}
 }
 
@@ -102,11 +148,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runReport(rest, stdout, stderr)
 	case "bench":
 		return runBench(rest, stdout, stderr)
+	case "download":
+		return runDownload(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (valid: train, grid, merge, report, bench)", cmd)
+	return fmt.Errorf("unknown command %q (valid: train, grid, merge, report, bench, download)", cmd)
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and

@@ -23,7 +23,7 @@ func TestCommandErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: train, grid, merge, report, bench)`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: train, grid, merge, report, bench, download)`},
 		{[]string{"grid", "-models", "gpn,mlp", "-out", dir}, `unknown model "mlp" (valid: appnp, gkde, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat)`},
 		{[]string{"grid", "-settings", "loc,dice", "-out", dir}, `unknown setting "dice" (valid: classification, loc, gaussian, bernoulli)`},
 		{[]string{"grid", "-datasets", "CoraML,Karate", "-out", dir}, `unknown dataset "Karate" (known: CoraML, CiteSeer`},
@@ -39,6 +39,19 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"merge", "-out", dir, dir}, "no runs directory"},
 		{[]string{"report"}, "need at least one grid output directory"},
 		{[]string{"grid", "-nosuchflag"}, "flag provided but not defined"},
+		{[]string{"train", "-model", "gkde", "-max-epochs", "-5"}, "-max-epochs -5: want 0 (early stopping only) or a positive cap"},
+		{[]string{"train", "-model", "gkde", "-split", "0"}, "-split 0: splits are numbered from 1"},
+		{[]string{"train", "-model", "gkde", "-init", "-1"}, "-init -1: initialisations are numbered from 1"},
+		{[]string{"grid", "-jobs", "0", "-out", dir}, "workers 0, need at least 1"},
+		{[]string{"grid", "-models", "gpn,appnp,GPN", "-out", dir}, "model GPN given twice"},
+		{[]string{"grid", "-datasets", "CoraML,cora_ml", "-out", dir}, "dataset CoraML given twice"},
+		{[]string{"grid", "-datasets", " , ", "-out", dir}, `-datasets " , " names no dataset`},
+		{[]string{"grid", "-out", ""}, "-out must name a directory"},
+		{[]string{"grid", "-splits", "100000000000", "-out", dir}, "grid of more than 1000000 jobs"},
+		{[]string{"bench", "extra"}, "unexpected arguments"},
+		{[]string{"download"}, "name at least one dataset"},
+		{[]string{"download", "-data", dir, "CoraML,Karate"}, `unknown dataset "Karate"`},
+		{[]string{"download", "-timeout", "0s", "CoraML"}, "-timeout 0s must be positive"},
 	} {
 		_, _, err := runCLI(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

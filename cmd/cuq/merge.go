@@ -3,13 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq/experiment"
 )
 
 // runMerge runs the merge subcommand: it aggregates the records of the
 // given grid output directories (e.g. the shards') and writes the tables
-// and the report to -out.
+// and the report to -out. The directories must hold grids of the same
+// protocol (experiment.Collect) and, between them, a record of every job.
 func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", "-out OUT DIR...", stderr)
 	out := fs.String("out", "", "output directory for tables/ and report.html")
@@ -24,6 +26,10 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	res, err := collect(fs.Args(), stderr)
 	if err != nil {
 		return err
+	}
+	if n := len(res.Missing); n > 0 {
+		return fmt.Errorf("merge: %d jobs of the grid have no record in %s (the first: %v, file %s); run the missing shards (or rerun the grid with the same flags) and merge again",
+			n, strings.Join(fs.Args(), ", "), res.Missing[0], res.Missing[0].Path())
 	}
 	if err := res.WriteTables(*out); err != nil {
 		return err
@@ -42,8 +48,8 @@ func collect(dirs []string, stderr io.Writer) (*experiment.Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, path := range res.Damaged {
-		fmt.Fprintf(stderr, "warning: skipped damaged record %s (rerun the grid to redo it)\n", path)
+	for _, d := range res.Damaged {
+		fmt.Fprintf(stderr, "warning: skipped damaged record %s (rerun the grid to redo it): %v\n", d.Path, d.Err)
 	}
 	return res, nil
 }

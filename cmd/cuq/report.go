@@ -27,6 +27,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if n := len(res.Missing); n > 0 {
+		fmt.Fprintf(stderr, "notice: %d jobs of the grid have no record yet (the first: %v); the report shows the %d runs there are\n", n, res.Missing[0], len(res.Records))
+	}
 	if err := res.WriteReport(*out, experiment.ReportOptions{CDN: *cdn}); err != nil {
 		return err
 	}

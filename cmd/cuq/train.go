@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -45,7 +46,15 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	d, err := loadOrSynthetic(*name, *dataDir, stderr)
+	switch {
+	case *split < 1:
+		return fmt.Errorf("train: -split %d: splits are numbered from 1", *split)
+	case *init < 1:
+		return fmt.Errorf("train: -init %d: initialisations are numbered from 1", *init)
+	case *maxEpochs < 0:
+		return fmt.Errorf("train: -max-epochs %d: want 0 (early stopping only) or a positive cap", *maxEpochs)
+	}
+	d, err := loadOrSynthetic(*name, *dataDir, flagSet(fs, "dataset"), stderr)
 	if err != nil {
 		return err
 	}
@@ -93,18 +102,30 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // loadOrSynthetic loads the named dataset, or datasets.Synthetic with a
-// notice when the name is "synthetic" or the dataset's file is missing.
-func loadOrSynthetic(name, dir string, stderr io.Writer) (*experiment.Dataset, error) {
+// notice when the name is "synthetic" or when the dataset was not named
+// explicitly and its file is missing. A dataset the user named that
+// cannot be loaded is an error.
+func loadOrSynthetic(name, dir string, explicit bool, stderr io.Writer) (*experiment.Dataset, error) {
 	if strings.EqualFold(name, experiment.SyntheticName) {
 		fmt.Fprintln(stderr, "notice: running on the synthetic CoraML-like graph (datasets.Synthetic: CSBM, 3000 nodes, 7 classes)")
 		return experiment.LoadDataset(experiment.SyntheticName, dir)
 	}
 	d, err := experiment.LoadDataset(name, dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(stderr, "notice: %v\nnotice: running on the synthetic CoraML-like graph instead (datasets.Synthetic); pass -data DIR to use the real data\n", err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && explicit:
+		return nil, fmt.Errorf("%w; run \"cuq download -data %s %s\" to fetch it, or pass -data DIR", err, dir, name)
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(stderr, "notice: %v\nnotice: running on the synthetic CoraML-like graph instead (datasets.Synthetic); pass -data DIR or run \"cuq download %s\" to use the real data\n", err, name)
 		return experiment.LoadDataset(experiment.SyntheticName, dir)
 	}
 	return d, err
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // printAUROC prints the ID accuracy and the AUROC of every measure in each

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -22,7 +23,7 @@ import (
 // grid n is the reference's configured num_splits·num_inits, except for
 // GKDE, which runs one init: there n is the number of splits, whereas the
 // reference divides by splits·inits too and so reports GKDE standard errors
-// √inits too small (REFERENCE.md §9.2); this quirk is not reproduced.
+// √inits too small; this quirk is not reproduced.
 type Results struct {
 	// Datasets in table order: the paper's datasets in the paper's order,
 	// then others in order of appearance.
@@ -38,29 +39,158 @@ type Results struct {
 	Curves map[string]map[string]map[Model]eval.CurveStat
 	// Records are the records aggregated, in a deterministic order.
 	Records []*Record
-	// Damaged lists record files that were skipped because they could not
-	// be read (see ReadRecord).
-	Damaged []string
+	// Damaged lists the record files that were skipped because they could
+	// not be read (see ReadRecord) or hold another run than their name
+	// says.
+	Damaged []DamagedRecord
+	// Missing lists the jobs of the grids recorded in the directories (see
+	// Spec) that have no usable record: the tables leave them out, so they
+	// are incomplete until the jobs are run.
+	Missing []Job
 }
 
-// Collect reads the records under dir/runs for each directory (for example
-// the output directories of the shards of a grid) and aggregates them with
-// Aggregate. A job found in several directories counts once: the first
-// directory given wins. Damaged records are skipped and listed in
-// Results.Damaged. It returns an error when a directory cannot be read or
-// holds no record at all.
+// DamagedRecord is a record file that Collect skipped, and why.
+type DamagedRecord struct {
+	Path string
+	Err  error
+}
+
+// Collect reads the records of one or more grid output directories (for
+// example the output directories of the shards of a grid) and aggregates
+// them with Aggregate.
+//
+// The directories' grid.json files (see Spec) say which runs belong to
+// the grid: only the records of those jobs are aggregated, run with the
+// grid's epoch cap and holding every setting the grid asked for; records
+// left in a directory by other grids are ignored, and jobs without a
+// usable record are listed in Results.Missing. The grids of the
+// directories must agree on the number of splits and inits and on the
+// epoch cap; otherwise Collect returns an error saying what differs. Their
+// datasets, models and settings may differ: the tables then cover all of
+// them. For directories without grid.json (written before grids recorded
+// their Spec) every record counts, and the records must agree on the
+// epoch cap.
+//
+// A job found in several directories counts once: the first directory
+// given wins. Damaged records, and records stored under another run's
+// name, are skipped and listed in Results.Damaged. Collect returns an
+// error when a directory cannot be read or there is no record at all.
 func Collect(dirs ...string) (*Results, error) {
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("experiment: Collect: no directories")
 	}
+	var specs []*Spec
+	var specDirs []string
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, "runs")); err != nil {
+			return nil, fmt.Errorf("experiment: Collect: %s holds no runs directory: %w", dir, err)
+		}
+		s, err := ReadSpec(dir)
+		switch {
+		case err == nil:
+			specs, specDirs = append(specs, s), append(specDirs, dir)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("experiment: Collect: %w", err)
+		}
+	}
+	for i := 1; i < len(specs); i++ {
+		if d := specs[0].protocolDiff(specs[i]); d != "" {
+			return nil, fmt.Errorf("experiment: Collect: %s and %s hold different grids (%s): their runs cannot be averaged together",
+				specDirs[0], specDirs[i], d)
+		}
+	}
+	if len(specs) == 0 {
+		return collectAll(dirs)
+	}
+	return collectGrid(specs, dirs)
+}
+
+// collectGrid aggregates the records of the jobs of specs found in dirs.
+func collectGrid(specs []*Spec, dirs []string) (*Results, error) {
+	var jobs []Job
+	index := map[string]int{}
+	for _, s := range specs {
+		js, err := s.Jobs()
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range js {
+			k, ok := index[j.Path()]
+			if !ok {
+				index[j.Path()] = len(jobs)
+				jobs = append(jobs, j)
+				continue
+			}
+			// The same run asked for by several grids: all their settings.
+			var union []Setting
+			for _, st := range AllSettings {
+				if slices.Contains(jobs[k].Settings, st) || slices.Contains(j.Settings, st) {
+					union = append(union, st)
+				}
+			}
+			jobs[k].Settings = union
+		}
+	}
 	var records []*Record
-	var damaged []string
+	var damaged []DamagedRecord
+	var missing []Job
+	for _, j := range jobs {
+		var found *Record
+		for _, dir := range dirs {
+			path := filepath.Join(dir, j.Path())
+			if _, err := os.Stat(path); err != nil {
+				continue
+			}
+			r, err := readRecordOf(path, j)
+			if err != nil {
+				damaged = append(damaged, DamagedRecord{path, err})
+				continue
+			}
+			if r.covers(j, specs[0].MaxEpochs) {
+				found = r
+				break
+			}
+		}
+		if found == nil {
+			missing = append(missing, j)
+			continue
+		}
+		records = append(records, found)
+	}
+	if len(records) == 0 {
+		return nil, fmt.Errorf("experiment: Collect: no records of the grid in %s", strings.Join(dirs, ", "))
+	}
+	res, err := Aggregate(records)
+	if err != nil {
+		return nil, err
+	}
+	res.Damaged, res.Missing = damaged, missing
+	return res, nil
+}
+
+// readRecordOf reads the record at path, which must hold the run of job j
+// (its name says so).
+func readRecordOf(path string, j Job) (*Record, error) {
+	r, err := ReadRecord(path)
+	if err != nil {
+		return nil, err
+	}
+	if r.Dataset != j.Dataset || r.Model != j.Model.Key() || r.Split != j.Split || r.Init != j.Init || r.LOC != j.LOC {
+		held, _ := r.Job()
+		return nil, fmt.Errorf("experiment: record %s holds the run %v, not %v as its name says", path, held, j)
+	}
+	return r, nil
+}
+
+// collectAll aggregates every record under dir/runs of each directory,
+// for output directories without grid.json.
+func collectAll(dirs []string) (*Results, error) {
+	var records []*Record
+	var damaged []DamagedRecord
+	var first string // the first record's path, for epoch-cap conflicts
 	seen := map[string]bool{}
 	for _, dir := range dirs {
 		root := filepath.Join(dir, "runs")
-		if _, err := os.Stat(root); err != nil {
-			return nil, fmt.Errorf("experiment: Collect: %s holds no runs directory: %w", dir, err)
-		}
 		err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -76,9 +206,22 @@ func Collect(dirs ...string) (*Results, error) {
 				return nil
 			}
 			r, err := ReadRecord(path)
+			if err == nil {
+				var j Job
+				if j, err = r.Job(); err == nil && j.Path() != rel {
+					err = fmt.Errorf("experiment: record %s holds the run %v, whose name is %s", path, j, j.Path())
+				}
+			}
 			if err != nil {
-				damaged = append(damaged, path)
+				damaged = append(damaged, DamagedRecord{path, err})
 				return nil
+			}
+			if len(records) > 0 && r.MaxEpochs != records[0].MaxEpochs {
+				return fmt.Errorf("%s ran with max_epochs %d and %s with %d: their runs cannot be averaged together",
+					first, records[0].MaxEpochs, path, r.MaxEpochs)
+			}
+			if len(records) == 0 {
+				first = path
 			}
 			seen[rel] = true
 			records = append(records, r)
@@ -269,7 +412,7 @@ func (res *Results) addCurves(ds string, m Model, rs []*Result) error {
 }
 
 // accRejTypes are the reference's acc_rej table types with the curves they
-// use, the first one a model has (REFERENCE.md §7). The reference's
+// use, the first one a model has. The reference's
 // "prediction" type asks for a total measure that never exists and falls
 // back to α_ŷ, then to max-prob. For a first-order model the reference's
 // aleatoric entropy is the entropy of the softmax, its TU.

@@ -139,7 +139,7 @@ func numInits(dataset string, m Model, requested int) int {
 	return requested
 }
 
-// configure applies the reference's per-dataset overrides (REFERENCE.md §0)
+// configure applies the reference implementation's per-dataset overrides
 // to the preset of m: on OGBN Arxiv evaluation every 10 epochs, patience 5
 // and GKDE cutoff 2; LOP-GPN prunes its mixture weights at 0.01 on the
 // larger graphs (AmazonPhotos, AmazonComputers, PubMed, OGBNArxiv).

@@ -1,12 +1,15 @@
 // Package experiment runs the paper's experiment grid: every model of the
 // paper on every dataset, split and initialisation, in the settings
-// classification, leave-out classes, Gaussian and Bernoulli feature noise
-// (REFERENCE.md §0–§7). Each training run is a Job whose Record is written
-// atomically as a JSON file as soon as it finishes, so an interrupted grid
-// resumes where it stopped; the jobs can be sharded over machines and the
-// records merged. Collect aggregates records into the reference's tables
-// (id_ood.csv, acc_rej_<type>_<dataset>.csv), a Markdown table and an HTML
-// report with the accuracy-rejection figure.
+// classification, leave-out classes, Gaussian and Bernoulli feature noise,
+// set up and evaluated as the reference implementation does. Each training
+// run is a Job whose Record is written atomically as a JSON file as soon as
+// it finishes, so an interrupted grid resumes where it stopped; the jobs
+// can be sharded over machines and the records merged. The grid's Spec (datasets, models, settings, splits,
+// inits, epoch cap) is recorded beside its runs, so that Collect
+// aggregates the runs of that grid and nothing else into the reference's
+// tables (id_ood.csv, acc_rej_<type>_<dataset>.csv), a Markdown table and
+// an HTML report with the accuracy-rejection figure, and refuses to merge
+// shards of grids run differently.
 //
 //	sum, err := experiment.Paper().Datasets("CoraML").Splits(10).Inits(1).
 //		DataDir(dir).Out("results").Run(ctx)
@@ -79,18 +82,21 @@ func (g *Grid) Datasets(names ...string) *Grid {
 	}
 	g.names, g.namesSet = g.names[:0], true
 	for _, n := range names {
-		if squash(n) == squash(SyntheticName) {
-			g.names = append(g.names, SyntheticName)
-			continue
-		}
-		spec, err := datasets.Info(n)
-		if err != nil {
-			if g.err == nil {
-				g.err = fmt.Errorf("experiment: %w", err)
+		name := SyntheticName
+		if squash(n) != squash(SyntheticName) {
+			spec, err := datasets.Info(n)
+			if err != nil {
+				if g.err == nil {
+					g.err = fmt.Errorf("experiment: %w", err)
+				}
+				return g
 			}
-			return g
+			name = spec.Name
 		}
-		g.names = append(g.names, spec.Name)
+		if slices.Contains(g.names, name) {
+			return g.fail("dataset %s given twice", name)
+		}
+		g.names = append(g.names, name)
 	}
 	return g
 }
@@ -122,6 +128,11 @@ func (g *Grid) Models(models ...Model) *Grid {
 	if len(models) == 0 {
 		return g.fail("no models")
 	}
+	for i, m := range models {
+		if slices.Contains(models[:i], m) {
+			return g.fail("model %v given twice", m)
+		}
+	}
 	g.models = slices.Clone(models)
 	return g
 }
@@ -135,6 +146,11 @@ func (g *Grid) Settings(settings ...Setting) *Grid {
 	}
 	if len(settings) == 0 {
 		return g.fail("no settings")
+	}
+	for i, st := range settings {
+		if slices.Contains(settings[:i], st) {
+			return g.fail("setting %v given twice", st)
+		}
 	}
 	g.settings = slices.Clone(settings)
 	return g
@@ -205,56 +221,21 @@ func (g *Grid) Progress(fn func(Event)) *Grid { g.progress = fn; return g }
 // Report sets how Run writes the HTML report.
 func (g *Grid) Report(o ReportOptions) *Grid { g.report = o; return g }
 
-// numSplits returns the number of splits of a dataset: one for a fixed
-// split (OGBN Arxiv).
-func (g *Grid) numSplits(name string) int {
-	if d, ok := g.memory[name]; (ok && d.Official != nil) || isArxiv(name) {
-		return 1
-	}
-	return g.splits
+// fixedSplit reports whether the dataset has one official split (OGBN
+// Arxiv, or an in-memory dataset with Official set).
+func (g *Grid) fixedSplit(name string) bool {
+	d, ok := g.memory[name]
+	return (ok && d.Official != nil) || isArxiv(name)
 }
 
-// Jobs returns every job of the grid in the canonical order: datasets,
-// models, splits, inits as given, and for each the clean-graph job
-// (classification and the noise settings, which share its model) before
-// the leave-out-classes job. Sharding indexes this order.
+// Jobs returns every job of the grid in the canonical order (see
+// Spec.Jobs); sharding indexes this order.
 func (g *Grid) Jobs() ([]Job, error) {
-	if g.err != nil {
-		return nil, g.err
+	s, err := g.Spec()
+	if err != nil {
+		return nil, err
 	}
-	if len(g.names) == 0 {
-		return nil, fmt.Errorf("experiment: no datasets")
-	}
-	var clean []Setting
-	loc := false
-	for _, s := range AllSettings {
-		switch {
-		case !slices.Contains(g.settings, s):
-		case s == LeaveOutClasses:
-			loc = true
-		default:
-			clean = append(clean, s)
-		}
-	}
-	var jobs []Job
-	for _, ds := range g.names {
-		for _, m := range g.models {
-			for split := 1; split <= g.numSplits(ds); split++ {
-				for init := 1; init <= numInits(ds, m, g.inits); init++ {
-					j := Job{Dataset: ds, Model: m, Split: split, Init: init}
-					if len(clean) > 0 {
-						j.Settings = clean
-						jobs = append(jobs, j)
-					}
-					if loc {
-						j.LOC, j.Settings = true, []Setting{LeaveOutClasses}
-						jobs = append(jobs, j)
-					}
-				}
-			}
-		}
-	}
-	return jobs, nil
+	return s.Jobs()
 }
 
 // ShardJobs returns the jobs of the grid's shard (all jobs without Shard).
@@ -310,22 +291,35 @@ type Summary struct {
 	// record in the output directory; Run then wrote the tables and the
 	// report.
 	Complete bool
+	// PreviousGrid says how the grid recorded in the output directory
+	// before this run differed from this one ("" when it did not or there
+	// was none). Its records are reused where they belong to this grid;
+	// the tables hold this grid's runs only.
+	PreviousGrid string
 }
 
 // Run runs the grid's (shard's) jobs that have no finished record in the
 // output directory, writing each record as soon as its job ends. Within a
 // dataset it runs them split by split and init by init, all models of one
 // run before the next, so that the first finished jobs (and a progress
-// estimate built on them) sample every model. A failed
-// job is reported and the others go on; Run returns an error listing the
-// failures at the end, and a rerun retries them. A cancelled ctx stops Run
-// after the current epoch with ctx's error; finished records are kept. When
-// the whole grid has records, Run writes OUT/tables and OUT/report.html
-// from every record in OUT (see Collect, Results.WriteTables and
-// Results.WriteReport). Before training, Run
-// checks that the files of the datasets it needs exist in the data
-// directory.
+// estimate built on them) sample every model. A failed job is reported
+// and the others go on; Run returns an error listing the failures at the
+// end, and a rerun retries them. A cancelled ctx stops Run after the
+// current epoch with ctx's error; finished records are kept. When the whole
+// grid has records, Run writes OUT/tables and OUT/report.html from the
+// records of the grid's jobs (see Collect, Results.WriteTables and
+// Results.WriteReport); records that other grids left in OUT are not
+// counted.
+//
+// Before the first epoch Run checks what it can: it records the grid's
+// Spec in OUT/grid.json (so an output directory that cannot be written
+// fails at once), the report's ECharts file must be readable, and every
+// dataset the jobs need is loaded.
 func (g *Grid) Run(ctx context.Context) (*Summary, error) {
+	spec, err := g.Spec()
+	if err != nil {
+		return nil, err
+	}
 	jobs, err := g.ShardJobs()
 	if err != nil {
 		return nil, err
@@ -357,13 +351,21 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 			}
 		}
 	}
-	emit(Event{Kind: Planned})
+	if sum.PreviousGrid, err = g.prepareOut(spec); err != nil {
+		return sum, err
+	}
 	loader := &datasetCache{dir: g.dataDir, memory: g.memory, loaded: map[string]*Dataset{}}
+	for _, j := range todo {
+		if _, err := loader.get(j.Dataset); err != nil {
+			return sum, err
+		}
+	}
+	emit(Event{Kind: Planned})
 	var mu sync.Mutex // guards sum, done and emit
 	done := 0
 	next := make(chan Job)
 	var wg sync.WaitGroup
-	for range max(1, g.workers) {
+	for range min(max(1, g.workers), max(1, len(todo))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -399,13 +401,13 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 	if err := ctx.Err(); err != nil {
 		return sum, err
 	}
-	all, err := g.Jobs()
+	all, err := spec.Jobs()
 	if err != nil {
 		return sum, err
 	}
 	sum.Complete = !slices.ContainsFunc(all, func(j Job) bool { done, _ := g.finished(j); return !done })
 	if sum.Complete {
-		res, err := Collect(g.out)
+		res, err := collectGrid([]*Spec{spec}, []string{g.out})
 		if err == nil {
 			err = res.WriteTables(g.out)
 		}
@@ -420,6 +422,30 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 		return sum, fmt.Errorf("experiment: %d of %d jobs failed: %w", len(sum.Failed), len(todo), errors.Join(sum.Failed...))
 	}
 	return sum, nil
+}
+
+// prepareOut creates the output directory and its runs directory and
+// records spec in it, returning how the grid recorded there before
+// differed ("" if it did not, or there was none).
+func (g *Grid) prepareOut(spec *Spec) (previous string, err error) {
+	runs := filepath.Join(g.out, "runs")
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		return "", fmt.Errorf("experiment: output directory: %w", err)
+	}
+	// Records are written below runs: make sure files can be created there.
+	probe, err := os.CreateTemp(runs, ".probe*")
+	if err != nil {
+		return "", fmt.Errorf("experiment: output directory: %w", err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	if old, err := ReadSpec(g.out); err == nil {
+		previous = old.Diff(spec)
+	}
+	if err := spec.write(g.out); err != nil {
+		return "", err
+	}
+	return previous, nil
 }
 
 // runOrder orders jobs for running: dataset by dataset as given, and within
@@ -447,13 +473,14 @@ func runOrder(jobs []Job) []Job {
 }
 
 // finished reports whether j has a finished record in the output
-// directory; damaged names a record file that exists but cannot be used.
+// directory; damaged names a record file that exists but cannot be used
+// (unreadable, or holding another run).
 func (g *Grid) finished(j Job) (done bool, damaged string) {
 	path := filepath.Join(g.out, j.Path())
 	if _, err := os.Stat(path); err != nil {
 		return false, ""
 	}
-	r, err := ReadRecord(path)
+	r, err := readRecordOf(path, j)
 	if err != nil {
 		return false, path
 	}

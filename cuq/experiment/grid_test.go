@@ -96,6 +96,11 @@ func TestGridOptionErrors(t *testing.T) {
 		{Paper().Models(), "no models"},
 		{Paper().Settings(Setting(9)), "unknown setting"},
 		{Paper().MaxEpochs(-2), "max epochs -2"},
+		{Paper().Models(GPN, APPNP, GPN), "model GPN given twice"},
+		{Paper().Datasets("CoraML", "cora_ml"), "dataset CoraML given twice"},
+		{Paper().Settings(LeaveOutClasses, Classification, LeaveOutClasses), "setting ood_loc given twice"},
+		{Paper().Splits(1 << 40), "grid of more than 1000000 jobs"},
+		{Paper().Splits(1 << 62).Inits(1 << 62), "grid of more than 1000000 jobs"},
 	} {
 		if _, err := c.g.Jobs(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
@@ -197,7 +202,11 @@ func TestResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(sortedCopy(res.Damaged), sortedCopy(damaged)) {
+	var found []string
+	for _, d := range res.Damaged {
+		found = append(found, d.Path)
+	}
+	if !slices.Equal(sortedCopy(found), sortedCopy(damaged)) {
 		t.Errorf("Collect found damaged %v, want %v", res.Damaged, damaged)
 	}
 	if len(res.Records) != 9 {

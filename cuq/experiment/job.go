@@ -14,7 +14,7 @@ import (
 )
 
 // NoiseBudget is the fraction of each node group whose features are replaced
-// in the feature-noise settings (REFERENCE.md §4).
+// in the feature-noise settings, as in the reference implementation.
 const NoiseBudget = 0.1
 
 // NoiseSeed seeds the feature noise, as the reference's set_seed(42).

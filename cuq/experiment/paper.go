@@ -6,7 +6,7 @@ import "math"
 var na = math.NaN()
 
 // paperRow is one row of the paper's table "OOD detection performance of
-// OOD vs ID vertices and ID accuracies" (PAPER.md), in percent: Acc, then
+// OOD vs ID vertices and ID accuracies", in percent: Acc, then
 // for leave-out classes and for Gaussian noise the ID accuracy and the
 // AUROCs of TU, AU, EU, EU_PC and EU_SO.
 type paperRow struct {

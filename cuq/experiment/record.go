@@ -201,16 +201,29 @@ func writeFileAtomic(path string, data []byte) error {
 // version, fails its checksum or lacks a field, i.e. when it is damaged or
 // was cut short.
 func ReadRecord(path string) (*Record, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFileMax(path, maxRecordBytes)
 	if err != nil {
-		return nil, fmt.Errorf("experiment: %w", err)
+		return nil, fmt.Errorf("experiment: record %w", err)
 	}
+	r, err := parseRecord(b)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: record %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// maxRecordBytes bounds a record file. A record holds a few dozen numbers
+// per setting and 101-point curves of at most seven measures, some 20 KB.
+const maxRecordBytes = 4 << 20
+
+// parseRecord decodes and checks the JSON of a record.
+func parseRecord(b []byte) (*Record, error) {
 	var r Record
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("experiment: record %s: %w", path, err)
+		return nil, err
 	}
 	if err := r.validate(); err != nil {
-		return nil, fmt.Errorf("experiment: record %s: %w", path, err)
+		return nil, err
 	}
 	return &r, nil
 }

@@ -6,7 +6,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 func ptr(x float64) *float64 { return &x }
@@ -118,5 +122,40 @@ func TestReadRecordDetectsDamage(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: error %v, want %q naming the file", c.name, err, c.want)
 		}
+	}
+}
+
+// A file in place of a record that is far too large, or not a regular file
+// (a FIFO would block the reader), is a damaged record, found without
+// reading it.
+func TestReadRecordHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.json")
+	must(t, os.WriteFile(big, make([]byte, maxRecordBytes+1), 0o644))
+	var err error
+	alloc := testenv.AllocatedBy(func() { _, err = ReadRecord(big) })
+	if err == nil || !strings.Contains(err.Error(), "big.json: 4194305 bytes, more than 4194304") {
+		t.Errorf("oversized record: %v", err)
+	}
+	if alloc > 1<<20 {
+		t.Errorf("reading an oversized record allocated %d bytes", alloc)
+	}
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadRecord(fifo); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "fifo.json is not a regular file") {
+			t.Errorf("FIFO record: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadRecord blocked on a FIFO")
+	}
+	must(t, os.WriteFile(filepath.Join(dir, SpecFile), make([]byte, maxSpecBytes+1), 0o644))
+	if _, err := ReadSpec(dir); err == nil || !strings.Contains(err.Error(), "more than 1048576") {
+		t.Errorf("oversized grid.json: %v", err)
 	}
 }

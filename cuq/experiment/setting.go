@@ -7,8 +7,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 )
 
-// Setting is one experimental setting of the paper's grid (REFERENCE.md
-// §0, §4).
+// Setting is one experimental setting of the paper's grid.
 type Setting int
 
 // The settings, in the order of the reference.

@@ -5,9 +5,11 @@
 // 3.0, C-order arrays (fortran_order False) of the little-endian dtypes
 // <f4, <f8, <i4, <i8, |u1, |b1 and fixed-width unicode <U n. Object arrays
 // (|O, pickled Python objects) are never unpickled: an .npz archive lists
-// them as skipped. Every size in a header is checked against the bytes that
-// are actually present, so corrupt or truncated input gives an error, never a
-// panic or an allocation larger than the input.
+// them as skipped. Every size in a header or a zip directory is checked
+// against what the input can hold before memory is reserved for it (the
+// archive's length; at most 1032 bytes per compressed byte for Deflate), so
+// corrupt, truncated or hostile input gives an error, never a panic or an
+// allocation beyond what its bytes can decode to.
 //
 // github.com/sbinet/npyio was considered: its header parser slices without
 // bounds checks (it panics on some corrupt headers), it lacks format 3.0 and

@@ -34,9 +34,16 @@ func (a *Archive) Has(name string) bool {
 	return ok
 }
 
-// ReadNPZFile reads every array of the .npz archive at path. Errors name the
-// file and, where it applies, the member.
+// ReadNPZFile reads every array of the .npz archive at path, which must be
+// a regular file (a zip archive is read from its end, so a pipe cannot
+// hold one; opening a FIFO would block). Errors name the file and, where
+// it applies, the member.
 func ReadNPZFile(path string) (*Archive, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: npz: not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -69,7 +76,7 @@ func ReadNPZ(r io.ReaderAt, size int64) (*Archive, error) {
 		if _, dup := a.arrays[name]; dup {
 			return nil, fmt.Errorf("npz: duplicate member %q", f.Name)
 		}
-		arr, err := readMember(f)
+		arr, err := readMember(f, size)
 		if err == ErrObject {
 			a.skipped = append(a.skipped, name)
 			continue
@@ -83,7 +90,39 @@ func ReadNPZ(r io.ReaderAt, size int64) (*Archive, error) {
 	return a, nil
 }
 
-func readMember(f *zip.File) (*Array, error) {
+// maxDeflateRatio bounds how far Deflate can expand its input: a stored
+// block of length n costs n+5 bytes and a compressed block emits at most
+// 258 bytes per 2 bits, about 1032 output bytes per input byte.
+const maxDeflateRatio = 1032
+
+// checkSizes compares the sizes that f's directory entry declares with
+// what an archive of size bytes can hold, so that nothing is allocated for
+// data that cannot be there: the compressed bytes must fit in the archive,
+// a stored member is as long as its compressed bytes, and a Deflate member
+// expands at most maxDeflateRatio-fold.
+func checkSizes(f *zip.File, size int64) error {
+	comp, uncomp := f.CompressedSize64, f.UncompressedSize64
+	if size < 0 || comp > uint64(size) {
+		return fmt.Errorf("declares %d compressed bytes, but the archive has %d", comp, size)
+	}
+	switch f.Method {
+	case zip.Store:
+		if uncomp != comp {
+			return fmt.Errorf("stored member declares %d bytes uncompressed and %d compressed", uncomp, comp)
+		}
+	case zip.Deflate:
+		if uncomp/maxDeflateRatio > comp {
+			return fmt.Errorf("declares %d bytes uncompressed from %d compressed, more than Deflate can produce", uncomp, comp)
+		}
+	}
+	return nil
+}
+
+// readMember decodes member f of an archive of size bytes.
+func readMember(f *zip.File, size int64) (*Array, error) {
+	if err := checkSizes(f, size); err != nil {
+		return nil, err
+	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, err
@@ -102,9 +141,9 @@ func readMember(f *zip.File) (*Array, error) {
 	if rest := f.UncompressedSize64 - uint64(cr.n); uint64(cr.n) > f.UncompressedSize64 || uint64(h.DataLen) != rest {
 		return nil, fmt.Errorf("npy: shape %v of %v needs %d data bytes, member holds %d", h.Shape, h.Dtype, h.DataLen, int64(f.UncompressedSize64)-cr.n)
 	}
-	// Deflate expands at most 1032-fold, which bounds the preallocation by
-	// the input size.
-	arr, err := readData(cr, h, int64(min(f.CompressedSize64, 1<<40)*1032))
+	// checkSizes bounded the declared size by what the archive can hold,
+	// so the data can be read into a buffer of that size at once.
+	arr, err := readData(cr, h, int64(h.DataLen))
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,13 @@
 // Package testenv locates the shared benchmark datasets for tests and
-// benchmarks: $CUQ_TEST_DATA when set, otherwise the folder shared/datasets
-// beside the repository (../shared/datasets seen from the module root).
+// benchmarks ($CUQ_TEST_DATA when set, otherwise the folder shared/datasets
+// beside the repository, ../shared/datasets seen from the module root) and
+// measures what a function allocates, for tests of memory bounds.
 package testenv
 
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -48,4 +50,16 @@ func RequireDatasets(tb testing.TB) string {
 		tb.Skip("shared datasets not found (set CUQ_TEST_DATA)")
 	}
 	return d
+}
+
+// AllocatedBy returns the bytes of heap memory that fn allocates, counted
+// by runtime.MemStats.TotalAlloc (which only grows, so memory freed again
+// by fn still counts). Run it outside parallel tests: allocations of other
+// goroutines count too.
+func AllocatedBy(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

@@ -1,0 +1,36 @@
+package cuq_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+)
+
+// With a learning rate far too large, APPNP's validation cross entropy is
+// +Inf from the first epoch on (some validation node gets probability 0
+// for its class) while its training loss stays finite. Fit used to return
+// the initial parameters without an error; it must fail, naming the epoch
+// and the loss, and leave the model untrained.
+func TestFitNeverFiniteValidationLoss(t *testing.T) {
+	g, split := smallGraph(t)
+	m := cuq.APPNPModel(g).LR(1000).MustBuild()
+	hist, err := m.Fit(split)
+	// Patience 50: training stops after epoch 50, the last evaluated.
+	want := "cuq: APPNP: training diverged: the validation loss was never finite; at epoch 50, the last evaluated, it was +Inf (training loss "
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	if hist == nil || len(hist.Epochs) != 50 || hist.BestEpoch != 0 {
+		t.Errorf("history %+v, want 50 epochs and no best one", hist)
+	}
+	if _, err := m.Predict(nil); err == nil || !strings.Contains(err.Error(), "not trained") {
+		t.Errorf("Predict after a diverged Fit: %v, want a not-trained error", err)
+	}
+
+	// A run too short for an evaluation never has a validation loss either.
+	short := cuq.GPN(g).MaxEpochs(3).EvalEvery(10).MustBuild()
+	if _, err := short.Fit(split); err == nil || !strings.Contains(err.Error(), "cuq: GPN: no validation loss in 3 epochs (evaluated every 10 epochs)") {
+		t.Errorf("3 epochs evaluated every 10: %v", err)
+	}
+}
