@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # bench-vs-torch.sh times a training epoch and an evaluation pass of every
-# paper model with PyTorch (shared/bench/torch_reference.py, CPU, 2 threads)
-# and with cuqgnn (cuq bench), one after the other on the same machine, and
-# prints both with the ratio cuqgnn / PyTorch (the target is at most 0.2).
+# paper model with a PyTorch timing script (CPU, 2 threads; see
+# docs/performance.md) and with cuqgnn (cuq bench), one after the other on
+# the same machine, and prints both with the ratio cuqgnn / PyTorch (the
+# target is at most 0.2).
 #
-#   scripts/bench-vs-torch.sh [DATA_DIR] [DATASET] [EPOCHS]
+#   scripts/bench-vs-torch.sh TORCH_SCRIPT DATA_DIR [DATASET] [EPOCHS]
 #
-# Defaults: ../shared/datasets, CoraML, 50. PyTorch comes from Debian
-# (apt-get install -y python3-torch python3-scipy).
+# TORCH_SCRIPT takes "NPZ --epochs N --threads 2" and prints lines
+# "<model> train_ms=<x> eval_ms=<y>", as `cuq bench` does. Defaults:
+# CoraML, 50 epochs. PyTorch comes from Debian (apt-get install -y
+# python3-torch python3-scipy).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-data=${1:-$repo/../shared/datasets}
-dataset=${2:-CoraML}
-epochs=${3:-50}
+reference=${1:?usage: bench-vs-torch.sh TORCH_SCRIPT DATA_DIR [DATASET] [EPOCHS]}
+data=${2:?usage: bench-vs-torch.sh TORCH_SCRIPT DATA_DIR [DATASET] [EPOCHS]}
+dataset=${3:-CoraML}
+epochs=${4:-50}
 declare -A files=([CoraML]=cora_ml.npz [CiteSeer]=citeseer.npz [AmazonPhotos]=amazon_electronics_photo.npz [AmazonComputers]=amazon_electronics_computers.npz)
 npz=$data/${files[$dataset]:?unknown dataset $dataset}
-reference=$repo/../shared/bench/torch_reference.py
 py=/usr/bin/python3
 [[ -x $py ]] || py=python3
 

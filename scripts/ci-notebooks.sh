@@ -25,7 +25,7 @@
 # embedded in package chart. Outputs (notebooks, HTML, DOM dumps,
 # screenshots) stay in $CUQ_CI_OUT (default: a new temporary directory,
 # printed at the end). The benchmark files are read from $CUQ_DATA, default
-# ../shared/datasets beside the repository.
+# the tests' data directory.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -59,8 +59,11 @@ export PATH=$bin:$PATH
 export JUPYTER_DATA_DIR=$out/jupyter
 gonb --install >"$out/gonb-install.log" 2>&1 || { cat "$out/gonb-install.log"; exit 1; }
 
-if [[ -z ${CUQ_DATA:-} && -d $repo/../shared/datasets ]]; then
-	export CUQ_DATA=$(cd "$repo/../shared/datasets" && pwd)
+# The notebooks read $CUQ_DATA; CI gives them the tests' data directory
+# ($CUQ_TEST_DATA, else shared/datasets beside the repository: docs/data.md).
+if [[ -z ${CUQ_DATA:-} ]]; then
+	test_data=${CUQ_TEST_DATA:-$repo/../shared/datasets}
+	[[ -d $test_data ]] && export CUQ_DATA=$(cd "$test_data" && pwd)
 fi
 echo "data: ${CUQ_DATA:-none (the notebooks use the synthetic graphs)}"
 

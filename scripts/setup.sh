@@ -5,13 +5,11 @@
 #   1. builds the GoNB kernel, goimports and gopls at the versions pinned in
 #      tools/go.mod into $CUQ_BIN (default: $(go env GOBIN), else
 #      $(go env GOPATH)/bin, the directory `go install` uses);
-#   2. registers the GoNB kernel with Jupyter (gonb --install);
-#   3. caches echarts.min.js (npm package echarts@$ECHARTS_VERSION) where
-#      chart.DefaultEChartsFile() looks for it, so charts draw offline.
-# It is idempotent: run it again after changing a pinned version.
+#   2. registers the GoNB kernel with Jupyter (gonb --install).
+# The charts need nothing more: package chart embeds ECharts, so they draw
+# offline. It is idempotent: run it again after changing a pinned version.
 set -euo pipefail
 
-ECHARTS_VERSION=5.6.0 # keep equal to chart.EChartsVersion
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "setup.sh: $1 not found: $2" >&2; exit 1; }; }
@@ -34,25 +32,6 @@ export PATH=$bin:$PATH
 
 echo "== registering the GoNB kernel"
 gonb --install
-
-case "$(uname -s)" in
-Darwin) cache=${XDG_CACHE_HOME:-$HOME/Library/Caches} ;;
-*) cache=${XDG_CACHE_HOME:-$HOME/.cache} ;;
-esac
-dest=$cache/cuqgnn/echarts/$ECHARTS_VERSION/echarts.min.js
-if [[ -s $dest ]]; then
-	echo "== echarts.min.js already cached: $dest"
-elif command -v npm >/dev/null 2>&1; then
-	echo "== fetching echarts@$ECHARTS_VERSION from npm into $dest"
-	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
-	(cd "$tmp" && npm pack --silent "echarts@$ECHARTS_VERSION" >/dev/null &&
-		tar -xzf "echarts-$ECHARTS_VERSION.tgz" package/dist/echarts.min.js)
-	mkdir -p "$(dirname "$dest")"
-	mv "$tmp/package/dist/echarts.min.js" "$dest"
-else
-	echo "== npm not found: charts will load ECharts from the CDN (online only)"
-fi
 
 cat <<EOF
 

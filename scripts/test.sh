@@ -2,7 +2,8 @@
 # test.sh runs the whole test suite, exactly as CI does (.ci/run):
 #   1. gofmt and go vet must be clean, go vet also for js/wasm on the
 #      explorers' WebAssembly program;
-#   2. go test ./... (real datasets from ../shared/datasets or $CUQ_TEST_DATA;
+#   2. go test ./... (real datasets from $CUQ_TEST_DATA, else shared/datasets
+#      beside the repository, see docs/data.md;
 #      under CI=true their absence is a failure, elsewhere those tests skip);
 #   3. every notebook executed headless, its charts checked in Chromium
 #      (scripts/ci-notebooks.sh). CUQ_SKIP_NOTEBOOKS=1 skips this step on a
