@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/cuqgnn/cuqgnn/internal/memstat"
+
 	"fmt"
 	"io"
 	"strings"
@@ -135,7 +137,7 @@ func timeModel(m *cuq.Model, split graph.Split, epochs int) (trainMs, evalMs flo
 
 // fitAndReport trains m with the full schedule and prints
 // "<model> fit_s=<s> epochs=<n> test_acc=<a> peak_rss_mb=<m>"; the peak is
-// the process's maximum resident set so far (see peakMemory).
+// the process's maximum resident set so far (memstat.PeakRSS).
 func fitAndReport(w io.Writer, key string, m *cuq.Model, split graph.Split) error {
 	start := time.Now()
 	hist, err := m.Fit(split)
@@ -147,6 +149,6 @@ func fitAndReport(w io.Writer, key string, m *cuq.Model, split graph.Split) erro
 		return err
 	}
 	fmt.Fprintf(w, "%s fit_s=%.1f epochs=%d test_acc=%.4f peak_rss_mb=%d\n", key, time.Since(start).Seconds(),
-		len(hist.Epochs), pred.Accuracy(split.Test), peakMemory()>>20)
+		len(hist.Epochs), pred.Accuracy(split.Test), memstat.PeakRSS()>>20)
 	return nil
 }

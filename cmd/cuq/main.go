@@ -41,35 +41,69 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
+
+	"github.com/cuqgnn/cuqgnn/internal/memstat"
 )
 
-const usage = `usage: cuq <command> [flags]
+// command is one subcommand of cuq.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
 
-commands:
-  train   train one model, print accuracy and OOD-detection AUROCs
-  grid    run the paper's experiment grid (or one shard of it)
-  merge   build the tables and the report from grid output directories
-  report  rebuild the HTML report from grid output directories
-  bench   time a training epoch and an evaluation pass of each model
-  download  fetch datasets into the data directory, checksummed
+// commands lists every subcommand, in the order usage shows them.
+var commands = []command{
+	{"train", "train one model, print accuracy and OOD-detection AUROCs", runTrain},
+	{"grid", "run the paper's experiment grid (or one shard of it)", runGrid},
+	{"merge", "build the tables and the report from grid output directories", withoutContext(runMerge)},
+	{"report", "rebuild the HTML report from grid output directories", withoutContext(runReport)},
+	{"bench", "time a training epoch and an evaluation pass of each model", withoutContext(runBench)},
+	{"download", "fetch datasets into the data directory, checksummed", runDownload},
+}
 
-Run "cuq <command> -h" for the flags of a command.
-`
+// withoutContext adapts a command that cannot be interrupted.
+func withoutContext(run func(args []string, stdout, stderr io.Writer) error) func(context.Context, []string, io.Writer, io.Writer) error {
+	return func(_ context.Context, args []string, stdout, stderr io.Writer) error {
+		return run(args, stdout, stderr)
+	}
+}
+
+// usage returns the program's usage text, built from commands.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: cuq <command> [flags]\n\ncommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-9s %s\n", c.name, c.summary)
+	}
+	b.WriteString("\nRun \"cuq <command> -h\" for the flags of a command.\n")
+	return b.String()
+}
+
+// errNoCommand reports a command line without a command.
+var errNoCommand = errors.New("no command")
 
 func main() {
 	tuneGC()
 	ctx, stop := interruptible(context.Background(), os.Stderr, os.Exit)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode returns the process status for run's error, printing the error:
+// 0 for success and for help that was asked for (-h), 2 for a command line
+// without a command, 1 for every other error.
+func exitCode(err error, stderr io.Writer) int {
 	switch {
-	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "cuq:", err)
-		os.Exit(1)
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errNoCommand):
+		return 2
 	}
+	fmt.Fprintln(stderr, "cuq:", err)
+	return 1
 }
 
 // interruptible returns a context that the first SIGINT or SIGTERM
@@ -125,7 +159,7 @@ func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	if ram := physicalMemory(); os.Getenv("GOMEMLIMIT") == "" && ram > 0 {
+	if ram := memstat.Physical(); os.Getenv("GOMEMLIMIT") == "" && ram > 0 {
 		debug.SetMemoryLimit(min(ram/10*6, gcSoftLimit))
 	}
 }
@@ -133,28 +167,23 @@ func tuneGC() {
 // run dispatches to the subcommand named by args[0].
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return flag.ErrHelp
+		fmt.Fprint(stderr, usage())
+		return errNoCommand
 	}
-	cmd, rest := args[0], args[1:]
-	switch cmd {
-	case "train":
-		return runTrain(ctx, rest, stdout, stderr)
-	case "grid":
-		return runGrid(ctx, rest, stdout, stderr)
-	case "merge":
-		return runMerge(rest, stdout, stderr)
-	case "report":
-		return runReport(rest, stdout, stderr)
-	case "bench":
-		return runBench(rest, stdout, stderr)
-	case "download":
-		return runDownload(ctx, rest, stdout, stderr)
+	name, rest := args[0], args[1:]
+	switch name {
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage())
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (valid: train, grid, merge, report, bench, download)", cmd)
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		if c.name == name {
+			return c.run(ctx, rest, stdout, stderr)
+		}
+		names[i] = c.name
+	}
+	return fmt.Errorf("unknown command %q (valid: %s)", name, strings.Join(names, ", "))
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and

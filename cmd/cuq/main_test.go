@@ -191,3 +191,26 @@ func TestGridFallsBackToSynthetic(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestUsageAndExitCodes(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"-h"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands {
+		if !strings.Contains(out.String(), "  "+c.name+" ") {
+			t.Errorf("usage lacks the command %s:\n%s", c.name, out.String())
+		}
+	}
+	err := run(context.Background(), []string{"grid", "-h"}, &out, &errOut)
+	if code := exitCode(err, &errOut); code != 0 {
+		t.Errorf("cuq grid -h: exit status %d (error %v), want 0", code, err)
+	}
+	if code := exitCode(run(context.Background(), nil, &out, &errOut), &errOut); code != 2 {
+		t.Errorf("cuq without a command: exit status %d, want 2", code)
+	}
+	err = run(context.Background(), []string{"fly"}, &out, &errOut)
+	if code := exitCode(err, &errOut); code != 1 || !strings.Contains(err.Error(), "valid: train, grid, merge, report, bench, download") {
+		t.Errorf("unknown command: status %d, error %v", code, err)
+	}
+}
