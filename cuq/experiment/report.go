@@ -226,10 +226,10 @@ func joinModels(ms []Model) string {
 // accuracy, then the AUROCs of the paper's measures.
 var oodColumns = []struct {
 	label  string
-	metric int
+	metric eval.SettingMetric
 }{
-	{"ID acc", eval.IdAcc}, {"TU", eval.OodTotalEntropy}, {"AU", eval.OodAleatoricEntropy},
-	{"EU", eval.OodEpistemicEntropyDiff}, {"EU_PC", eval.OodEpistemic}, {"EU_SO", eval.OodEpistemicEntropy},
+	{"ID acc", eval.IDAcc}, {"TU", eval.OODTotalEntropy}, {"AU", eval.OODAleatoricEntropy},
+	{"EU", eval.OODEpistemicEntropyDiff}, {"EU_PC", eval.OODEpistemic}, {"EU_SO", eval.OODEpistemicEntropy},
 }
 
 // oodTable builds the report's OOD table of one dataset.
