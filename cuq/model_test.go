@@ -313,6 +313,86 @@ func TestPredictionARCAndAUROC(t *testing.T) {
 	}
 }
 
+// A built model owns its configuration: changing the builder's parts (the
+// encoder and convolution configurations) after Build leaves the model's
+// training as it was built, and the next Build takes the change.
+func TestBuiltModelOwnsItsConfiguration(t *testing.T) {
+	g, split := smallGraph(t)
+	steps := func(m *cuq.Model) []float64 {
+		var losses []float64
+		for range 3 {
+			v, err := m.Step(split)
+			if err != nil {
+				t.Fatal(err)
+			}
+			losses = append(losses, v)
+		}
+		return losses
+	}
+	want := steps(cuq.CUQ(g).Encoder(cuq.MLP(32)).Conv(cuq.GCN(16)).MustBuild())
+
+	enc, conv := cuq.MLP(32), cuq.GCN(16)
+	b := cuq.CUQ(g).Encoder(enc).Conv(conv)
+	m := b.MustBuild()
+	enc.Dropout(0)
+	conv.Dropout(0)
+	got := steps(m)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("losses after changing the encoder and convolution configurations: %v, want %v as built", got, want)
+		}
+	}
+	if again := steps(b.MustBuild()); again[0] == want[0] {
+		t.Errorf("a Build after the change ignored it: loss %v", again[0])
+	}
+}
+
+// GKDE's evidence belongs to the graph it was fitted on; the other models
+// run on any graph of the same size and feature width.
+func TestGKDEStaysOnItsGraph(t *testing.T) {
+	g, split := smallGraph(t)
+	m := cuq.GKDE(g).MustBuild()
+	if _, err := m.Forward(nil); err == nil || !strings.Contains(err.Error(), "cuq: GKDE: not fitted") {
+		t.Errorf("Forward before Fit: err = %v", err)
+	}
+	if _, err := m.Step(split); err == nil || !strings.Contains(err.Error(), "GKDE has no parameters to train") {
+		t.Errorf("Step: err = %v", err)
+	}
+	hist, err := m.Fit(split)
+	if err != nil || len(hist.Epochs) != 0 {
+		t.Fatalf("Fit: %+v, %v", hist, err)
+	}
+	alpha, err := m.Forward(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, err := m.Predict(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range alpha.Data {
+		if a != pred.Alpha.Data[i] {
+			t.Fatalf("Forward and Predict disagree on α[%d]: %v, %v", i, a, pred.Alpha.Data[i])
+		}
+	}
+	rewired := g.Clone()
+	for _, f := range []func(*graph.Graph) error{
+		func(h *graph.Graph) error { _, err := m.Forward(h); return err },
+		func(h *graph.Graph) error { _, err := m.Predict(h); return err },
+	} {
+		if err := f(rewired); err == nil || !strings.Contains(err.Error(), "belongs to the graph it was fitted on") {
+			t.Errorf("another adjacency: err = %v", err)
+		}
+	}
+}
+
+func TestUnknownPooling(t *testing.T) {
+	g, _ := smallGraph(t)
+	if _, err := cuq.CUQ(g).Pooling(cuq.Pooling(7)).Build(); err == nil || !strings.Contains(err.Error(), "unknown pooling Pooling(7)") {
+		t.Errorf("err = %v", err)
+	}
+}
+
 // StopAt tells a progress bar when early stopping will end training if the
 // validation loss stops improving.
 func TestEpochStatsStopAt(t *testing.T) {
