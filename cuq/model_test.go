@@ -3,6 +3,7 @@ package cuq_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -98,8 +99,8 @@ func TestEarlyStoppingRestoresBest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(hist.Stopped, "early stopping") {
-		t.Fatalf("stopped because %q", hist.Stopped)
+	if hist.Reason != cuq.EarlyStopping {
+		t.Fatalf("stopped because %v (%q)", hist.Reason, hist.Stopped)
 	}
 	last := hist.Epochs[len(hist.Epochs)-1]
 	if last.Epoch != hist.BestEpoch+10 {
@@ -116,7 +117,7 @@ func TestEarlyStoppingRestoresBest(t *testing.T) {
 	}
 	warm := 0
 	for _, e := range hist.Epochs {
-		if e.Phase == "warmup" {
+		if e.Phase == cuq.WarmupPhase {
 			warm++
 		}
 	}
@@ -359,7 +360,7 @@ func TestGKDEStaysOnItsGraph(t *testing.T) {
 		t.Errorf("Step: err = %v", err)
 	}
 	hist, err := m.Fit(split)
-	if err != nil || len(hist.Epochs) != 0 {
+	if err != nil || hist.Reason != cuq.NothingToTrain || len(hist.Epochs) != 0 {
 		t.Fatalf("Fit: %+v, %v", hist, err)
 	}
 	alpha, err := m.Forward(nil)
@@ -400,7 +401,7 @@ func TestEpochStatsStopAt(t *testing.T) {
 	var last cuq.EpochStats
 	m := cuq.CUQPPR(g).MaxEpochs(400).Patience(7).EvalEvery(2).MustBuild()
 	hist, err := m.Fit(split, cuq.OnEpoch(func(e cuq.EpochStats) {
-		if e.Phase == "train" {
+		if e.Phase == cuq.TrainPhase {
 			if e.Best && e.StopAt != min(400, e.Epoch+14) {
 				t.Errorf("epoch %d improved: StopAt %d, want %d", e.Epoch, e.StopAt, e.Epoch+14)
 			}
@@ -412,5 +413,17 @@ func TestEpochStatsStopAt(t *testing.T) {
 	}
 	if last.StopAt != last.Epoch {
 		t.Errorf("training ended at epoch %d, the last StopAt was %d (%s)", last.Epoch, last.StopAt, hist.Stopped)
+	}
+}
+
+// Progress lines print the phase with %s: "warmup" and "train".
+func TestPhaseAndStopReasonNames(t *testing.T) {
+	for v, want := range map[fmt.Stringer]string{
+		cuq.WarmupPhase: "warmup", cuq.TrainPhase: "train", cuq.Phase(5): "Phase(5)",
+		cuq.EarlyStopping: "early stopping", cuq.Interrupted: "interrupted", cuq.StopReason(9): "StopReason(9)",
+	} {
+		if got := v.String(); got != want {
+			t.Errorf("%#v prints %q, want %q", v, got, want)
+		}
 	}
 }

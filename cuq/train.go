@@ -12,10 +12,30 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
+// Phase is a stage of training.
+type Phase int
+
+// The phases of Fit, in order.
+const (
+	WarmupPhase Phase = iota // flow-only warm-up of a PostNet head
+	TrainPhase               // the main training with early stopping
+)
+
+// String returns "warmup" or "train".
+func (p Phase) String() string {
+	switch p {
+	case WarmupPhase:
+		return "warmup"
+	case TrainPhase:
+		return "train"
+	}
+	return fmt.Sprintf("Phase(%d)", int(p))
+}
+
 // EpochStats reports one epoch of training to a progress callback.
 type EpochStats struct {
-	Phase    string // "warmup" or "train"
-	Epoch    int    // 1-based within the phase
+	Phase    Phase
+	Epoch    int // 1-based within the phase
 	Loss     float64
 	ValCE    float64 // NaN when the epoch was not evaluated
 	ValAcc   float64
@@ -27,12 +47,39 @@ type EpochStats struct {
 	StopAt int
 }
 
+// StopReason says why Fit ended.
+type StopReason int
+
+// The reasons training ends.
+const (
+	Interrupted      StopReason = iota // Fit returned an error (cancelled, diverged)
+	NothingToTrain                     // the model has no parameters (GKDE)
+	MaxEpochsReached                   // the main training ran MaxEpochs epochs
+	EarlyStopping                      // the validation loss stopped improving for Patience evaluations
+)
+
+// String returns the reason in a few words.
+func (r StopReason) String() string {
+	switch r {
+	case Interrupted:
+		return "interrupted"
+	case NothingToTrain:
+		return "nothing to train"
+	case MaxEpochsReached:
+		return "reached the maximum number of epochs"
+	case EarlyStopping:
+		return "early stopping"
+	}
+	return fmt.Sprintf("StopReason(%d)", int(r))
+}
+
 // History is the record of a Fit.
 type History struct {
 	Epochs    []EpochStats
-	BestEpoch int     // epoch whose parameters were restored
-	BestValCE float64 // its validation cross entropy
-	Stopped   string  // why training ended
+	BestEpoch int        // epoch whose parameters were restored
+	BestValCE float64    // its validation cross entropy
+	Reason    StopReason // why training ended
+	Stopped   string     // why training ended, in a sentence with the numbers
 }
 
 type fitOptions struct {
@@ -69,7 +116,7 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 	}
 	if tr.obj == nil {
 		m.trained = true
-		return &History{Stopped: m.name + " has no parameters"}, nil
+		return &History{Reason: NothingToTrain, Stopped: m.name + " has no parameters"}, nil
 	}
 	step := tr.step
 	hist := &History{BestValCE: math.Inf(1)}
@@ -94,7 +141,7 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 			if err != nil {
 				return hist, fmt.Errorf("cuq: %s: warm-up epoch %d: %w", m.name, e, err)
 			}
-			report(EpochStats{Phase: "warmup", Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.WarmupEpochs, StopAt: tc.WarmupEpochs})
+			report(EpochStats{Phase: WarmupPhase, Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.WarmupEpochs, StopAt: tc.WarmupEpochs})
 		}
 	}
 	opt, err := m.mainOptimizer()
@@ -104,7 +151,6 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 	params := append(others, flows...)
 	best := snapshot(params)
 	sinceBest := 0
-	hist.Stopped = fmt.Sprintf("reached %d epochs", tc.MaxEpochs)
 	for e := 1; e <= tc.MaxEpochs; e++ {
 		if err := o.ctx.Err(); err != nil {
 			restore(params, best)
@@ -115,7 +161,7 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 			restore(params, best)
 			return hist, fmt.Errorf("cuq: %s: epoch %d: %w", m.name, e, err)
 		}
-		stats := EpochStats{Phase: "train", Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.MaxEpochs}
+		stats := EpochStats{Phase: TrainPhase, Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.MaxEpochs}
 		if e%tc.EvalEvery == 0 {
 			stats.ValCE, stats.ValAcc = crossEntropy(tr.obj.valProbs(), tr.valY)
 			if stats.ValCE < hist.BestValCE {
@@ -129,11 +175,15 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 		stats.StopAt = min(tc.MaxEpochs, e+(tc.Patience-sinceBest)*tc.EvalEvery-e%tc.EvalEvery)
 		report(stats)
 		if sinceBest >= tc.Patience {
+			hist.Reason = EarlyStopping
 			hist.Stopped = fmt.Sprintf("early stopping: no improvement of the validation loss for %d evaluations", tc.Patience)
 			break
 		}
 	}
 	restore(params, best)
+	if hist.Reason != EarlyStopping {
+		hist.Reason, hist.Stopped = MaxEpochsReached, fmt.Sprintf("reached %d epochs", tc.MaxEpochs)
+	}
 	m.trained = true
 	return hist, nil
 }
