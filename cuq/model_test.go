@@ -312,6 +312,19 @@ func TestPredictionARCAndAUROC(t *testing.T) {
 	if _, err := pred.ARC(uq.Measure(99), split.Test); err == nil {
 		t.Error("unknown measure accepted")
 	}
+	nodes := []int{split.Test[3], split.Test[0], split.Test[3]}
+	got, err := pred.UncertaintyOf(uq.EUPC, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, i := range nodes {
+		if got[k] != pred.EUPC[i] {
+			t.Errorf("UncertaintyOf: value %d is %v, want EU_PC of node %d = %v", k, got[k], i, pred.EUPC[i])
+		}
+	}
+	if _, err := pred.UncertaintyOf(uq.TU, []int{g.N}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("node %d outside the %d nodes", g.N, g.N)) {
+		t.Errorf("node out of range: err = %v", err)
+	}
 }
 
 // A built model owns its configuration: changing the builder's parts (the

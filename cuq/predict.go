@@ -88,31 +88,44 @@ func (m *Model) Predict(g *graph.Graph) (*Prediction, error) {
 	return p, nil
 }
 
+// UncertaintyOf returns the values of measure u at the given nodes, in
+// their order; see Uncertainty.
+func (p *Prediction) UncertaintyOf(u uq.Measure, nodes []int) ([]float64, error) {
+	v, err := p.Uncertainty(u)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(nodes))
+	for k, i := range nodes {
+		if i < 0 || i >= len(v) {
+			return nil, fmt.Errorf("cuq: node %d outside the %d nodes of %s's prediction", i, len(v), p.Model)
+		}
+		out[k] = v[i]
+	}
+	return out, nil
+}
+
 // ARC returns the accuracy-rejection curve of measure u on the given nodes
 // (usually the test nodes): the accuracy after rejecting the fraction p of
 // the most uncertain nodes, p = 0, 0.01, …, 1 (package eval).
 func (p *Prediction) ARC(u uq.Measure, nodes []int) (eval.Curve, error) {
-	v, err := p.Uncertainty(u)
+	v, err := p.UncertaintyOf(u, nodes)
 	if err != nil {
 		return eval.Curve{}, err
 	}
-	return eval.ARC(gather(v, nodes), p.Correct(nodes))
+	return eval.ARC(v, p.Correct(nodes))
 }
 
 // AUROC returns how well measure u separates the OOD nodes (positive) from
 // the ID nodes: the area under the ROC curve, ties counted one half.
 func (p *Prediction) AUROC(u uq.Measure, id, ood []int) (float64, error) {
-	v, err := p.Uncertainty(u)
+	vID, err := p.UncertaintyOf(u, id)
 	if err != nil {
 		return 0, err
 	}
-	return eval.AUROC(gather(v, id), gather(v, ood))
-}
-
-func gather(values []float64, nodes []int) []float64 {
-	out := make([]float64, len(nodes))
-	for k, i := range nodes {
-		out[k] = values[i]
+	vOOD, err := p.UncertaintyOf(u, ood)
+	if err != nil {
+		return 0, err
 	}
-	return out
+	return eval.AUROC(vID, vOOD)
 }
