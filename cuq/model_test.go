@@ -30,6 +30,19 @@ func smallGraph(t testing.TB) (*graph.Graph, graph.Split) {
 	return g, s
 }
 
+// fitPredict fits m on split and returns its prediction on its graph.
+func fitPredict(t *testing.T, m *cuq.Model, split graph.Split) *cuq.Prediction {
+	t.Helper()
+	if _, err := m.Fit(split); err != nil {
+		t.Fatalf("%s: %v", m.Name(), err)
+	}
+	pred, err := m.Predict(nil)
+	if err != nil {
+		t.Fatalf("%s: %v", m.Name(), err)
+	}
+	return pred
+}
+
 var allPresets = []struct {
 	name  string
 	build func(*graph.Graph) *cuq.Builder
@@ -225,14 +238,7 @@ func TestMultiHeadGAT(t *testing.T) {
 	if got := m.NumParams() - one.NumParams(); got != want {
 		t.Errorf("%d heads add %d parameters, want %d", heads, got, want)
 	}
-	if _, err := m.Fit(split); err != nil {
-		t.Fatal(err)
-	}
-	pred, err := m.Predict(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if acc := pred.Accuracy(split.Test); acc < 0.7 {
+	if acc := fitPredict(t, m, split).Accuracy(split.Test); acc < 0.7 {
 		t.Errorf("%d-head GAT: accuracy %.3f", heads, acc)
 	}
 }
@@ -246,14 +252,7 @@ func TestConvolutionWithEvidencePooling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := m.Fit(split); err != nil {
-			t.Fatal(err)
-		}
-		pred, err := m.Predict(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if acc := pred.Accuracy(split.Test); acc < 0.7 {
+		if acc := fitPredict(t, m, split).Accuracy(split.Test); acc < 0.7 {
 			t.Errorf("GCN with %s pooling: accuracy %.3f", pool, acc)
 		}
 	}
@@ -264,14 +263,11 @@ func TestConvolutionWithEvidencePooling(t *testing.T) {
 func TestPredictOnPerturbedGraph(t *testing.T) {
 	g, split := smallGraph(t)
 	m := cuq.CUQGCN(g).MaxEpochs(100).Patience(20).MustBuild()
-	if _, err := m.Fit(split); err != nil {
-		t.Fatal(err)
-	}
+	clean := fitPredict(t, m, split)
 	pert, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clean, _ := m.Predict(nil)
 	noisy, err := m.Predict(pert.Graph)
 	if err != nil {
 		t.Fatal(err)
@@ -293,11 +289,7 @@ func TestPredictOnPerturbedGraph(t *testing.T) {
 
 func TestPredictionARCAndAUROC(t *testing.T) {
 	g, split := smallGraph(t)
-	m := cuq.CUQPPR(g).MaxEpochs(100).MustBuild()
-	if _, err := m.Fit(split); err != nil {
-		t.Fatal(err)
-	}
-	pred, _ := m.Predict(nil)
+	pred := fitPredict(t, cuq.CUQPPR(g).MaxEpochs(100).MustBuild(), split)
 	curve, err := pred.ARC(uq.EUPC, split.Test)
 	if err != nil {
 		t.Fatal(err)
