@@ -6,7 +6,6 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
-	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 var paperPresets = []struct {
@@ -18,17 +17,10 @@ var paperPresets = []struct {
 }
 
 // BenchmarkEpochCoraML times one training epoch (forward, backward, Adam
-// step) and one evaluation pass of every paper model on CoraML; compare
-// with shared/bench/torch_reference.py (or run `go run ./cmd/cuq bench`).
+// step) and one evaluation pass of every paper model on CoraML, as `go run
+// ./cmd/cuq bench` does in the format of the reference's PyTorch timings.
 func BenchmarkEpochCoraML(b *testing.B) {
-	g, err := datasets.Load("CoraML", datasets.FromDir(testenv.RequireDatasets(b)), datasets.NoDownload())
-	if err != nil {
-		b.Fatal(err)
-	}
-	split, err := g.Split(graph.Stratified(0.05, 0.15, 0.8))
-	if err != nil {
-		b.Fatal(err)
-	}
+	g, split := coraML(b)
 	for _, p := range paperPresets {
 		m := p.build(g).MustBuild()
 		if _, err := m.Step(split); err != nil {

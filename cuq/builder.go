@@ -2,8 +2,10 @@ package cuq
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/nn"
 )
 
 // Pooling says how a PostNet model combines the opinions of a node's
@@ -51,69 +53,23 @@ func MLP(hidden ...int) *MLPConfig { return &MLPConfig{hidden: hidden, dropout: 
 // Dropout sets the dropout probability after each hidden layer.
 func (c *MLPConfig) Dropout(p float64) *MLPConfig { c.dropout = p; return c }
 
-// ConvKind names a graph convolution.
-type ConvKind int
-
-// The graph convolutions of the paper.
-const (
-	ConvNone ConvKind = iota
-	ConvAPPNP
-	ConvGCN
-	ConvGAT
-)
-
-// ConvConfig configures the stack of graph convolutions of a CUQ model.
-type ConvConfig struct {
-	kind          ConvKind
-	hidden        int
-	layers        int
-	dropout       float64
-	k             int
-	teleport      float64
-	heads         int
-	negativeSlope float64
-	attnDropout   float64
-}
-
 // APPNP returns parameter-free personalised-PageRank propagation with k
 // steps and the given teleport probability (the paper: 10, 0.1), using the
 // symmetric normalisation D^−½(A+I)D^−½.
-func APPNP(k int, teleport float64) *ConvConfig {
-	return &ConvConfig{kind: ConvAPPNP, k: k, teleport: teleport}
+func APPNP(k int, teleport float64) nn.APPNPConfig {
+	return nn.APPNPConfig{K: k, Teleport: teleport}
 }
 
 // GCN returns a stack of GCN layers of the given width: two layers with
-// ReLU and dropout 0.5 between them, as CUQ-GCN.
-func GCN(hidden int) *ConvConfig {
-	return &ConvConfig{kind: ConvGCN, hidden: hidden, layers: 2, dropout: 0.5}
-}
+// ReLU and dropout 0.5 between them, as CUQ-GCN. Its options set the number
+// of layers and the dropout.
+func GCN(hidden int) *nn.GCNConfig { return nn.NewGCNConfig(hidden) }
 
 // GAT returns a stack of GAT layers of the given width (per attention
 // head): two single-head layers with ELU and dropout 0.5 between them,
-// LeakyReLU slope 0.2 and no attention dropout, as CUQ-GAT. Heads sets
-// more attention heads per layer.
-func GAT(hidden int) *ConvConfig {
-	return &ConvConfig{kind: ConvGAT, hidden: hidden, layers: 2, dropout: 0.5, heads: 1, negativeSlope: 0.2}
-}
-
-// Layers sets the number of convolution layers (GCN, GAT).
-func (c *ConvConfig) Layers(n int) *ConvConfig { c.layers = n; return c }
-
-// Dropout sets the dropout between convolution layers (GCN, GAT).
-func (c *ConvConfig) Dropout(p float64) *ConvConfig { c.dropout = p; return c }
-
-// Heads sets the number of attention heads of every GAT layer (the paper
-// uses one). The heads of a hidden layer are concatenated, so the next
-// layer sees heads·hidden features; those of the last layer are averaged
-// (torch_geometric's GATConv with concat=False), so the stack's output
-// width stays hidden. Build rejects n < 1.
-func (c *ConvConfig) Heads(n int) *ConvConfig { c.heads = n; return c }
-
-// NegativeSlope sets the LeakyReLU slope of the attention scores (GAT).
-func (c *ConvConfig) NegativeSlope(s float64) *ConvConfig { c.negativeSlope = s; return c }
-
-// AttentionDropout sets the dropout on attention coefficients (GAT).
-func (c *ConvConfig) AttentionDropout(p float64) *ConvConfig { c.attnDropout = p; return c }
+// LeakyReLU slope 0.2 and no attention dropout, as CUQ-GAT. Its options set
+// the layers, heads, dropouts and slope.
+func GAT(hidden int) *nn.GATConfig { return nn.NewGATConfig(hidden) }
 
 // FlowConfig configures the PostNet head's per-class radial flows.
 type FlowConfig struct{ layers int }
@@ -124,29 +80,30 @@ func RadialFlows(layers int) *FlowConfig { return &FlowConfig{layers: layers} }
 
 // Builder assembles a model from its parts. Every preset (GPN, CUQGCN, ...)
 // returns a Builder with the paper's hyperparameters; every option can be
-// changed before Build.
+// changed before Build. A built model copies its configuration: changing
+// the builder or its parts afterwards does not change the model.
 type Builder struct {
 	g    *graph.Graph
 	name string
+	// newFamily builds the parts that set the model's kind apart: a
+	// PostNet (GPN, LOP-GPN, CUQ-*), APPNP's softmax classifier or GKDE.
+	newFamily func(b *Builder, init, dropout *rand.Rand) (family, error)
 
-	firstOrder bool // APPNP: logits propagated, softmax output
-	gkde       bool
 	encoder    *MLPConfig
-	conv       *ConvConfig
+	conv       nn.ConvConfig // nil: the encoder feeds the PostNet head
 	pooling    Pooling
 	latent     int
 	flows      *FlowConfig
-	prop       *ConvConfig // evidence / logit propagation (APPNP, GPN, LOP-GPN)
-	pruneAt    float64     // LOP-GPN: sparse pruned Π when > 0
+	prop       nn.APPNPConfig // evidence / logit propagation (APPNP, GPN, LOP-GPN)
+	pruneAt    float64        // LOP-GPN: sparse pruned Π when > 0
 	gkdeCutoff int
 	gkdeSigma  float64
 
 	train TrainConfig
-	err   error
 }
 
-// TrainConfig holds the optimisation schedule of the reference (REFERENCE.md
-// §2).
+// TrainConfig holds the optimisation schedule of the reference
+// implementation.
 type TrainConfig struct {
 	LR              float64 // learning rate of all parameters
 	WeightDecay     float64 // coupled L2 decay of non-flow parameters
@@ -166,10 +123,12 @@ func defaultPostNetTraining() TrainConfig {
 }
 
 // CUQ returns a builder for a CUQ-GNN on g with no convolution set yet:
-// encoder MLP(64), latent 16, 10 radial flows, behavioral pooling.
+// encoder MLP(64), latent 16, 10 radial flows, behavioral pooling. The
+// other poolings propagate with APPNP(10, 0.1) unless Propagation says
+// otherwise.
 func CUQ(g *graph.Graph) *Builder {
-	return &Builder{g: g, name: "CUQ-GNN", encoder: MLP(64), latent: 16, flows: RadialFlows(10),
-		pooling: Behavioral, train: defaultPostNetTraining()}
+	return &Builder{g: g, name: "CUQ-GNN", newFamily: newPostNet, encoder: MLP(64), latent: 16,
+		flows: RadialFlows(10), pooling: Behavioral, prop: APPNP(10, 0.1), train: defaultPostNetTraining()}
 }
 
 // CUQPPR returns the paper's CUQ-PPR: APPNP propagation (K = 10, t = 0.1) of
@@ -184,26 +143,18 @@ func CUQGAT(g *graph.Graph) *Builder { return CUQ(g).Name("CUQ-GAT").Conv(GAT(64
 
 // GPN returns the Graph Posterior Network: a PostNet on each node's own
 // features whose evidence is propagated by APPNP (log-linear pooling).
-func GPN(g *graph.Graph) *Builder {
-	b := CUQ(g).Name("GPN").Pooling(LogLinear)
-	b.prop = APPNP(10, 0.1)
-	return b
-}
+func GPN(g *graph.Graph) *Builder { return CUQ(g).Name("GPN").Pooling(LogLinear) }
 
 // LOPGPN returns LOP-GPN: GPN's per-node Dirichlets pooled linearly into a
 // mixture with personalised-PageRank weights over the random-walk
 // normalised adjacency. Π is exact and dense unless Prune sets a threshold.
-func LOPGPN(g *graph.Graph) *Builder {
-	b := CUQ(g).Name("LOP-GPN").Pooling(Linear)
-	b.prop = APPNP(10, 0.1)
-	return b
-}
+func LOPGPN(g *graph.Graph) *Builder { return CUQ(g).Name("LOP-GPN").Pooling(Linear) }
 
 // APPNPModel returns the first-order APPNP baseline: MLP(64) → logits,
 // propagated by APPNP (K = 10, t = 0.1), softmax output; trained with cross
 // entropy, weight decay 1e-4 on all parameters.
 func APPNPModel(g *graph.Graph) *Builder {
-	return &Builder{g: g, name: "APPNP", firstOrder: true, encoder: MLP(64), prop: APPNP(10, 0.1),
+	return &Builder{g: g, name: "APPNP", newFamily: newFirstOrder, encoder: MLP(64), prop: APPNP(10, 0.1),
 		train: TrainConfig{LR: 0.01, WeightDecay: 1e-4, MaxEpochs: 100000, Patience: 50, EvalEvery: 1, Seed: 42, Init: 1}}
 }
 
@@ -211,7 +162,7 @@ func APPNPModel(g *graph.Graph) *Builder {
 // e[v, y_t] += K(d(v, t)) from every training node t, with K the Gaussian
 // kernel of σ = 1 on hop distances up to cutoff 10. It has no parameters.
 func GKDE(g *graph.Graph) *Builder {
-	return &Builder{g: g, name: "GKDE", gkde: true, gkdeCutoff: 10, gkdeSigma: 1}
+	return &Builder{g: g, name: "GKDE", newFamily: newKernelEstimate, gkdeCutoff: 10, gkdeSigma: 1}
 }
 
 // Name sets the model's display name.
@@ -220,8 +171,9 @@ func (b *Builder) Name(name string) *Builder { b.name = name; return b }
 // Encoder sets the feature encoder.
 func (b *Builder) Encoder(c *MLPConfig) *Builder { b.encoder = c; return b }
 
-// Conv sets the graph convolutions between encoder and PostNet head.
-func (b *Builder) Conv(c *ConvConfig) *Builder { b.conv = c; return b }
+// Conv sets the graph convolution between encoder and PostNet head: APPNP,
+// GCN or GAT (or any nn.ConvConfig); nil for none.
+func (b *Builder) Conv(c nn.ConvConfig) *Builder { b.conv = c; return b }
 
 // Latent sets the latent dimension of the PostNet head.
 func (b *Builder) Latent(d int) *Builder { b.latent = d; return b }
@@ -229,15 +181,8 @@ func (b *Builder) Latent(d int) *Builder { b.latent = d; return b }
 // PostNet sets the flows of the PostNet head.
 func (b *Builder) PostNet(f *FlowConfig) *Builder { b.flows = f; return b }
 
-// Pooling sets how neighbours' opinions are combined. LogLinear and Linear
-// propagate with APPNP(10, 0.1) unless Propagation says otherwise.
-func (b *Builder) Pooling(p Pooling) *Builder {
-	b.pooling = p
-	if p != Behavioral && b.prop == nil {
-		b.prop = APPNP(10, 0.1)
-	}
-	return b
-}
+// Pooling sets how neighbours' opinions are combined.
+func (b *Builder) Pooling(p Pooling) *Builder { b.pooling = p; return b }
 
 // Propagation sets the APPNP propagation of evidence (GPN, LOP-GPN) or of
 // logits (APPNP).
@@ -291,6 +236,32 @@ func (b *Builder) Training(c TrainConfig) *Builder { b.train = c; return b }
 // Graph returns the graph the model is built for.
 func (b *Builder) Graph() *graph.Graph { return b.g }
 
+// Build checks the configuration and initialises the parameters from the
+// seed and init number. The model copies what it needs from the builder.
+func (b *Builder) Build() (*Model, error) {
+	g := b.g
+	if g == nil {
+		return nil, fmt.Errorf("cuq: %s: no graph", b.name)
+	}
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("cuq: %s: %w", b.name, err)
+	}
+	if g.NumClasses < 2 {
+		return nil, fmt.Errorf("cuq: %s: graph %q has %d classes, need at least 2", b.name, g.Name, g.NumClasses)
+	}
+	// The init-th model of a seed: every init draws its parameters from
+	// its own stream, so init k has the same weights on every split (as
+	// the reference, which re-seeds before each run); dropout draws from
+	// a second stream.
+	init := rand.New(rand.NewPCG(b.train.Seed, uint64(b.train.Init)))
+	dropout := rand.New(rand.NewPCG(b.train.Seed, uint64(b.train.Init)+1<<32))
+	fam, err := b.newFamily(b, init, dropout)
+	if err != nil {
+		return nil, fmt.Errorf("cuq: %s: %w", b.name, err)
+	}
+	return &Model{name: b.name, g: g, classes: g.NumClasses, train: b.train, fam: fam}, nil
+}
+
 // MustBuild is Build that panics on error, for notebooks.
 func (b *Builder) MustBuild() *Model {
 	m, err := b.Build()
@@ -300,77 +271,26 @@ func (b *Builder) MustBuild() *Model {
 	return m
 }
 
-func (b *Builder) validate() error {
-	g := b.g
-	if g == nil {
-		return fmt.Errorf("cuq: %s: no graph", b.name)
-	}
-	if err := g.Validate(); err != nil {
-		return fmt.Errorf("cuq: %s: %w", b.name, err)
-	}
-	if g.NumClasses < 2 {
-		return fmt.Errorf("cuq: %s: graph %q has %d classes, need at least 2", b.name, g.Name, g.NumClasses)
-	}
-	if b.gkde {
-		if b.gkdeCutoff < 0 || !(b.gkdeSigma > 0) {
-			return fmt.Errorf("cuq: GKDE: cutoff %d and sigma %v (need cutoff ≥ 0, sigma > 0)", b.gkdeCutoff, b.gkdeSigma)
-		}
-		return nil
-	}
+// checkTraining checks the training schedule of a model with parameters.
+func (b *Builder) checkTraining() error {
 	t := b.train
 	switch {
 	case !(t.LR > 0):
-		return fmt.Errorf("cuq: %s: learning rate %v must be positive", b.name, t.LR)
+		return fmt.Errorf("learning rate %v must be positive", t.LR)
 	case t.WeightDecay < 0 || t.FlowWeightDecay < 0:
-		return fmt.Errorf("cuq: %s: negative weight decay", b.name)
+		return fmt.Errorf("negative weight decay")
 	case t.MaxEpochs < 1 || t.Patience < 1 || t.EvalEvery < 1 || t.WarmupEpochs < 0:
-		return fmt.Errorf("cuq: %s: epochs %d, patience %d, eval every %d, warm-up %d (need positive values)", b.name, t.MaxEpochs, t.Patience, t.EvalEvery, t.WarmupEpochs)
+		return fmt.Errorf("epochs %d, patience %d, eval every %d, warm-up %d (need positive values)", t.MaxEpochs, t.Patience, t.EvalEvery, t.WarmupEpochs)
 	case t.Init < 1:
-		return fmt.Errorf("cuq: %s: init %d, inits are numbered from 1", b.name, t.Init)
+		return fmt.Errorf("init %d, inits are numbered from 1", t.Init)
 	}
-	if b.encoder == nil || len(b.encoder.hidden) == 0 {
-		return fmt.Errorf("cuq: %s: the encoder needs at least one hidden layer", b.name)
-	}
-	for _, h := range b.encoder.hidden {
-		if h < 1 {
-			return fmt.Errorf("cuq: %s: encoder width %d", b.name, h)
-		}
-	}
-	if p := b.encoder.dropout; p < 0 || p >= 1 {
-		return fmt.Errorf("cuq: %s: encoder dropout %v not in [0, 1)", b.name, p)
-	}
-	if b.prop != nil && (b.prop.k < 0 || b.prop.teleport < 0 || b.prop.teleport > 1) {
-		return fmt.Errorf("cuq: %s: propagation K = %d, teleport %v", b.name, b.prop.k, b.prop.teleport)
-	}
-	if b.firstOrder {
-		return nil
-	}
-	if b.latent < 1 {
-		return fmt.Errorf("cuq: %s: latent dimension %d", b.name, b.latent)
-	}
-	if b.flows == nil || b.flows.layers < 0 {
-		return fmt.Errorf("cuq: %s: the PostNet head needs radial flows", b.name)
-	}
-	if c := b.conv; c != nil {
-		switch c.kind {
-		case ConvAPPNP:
-			if c.k < 0 || c.teleport < 0 || c.teleport > 1 {
-				return fmt.Errorf("cuq: %s: APPNP K = %d, teleport %v", b.name, c.k, c.teleport)
-			}
-		case ConvGCN, ConvGAT:
-			if c.layers < 1 || c.hidden < 1 {
-				return fmt.Errorf("cuq: %s: %d convolution layers of width %d", b.name, c.layers, c.hidden)
-			}
-			if c.dropout < 0 || c.dropout >= 1 || c.attnDropout < 0 || c.attnDropout >= 1 {
-				return fmt.Errorf("cuq: %s: convolution dropout %v / attention dropout %v not in [0, 1)", b.name, c.dropout, c.attnDropout)
-			}
-			if c.kind == ConvGAT && c.heads < 1 {
-				return fmt.Errorf("cuq: %s: %d attention heads; GAT needs at least one", b.name, c.heads)
-			}
-		}
-	}
-	if b.pruneAt < 0 || b.pruneAt >= 1 {
-		return fmt.Errorf("cuq: %s: prune threshold %v not in [0, 1)", b.name, b.pruneAt)
+	return nil
+}
+
+// checkPropagation checks the propagation of evidence or logits.
+func (b *Builder) checkPropagation() error {
+	if p := b.prop; p.K < 0 || !(p.Teleport >= 0 && p.Teleport <= 1) {
+		return fmt.Errorf("propagation K = %d, teleport %v", p.K, p.Teleport)
 	}
 	return nil
 }

@@ -13,7 +13,10 @@
 //		Build()
 //
 // The presets carry the paper's hyperparameters: APPNPModel, GKDE, GPN,
-// LOPGPN, CUQPPR, CUQGCN, CUQGAT.
+// LOPGPN, CUQPPR, CUQGCN, CUQGAT. The convolutions APPNP, GCN and GAT are
+// configurations of package nn; Conv takes any nn.ConvConfig. A built
+// model copies its configuration, so a Builder and its parts can be changed
+// and built again.
 //
 // The PostNet head turns a latent zᵢ ∈ Rᵈ into Dirichlet pseudo-counts
 //

@@ -11,22 +11,30 @@ import (
 	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
+// coraML loads CoraML from the test data directory (skipping without it)
+// with a stratified 5/15/80 split.
+func coraML(tb testing.TB) (*graph.Graph, graph.Split) {
+	tb.Helper()
+	g, err := datasets.Load("CoraML", datasets.FromDir(testenv.RequireDatasets(tb)), datasets.NoDownload())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	split, err := g.Split(graph.Stratified(0.05, 0.15, 0.8))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g, split
+}
+
 // The paper's GPN row under Gaussian feature noise (ID accuracy 17.86%,
 // TU AUROC 96.59% on CoraML) is what an untrained GPN gives: the reference
 // evaluates the classification model of the same run and, when it cannot
-// find it, silently evaluates a fresh one (REFERENCE.md §4). A trained GPN
+// find it, silently evaluates a fresh one. A trained GPN
 // keeps its ID accuracy (about 82%) because the noisy nodes' evidence is
 // clamped to e⁻³⁰ and barely moves their neighbours. This test pins that
 // explanation: an untrained GPN reproduces the published column.
 func TestUntrainedGPNReproducesPaperNoiseColumn(t *testing.T) {
-	g, err := datasets.Load("CoraML", datasets.FromDir(testenv.RequireDatasets(t)), datasets.NoDownload())
-	if err != nil {
-		t.Fatal(err)
-	}
-	split, err := g.Split(graph.Stratified(0.05, 0.15, 0.8))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, split := coraML(t)
 	// One step at a vanishing learning rate sets the class prior (as the
 	// reference's forward pass does) and leaves the initial weights.
 	m := cuq.GPN(g).Warmup(0).MaxEpochs(1).LR(1e-300).MustBuild()

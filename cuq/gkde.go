@@ -1,13 +1,61 @@
 package cuq
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 
+	"github.com/cuqgnn/cuqgnn/cuq/ad"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
-// fitGKDE computes the graph-kernel Dirichlet estimate: for every training
+// kernelEstimate is GKDE's family: Dirichlet evidence from hop distances to
+// the training nodes. It has no parameters; fitting computes the evidence.
+type kernelEstimate struct {
+	cutoff int
+	sigma  float64
+	adj    *tensor.CSR   // adjacency of the graph it was fitted on
+	alpha  *tensor.Dense // nil until fitted
+}
+
+// newKernelEstimate checks GKDE's cutoff and kernel width.
+func newKernelEstimate(b *Builder, _, _ *rand.Rand) (family, error) {
+	if b.gkdeCutoff < 0 || !(b.gkdeSigma > 0) {
+		return nil, fmt.Errorf("cutoff %d and sigma %v (need cutoff ≥ 0, sigma > 0)", b.gkdeCutoff, b.gkdeSigma)
+	}
+	return &kernelEstimate{cutoff: b.gkdeCutoff, sigma: b.gkdeSigma}, nil
+}
+
+func (k *kernelEstimate) params() (flows, others []*ad.Value) { return nil, nil }
+
+// fit computes the evidence; there is nothing to train.
+func (k *kernelEstimate) fit(g *graph.Graph, split graph.Split, trainY []int) (objective, error) {
+	k.alpha, k.adj = k.estimate(g, split.Train, trainY), g.Adj
+	return nil, nil
+}
+
+// output returns α, which belongs to the graph GKDE was fitted on.
+func (k *kernelEstimate) output(g *graph.Graph) (*tensor.Dense, error) {
+	if k.alpha == nil {
+		return nil, fmt.Errorf("not fitted: call Fit first")
+	}
+	if g.Adj != k.adj {
+		return nil, fmt.Errorf("the evidence belongs to the graph it was fitted on")
+	}
+	return k.alpha.Clone(), nil
+}
+
+// predict gives the Dirichlet measures of α.
+func (k *kernelEstimate) predict(p *Prediction) error {
+	alpha, err := k.output(p.Graph)
+	if err != nil {
+		return err
+	}
+	return dirichletPrediction(p, alpha)
+}
+
+// estimate computes the graph-kernel Dirichlet estimate: for every training
 // node t of class y_t, a breadth-first search gives hop distances d(v, t)
 // up to the cutoff, and
 //
@@ -15,12 +63,12 @@ import (
 //
 // Nodes beyond the cutoff receive nothing (the reference sets their
 // distance to 1e10). Node features are never used.
-func (m *Model) fitGKDE(g *graph.Graph, train, trainY []int) {
-	c := m.classes
+func (k *kernelEstimate) estimate(g *graph.Graph, train, trainY []int) *tensor.Dense {
+	c := g.NumClasses
 	alpha := tensor.New(g.N, c)
 	alpha.Fill(1)
-	sigma := m.cfg.gkdeSigma
-	kernel := make([]float64, m.cfg.gkdeCutoff+1)
+	sigma := k.sigma
+	kernel := make([]float64, k.cutoff+1)
 	for d := range kernel {
 		kernel[d] = math.Exp(-float64(d*d)/(2*sigma*sigma)) / (sigma * math.Sqrt(2*math.Pi))
 	}
@@ -32,15 +80,15 @@ func (m *Model) fitGKDE(g *graph.Graph, train, trainY []int) {
 		dist[i] = -1
 	}
 	var queue, seen []int
-	for k, t := range train {
+	for n, t := range train {
 		queue = append(queue[:0], t)
 		seen = append(seen[:0], t)
 		dist[t] = 0
 		for len(queue) > 0 {
 			v := queue[0]
 			queue = queue[1:]
-			alpha.Data[v*c+trainY[k]] += kernel[dist[v]]
-			if dist[v] == m.cfg.gkdeCutoff {
+			alpha.Data[v*c+trainY[n]] += kernel[dist[v]]
+			if dist[v] == k.cutoff {
 				continue
 			}
 			for p := adj.Ptr[v]; p < adj.Ptr[v+1]; p++ {
@@ -56,5 +104,5 @@ func (m *Model) fitGKDE(g *graph.Graph, train, trainY []int) {
 			dist[v] = -1
 		}
 	}
-	m.gkdeAlpha = alpha
+	return alpha
 }

@@ -9,12 +9,10 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
-// entropyApproxFrom is the concentration α₀ from which the reference
-// replaces the exact Dirichlet entropy by its large-α₀ approximation.
-const entropyApproxFrom = 1e4
-
 // dirichletEntropy returns the N×1 differential entropies H(Dir(αᵢ)) of the
-// rows of alpha, as the reference computes them:
+// rows of alpha, as the reference computes them, switching to the large-α₀
+// approximation at α₀ = uq.EntropyApproxThreshold (1e4), as
+// uq.DirichletEntropy does:
 //
 //	α₀ < 1e4:  H = Σ lnΓ(α_c) − lnΓ(α₀) + (α₀−K)ψ(α₀) − Σ(α_c−1)ψ(α_c)
 //	α₀ ≥ 1e4:  H ≈ ½(K−1) + ½(K−1)ln 2π + ½Σ ln α_c − (K−½) ln α₀
@@ -33,7 +31,7 @@ func dirichletEntropy(t *ad.Tape, alpha *ad.Value) *ad.Value {
 			a0 += a
 		}
 		a0s[i] = a0
-		if a0 >= entropyApproxFrom {
+		if a0 >= uq.EntropyApproxThreshold {
 			h := 0.5*(kf-1) + 0.5*(kf-1)*math.Log(2*math.Pi) - (kf-0.5)*math.Log(a0)
 			for _, a := range row {
 				h += 0.5 * math.Log(a)
@@ -51,7 +49,7 @@ func dirichletEntropy(t *ad.Tape, alpha *ad.Value) *ad.Value {
 		ga := grads[0]
 		for i := 0; i < n; i++ {
 			row, grow, a0, gi := alpha.Data.Row(i), ga.Row(i), a0s[i], g.Data[i]
-			if a0 >= entropyApproxFrom {
+			if a0 >= uq.EntropyApproxThreshold {
 				for c, a := range row {
 					grow[c] += gi * (0.5/a - (kf-0.5)/a0)
 				}
@@ -76,8 +74,8 @@ func uceLoss(t *ad.Tape, alpha *ad.Value, train, labels []int, reg float64) *ad.
 	return t.Sub(uce, t.Scale(t.Sum(dirichletEntropy(t, a)), reg))
 }
 
-// mixtureLoss is LOP-GPN's loss (REFERENCE.md §2): with mixture weights
-// Πᵢⱼ for the training rows,
+// mixtureLoss is LOP-GPN's loss as the reference implementation computes
+// it: with mixture weights Πᵢⱼ for the training rows,
 //
 //	UCE = Σᵢ Σⱼ Πᵢⱼ [ψ(α₀ⱼ) − ψ(αⱼ,yᵢ)]
 //	REG = reg · Σᵢ [Σⱼ Πᵢⱼ(−H(Dir(αⱼ))) − H_cat(Πᵢ)].

@@ -3,6 +3,7 @@ package cuq_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -27,6 +28,19 @@ func smallGraph(t testing.TB) (*graph.Graph, graph.Split) {
 		t.Fatal(err)
 	}
 	return g, s
+}
+
+// fitPredict fits m on split and returns its prediction on its graph.
+func fitPredict(t *testing.T, m *cuq.Model, split graph.Split) *cuq.Prediction {
+	t.Helper()
+	if _, err := m.Fit(split); err != nil {
+		t.Fatalf("%s: %v", m.Name(), err)
+	}
+	pred, err := m.Predict(nil)
+	if err != nil {
+		t.Fatalf("%s: %v", m.Name(), err)
+	}
+	return pred
 }
 
 var allPresets = []struct {
@@ -98,8 +112,8 @@ func TestEarlyStoppingRestoresBest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(hist.Stopped, "early stopping") {
-		t.Fatalf("stopped because %q", hist.Stopped)
+	if hist.Reason != cuq.EarlyStopping {
+		t.Fatalf("stopped because %v (%q)", hist.Reason, hist.Stopped)
 	}
 	last := hist.Epochs[len(hist.Epochs)-1]
 	if last.Epoch != hist.BestEpoch+10 {
@@ -116,7 +130,7 @@ func TestEarlyStoppingRestoresBest(t *testing.T) {
 	}
 	warm := 0
 	for _, e := range hist.Epochs {
-		if e.Phase == "warmup" {
+		if e.Phase == cuq.WarmupPhase {
 			warm++
 		}
 	}
@@ -224,14 +238,7 @@ func TestMultiHeadGAT(t *testing.T) {
 	if got := m.NumParams() - one.NumParams(); got != want {
 		t.Errorf("%d heads add %d parameters, want %d", heads, got, want)
 	}
-	if _, err := m.Fit(split); err != nil {
-		t.Fatal(err)
-	}
-	pred, err := m.Predict(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if acc := pred.Accuracy(split.Test); acc < 0.7 {
+	if acc := fitPredict(t, m, split).Accuracy(split.Test); acc < 0.7 {
 		t.Errorf("%d-head GAT: accuracy %.3f", heads, acc)
 	}
 }
@@ -245,14 +252,7 @@ func TestConvolutionWithEvidencePooling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := m.Fit(split); err != nil {
-			t.Fatal(err)
-		}
-		pred, err := m.Predict(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if acc := pred.Accuracy(split.Test); acc < 0.7 {
+		if acc := fitPredict(t, m, split).Accuracy(split.Test); acc < 0.7 {
 			t.Errorf("GCN with %s pooling: accuracy %.3f", pool, acc)
 		}
 	}
@@ -263,14 +263,11 @@ func TestConvolutionWithEvidencePooling(t *testing.T) {
 func TestPredictOnPerturbedGraph(t *testing.T) {
 	g, split := smallGraph(t)
 	m := cuq.CUQGCN(g).MaxEpochs(100).Patience(20).MustBuild()
-	if _, err := m.Fit(split); err != nil {
-		t.Fatal(err)
-	}
+	clean := fitPredict(t, m, split)
 	pert, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clean, _ := m.Predict(nil)
 	noisy, err := m.Predict(pert.Graph)
 	if err != nil {
 		t.Fatal(err)
@@ -292,11 +289,7 @@ func TestPredictOnPerturbedGraph(t *testing.T) {
 
 func TestPredictionARCAndAUROC(t *testing.T) {
 	g, split := smallGraph(t)
-	m := cuq.CUQPPR(g).MaxEpochs(100).MustBuild()
-	if _, err := m.Fit(split); err != nil {
-		t.Fatal(err)
-	}
-	pred, _ := m.Predict(nil)
+	pred := fitPredict(t, cuq.CUQPPR(g).MaxEpochs(100).MustBuild(), split)
 	curve, err := pred.ARC(uq.EUPC, split.Test)
 	if err != nil {
 		t.Fatal(err)
@@ -311,6 +304,99 @@ func TestPredictionARCAndAUROC(t *testing.T) {
 	if _, err := pred.ARC(uq.Measure(99), split.Test); err == nil {
 		t.Error("unknown measure accepted")
 	}
+	nodes := []int{split.Test[3], split.Test[0], split.Test[3]}
+	got, err := pred.UncertaintyOf(uq.EUPC, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, i := range nodes {
+		if got[k] != pred.EUPC[i] {
+			t.Errorf("UncertaintyOf: value %d is %v, want EU_PC of node %d = %v", k, got[k], i, pred.EUPC[i])
+		}
+	}
+	if _, err := pred.UncertaintyOf(uq.TU, []int{g.N}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("node %d outside the %d nodes", g.N, g.N)) {
+		t.Errorf("node out of range: err = %v", err)
+	}
+}
+
+// A built model owns its configuration: changing the builder's parts (the
+// encoder and convolution configurations) after Build leaves the model's
+// training as it was built, and the next Build takes the change.
+func TestBuiltModelOwnsItsConfiguration(t *testing.T) {
+	g, split := smallGraph(t)
+	steps := func(m *cuq.Model) []float64 {
+		var losses []float64
+		for range 3 {
+			v, err := m.Step(split)
+			if err != nil {
+				t.Fatal(err)
+			}
+			losses = append(losses, v)
+		}
+		return losses
+	}
+	want := steps(cuq.CUQ(g).Encoder(cuq.MLP(32)).Conv(cuq.GCN(16)).MustBuild())
+
+	enc, conv := cuq.MLP(32), cuq.GCN(16)
+	b := cuq.CUQ(g).Encoder(enc).Conv(conv)
+	m := b.MustBuild()
+	enc.Dropout(0)
+	conv.Dropout(0)
+	got := steps(m)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("losses after changing the encoder and convolution configurations: %v, want %v as built", got, want)
+		}
+	}
+	if again := steps(b.MustBuild()); again[0] == want[0] {
+		t.Errorf("a Build after the change ignored it: loss %v", again[0])
+	}
+}
+
+// GKDE's evidence belongs to the graph it was fitted on; the other models
+// run on any graph of the same size and feature width.
+func TestGKDEStaysOnItsGraph(t *testing.T) {
+	g, split := smallGraph(t)
+	m := cuq.GKDE(g).MustBuild()
+	if _, err := m.Forward(nil); err == nil || !strings.Contains(err.Error(), "cuq: GKDE: not fitted") {
+		t.Errorf("Forward before Fit: err = %v", err)
+	}
+	if _, err := m.Step(split); err == nil || !strings.Contains(err.Error(), "GKDE has no parameters to train") {
+		t.Errorf("Step: err = %v", err)
+	}
+	hist, err := m.Fit(split)
+	if err != nil || hist.Reason != cuq.NothingToTrain || len(hist.Epochs) != 0 {
+		t.Fatalf("Fit: %+v, %v", hist, err)
+	}
+	alpha, err := m.Forward(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, err := m.Predict(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range alpha.Data {
+		if a != pred.Alpha.Data[i] {
+			t.Fatalf("Forward and Predict disagree on α[%d]: %v, %v", i, a, pred.Alpha.Data[i])
+		}
+	}
+	rewired := g.Clone()
+	for _, f := range []func(*graph.Graph) error{
+		func(h *graph.Graph) error { _, err := m.Forward(h); return err },
+		func(h *graph.Graph) error { _, err := m.Predict(h); return err },
+	} {
+		if err := f(rewired); err == nil || !strings.Contains(err.Error(), "belongs to the graph it was fitted on") {
+			t.Errorf("another adjacency: err = %v", err)
+		}
+	}
+}
+
+func TestUnknownPooling(t *testing.T) {
+	g, _ := smallGraph(t)
+	if _, err := cuq.CUQ(g).Pooling(cuq.Pooling(7)).Build(); err == nil || !strings.Contains(err.Error(), "unknown pooling Pooling(7)") {
+		t.Errorf("err = %v", err)
+	}
 }
 
 // StopAt tells a progress bar when early stopping will end training if the
@@ -320,7 +406,7 @@ func TestEpochStatsStopAt(t *testing.T) {
 	var last cuq.EpochStats
 	m := cuq.CUQPPR(g).MaxEpochs(400).Patience(7).EvalEvery(2).MustBuild()
 	hist, err := m.Fit(split, cuq.OnEpoch(func(e cuq.EpochStats) {
-		if e.Phase == "train" {
+		if e.Phase == cuq.TrainPhase {
 			if e.Best && e.StopAt != min(400, e.Epoch+14) {
 				t.Errorf("epoch %d improved: StopAt %d, want %d", e.Epoch, e.StopAt, e.Epoch+14)
 			}
@@ -332,5 +418,17 @@ func TestEpochStatsStopAt(t *testing.T) {
 	}
 	if last.StopAt != last.Epoch {
 		t.Errorf("training ended at epoch %d, the last StopAt was %d (%s)", last.Epoch, last.StopAt, hist.Stopped)
+	}
+}
+
+// Progress lines print the phase with %s: "warmup" and "train".
+func TestPhaseAndStopReasonNames(t *testing.T) {
+	for v, want := range map[fmt.Stringer]string{
+		cuq.WarmupPhase: "warmup", cuq.TrainPhase: "train", cuq.Phase(5): "Phase(5)",
+		cuq.EarlyStopping: "early stopping", cuq.Interrupted: "interrupted", cuq.StopReason(9): "StopReason(9)",
+	} {
+		if got := v.String(); got != want {
+			t.Errorf("%#v prints %q, want %q", v, got, want)
+		}
 	}
 }

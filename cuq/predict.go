@@ -2,9 +2,7 @@ package cuq
 
 import (
 	"fmt"
-	"math"
 
-	"github.com/cuqgnn/cuqgnn/cuq/ad"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
@@ -71,49 +69,16 @@ func (m *Model) Predict(g *graph.Graph) (*Prediction, error) {
 		return nil, fmt.Errorf("cuq: %s is not trained: call Fit first", m.name)
 	}
 	if g == nil {
-		g = m.cfg.g
+		g = m.g
 	}
 	if err := g.Validate(); err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
 	}
-	p := &Prediction{Model: m.name, Graph: g, Classes: m.classes}
-	var err error
-	switch {
-	case m.cfg.gkde:
-		if g.Adj != m.cfg.g.Adj {
-			return nil, fmt.Errorf("cuq: GKDE's evidence belongs to the graph it was fitted on")
-		}
-		p.Alpha = m.gkdeAlpha.Clone()
-		p.Prob = dirichletMeans(p.Alpha)
-		p.Measures, err = uq.Dirichlet(p.Alpha.Data, m.classes)
-	default:
-		s, perr := m.prepare(g)
-		if perr != nil {
-			return nil, perr
-		}
-		out := m.forward(ad.NewEvalTape(), g, s, nil).Data
-		switch {
-		case m.cfg.firstOrder:
-			p.Prob = tensor.New(out.Rows, out.Cols)
-			for i, v := range out.Data {
-				p.Prob.Data[i] = math.Exp(v)
-			}
-			p.Measures, err = uq.Categorical(p.Prob.Data, m.classes)
-		case s.mixture != nil:
-			pi := s.mixture
-			p.Prob, err = mixtureMean(pi, out, m.classes)
-			if err == nil {
-				p.Alpha = tensor.New(out.Rows, out.Cols)
-				pi.MulTo(p.Alpha, out)
-				p.Measures, err = uq.Mixture(pi.Ptr, pi.Ind, pi.Val, out.Data, m.classes)
-			}
-		default:
-			p.Alpha = out
-			p.Prob = dirichletMeans(out)
-			p.Measures, err = uq.Dirichlet(out.Data, m.classes)
-		}
+	if err := m.checkGraph(g); err != nil {
+		return nil, err
 	}
-	if err != nil {
+	p := &Prediction{Model: m.name, Graph: g, Classes: m.classes}
+	if err := m.fam.predict(p); err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
 	}
 	p.Class = make([]int, g.N)
@@ -123,41 +88,46 @@ func (m *Model) Predict(g *graph.Graph) (*Prediction, error) {
 	return p, nil
 }
 
-func mixtureMean(pi *tensor.CSR, alpha *tensor.Dense, k int) (*tensor.Dense, error) {
-	mean, err := uq.MixtureMean(pi.Ptr, pi.Ind, pi.Val, alpha.Data, k)
+// UncertaintyOf returns the values of measure u at the given nodes, in
+// their order; see Uncertainty.
+func (p *Prediction) UncertaintyOf(u uq.Measure, nodes []int) ([]float64, error) {
+	v, err := p.Uncertainty(u)
 	if err != nil {
 		return nil, err
 	}
-	return tensor.FromSlice(pi.Rows, k, mean)
+	out := make([]float64, len(nodes))
+	for k, i := range nodes {
+		if i < 0 || i >= len(v) {
+			return nil, fmt.Errorf("cuq: node %d outside the %d nodes of %s's prediction", i, len(v), p.Model)
+		}
+		out[k] = v[i]
+	}
+	return out, nil
 }
 
 // ARC returns the accuracy-rejection curve of measure u on the given nodes
 // (usually the test nodes): the accuracy after rejecting the fraction p of
 // the most uncertain nodes, p = 0, 0.01, …, 1 (package eval).
 func (p *Prediction) ARC(u uq.Measure, nodes []int) (eval.Curve, error) {
-	v, err := p.Uncertainty(u)
+	v, err := p.UncertaintyOf(u, nodes)
 	if err != nil {
 		return eval.Curve{}, err
 	}
-	return eval.ARC(gather(v, nodes), p.Correct(nodes))
+	return eval.ARC(v, p.Correct(nodes))
 }
 
 // AUROC returns how well measure u separates the OOD nodes (positive) from
 // the ID nodes: the area under the ROC curve, ties counted one half.
 func (p *Prediction) AUROC(u uq.Measure, id, ood []int) (float64, error) {
-	v, err := p.Uncertainty(u)
+	vID, err := p.UncertaintyOf(u, id)
 	if err != nil {
 		return 0, err
 	}
-	return eval.AUROC(gather(v, id), gather(v, ood))
-}
-
-func gather(values []float64, nodes []int) []float64 {
-	out := make([]float64, len(nodes))
-	for k, i := range nodes {
-		out[k] = values[i]
+	vOOD, err := p.UncertaintyOf(u, ood)
+	if err != nil {
+		return 0, err
 	}
-	return out
+	return eval.AUROC(vID, vOOD)
 }
 
 // SplitByCorrectness returns the given nodes split into those predicted

@@ -12,10 +12,30 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
+// Phase is a stage of training.
+type Phase int
+
+// The phases of Fit, in order.
+const (
+	WarmupPhase Phase = iota // flow-only warm-up of a PostNet head
+	TrainPhase               // the main training with early stopping
+)
+
+// String returns "warmup" or "train".
+func (p Phase) String() string {
+	switch p {
+	case WarmupPhase:
+		return "warmup"
+	case TrainPhase:
+		return "train"
+	}
+	return fmt.Sprintf("Phase(%d)", int(p))
+}
+
 // EpochStats reports one epoch of training to a progress callback.
 type EpochStats struct {
-	Phase    string // "warmup" or "train"
-	Epoch    int    // 1-based within the phase
+	Phase    Phase
+	Epoch    int // 1-based within the phase
 	Loss     float64
 	ValCE    float64 // NaN when the epoch was not evaluated
 	ValAcc   float64
@@ -27,12 +47,39 @@ type EpochStats struct {
 	StopAt int
 }
 
+// StopReason says why Fit ended.
+type StopReason int
+
+// The reasons training ends.
+const (
+	Interrupted      StopReason = iota // Fit returned an error (cancelled, diverged)
+	NothingToTrain                     // the model has no parameters (GKDE)
+	MaxEpochsReached                   // the main training ran MaxEpochs epochs
+	EarlyStopping                      // the validation loss stopped improving for Patience evaluations
+)
+
+// String returns the reason in a few words.
+func (r StopReason) String() string {
+	switch r {
+	case Interrupted:
+		return "interrupted"
+	case NothingToTrain:
+		return "nothing to train"
+	case MaxEpochsReached:
+		return "reached the maximum number of epochs"
+	case EarlyStopping:
+		return "early stopping"
+	}
+	return fmt.Sprintf("StopReason(%d)", int(r))
+}
+
 // History is the record of a Fit.
 type History struct {
 	Epochs    []EpochStats
-	BestEpoch int     // epoch whose parameters were restored
-	BestValCE float64 // its validation cross entropy
-	Stopped   string  // why training ended
+	BestEpoch int        // epoch whose parameters were restored
+	BestValCE float64    // its validation cross entropy
+	Reason    StopReason // why training ended
+	Stopped   string     // why training ended, in a sentence with the numbers
 }
 
 type fitOptions struct {
@@ -70,12 +117,11 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.cfg.gkde {
-		m.fitGKDE(tr.g, split.Train, tr.trainY)
+	if tr.obj == nil {
 		m.trained = true
-		return &History{Stopped: "GKDE has no parameters"}, nil
+		return &History{Reason: NothingToTrain, Stopped: m.name + " has no parameters"}, nil
 	}
-	g, s, valY, piVal, step := tr.g, tr.s, tr.valY, tr.piVal, tr.step
+	step := tr.step
 	hist := &History{BestValCE: math.Inf(1)}
 	report := func(e EpochStats) {
 		hist.Epochs = append(hist.Epochs, e)
@@ -83,9 +129,10 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 			o.onEpoch(e)
 		}
 	}
-	tc := m.cfg.train
-	if m.flows != nil && tc.WarmupEpochs > 0 {
-		warm, err := optim.NewAdam(optim.Group{Params: m.flowParams(), LR: tc.LR, WeightDecay: tc.FlowWeightDecay})
+	tc := m.train
+	flows, others := m.fam.params()
+	if len(flows) > 0 && tc.WarmupEpochs > 0 {
+		warm, err := optim.NewAdam(optim.Group{Params: flows, LR: tc.LR, WeightDecay: tc.FlowWeightDecay})
 		if err != nil {
 			return nil, err
 		}
@@ -97,18 +144,17 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 			if err != nil {
 				return hist, fmt.Errorf("cuq: %s: warm-up epoch %d: %w", m.name, e, err)
 			}
-			report(EpochStats{Phase: "warmup", Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.WarmupEpochs, StopAt: tc.WarmupEpochs})
+			report(EpochStats{Phase: WarmupPhase, Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.WarmupEpochs, StopAt: tc.WarmupEpochs})
 		}
 	}
 	opt, err := m.mainOptimizer()
 	if err != nil {
 		return nil, err
 	}
-	params := append(m.otherParams(), m.flowParams()...)
+	params := append(others, flows...)
 	best := snapshot(params)
 	sinceBest := 0
 	var last EpochStats // the last evaluated epoch (Epoch 0: none)
-	hist.Stopped = fmt.Sprintf("reached %d epochs", tc.MaxEpochs)
 	for e := 1; e <= tc.MaxEpochs; e++ {
 		if err := o.ctx.Err(); err != nil {
 			restore(params, best)
@@ -119,10 +165,9 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 			restore(params, best)
 			return hist, fmt.Errorf("cuq: %s: epoch %d: %w", m.name, e, err)
 		}
-		stats := EpochStats{Phase: "train", Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.MaxEpochs}
+		stats := EpochStats{Phase: TrainPhase, Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.MaxEpochs}
 		if e%tc.EvalEvery == 0 {
-			probs := m.evalProbs(g, s, split.Val, piVal)
-			stats.ValCE, stats.ValAcc = crossEntropy(probs, valY)
+			stats.ValCE, stats.ValAcc = crossEntropy(tr.obj.valProbs(), tr.valY)
 			if stats.ValCE < hist.BestValCE {
 				hist.BestValCE, hist.BestEpoch, stats.Best = stats.ValCE, e, true
 				copyInto(best, params)
@@ -137,11 +182,15 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 			last = stats
 		}
 		if sinceBest >= tc.Patience {
+			hist.Reason = EarlyStopping
 			hist.Stopped = fmt.Sprintf("early stopping: no improvement of the validation loss for %d evaluations", tc.Patience)
 			break
 		}
 	}
 	restore(params, best)
+	if hist.Reason != EarlyStopping {
+		hist.Reason, hist.Stopped = MaxEpochsReached, fmt.Sprintf("reached %d epochs", tc.MaxEpochs)
+	}
 	if hist.BestEpoch == 0 {
 		// No evaluation gave a finite loss, so best holds the initial
 		// parameters: an untrained model must not pass for a trained one.
@@ -157,63 +206,34 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 
 // trainer holds what one training run derives from its split.
 type trainer struct {
-	m              *Model
-	g              *graph.Graph
-	s              *structures
-	split          graph.Split
-	trainY, valY   []int
-	piTrain, piVal *tensor.CSR
-	local          []int       // 0..len(Train)−1: training rows of a head run on them alone
-	opt            *optim.Adam // for Step
+	split graph.Split
+	valY  []int
+	obj   objective   // nil for a model without parameters
+	opt   *optim.Adam // for Step
 }
 
+// newTrainer checks split and its labels and lets the family prepare
+// training on it.
 func (m *Model) newTrainer(split graph.Split) (*trainer, error) {
-	g := m.cfg.g
+	g := m.g
 	if err := split.Validate(g.N); err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
 	}
 	if len(split.Train) == 0 || len(split.Val) == 0 {
 		return nil, fmt.Errorf("cuq: %s: the split needs training and validation nodes (%d train, %d val)", m.name, len(split.Train), len(split.Val))
 	}
-	tr := &trainer{m: m, g: g, split: split, local: make([]int, len(split.Train))}
-	for i := range tr.local {
-		tr.local[i] = i
-	}
-	var err error
-	if tr.trainY, err = m.labelsOf(g, split.Train, "training"); err != nil {
+	trainY, err := m.labelsOf(g, split.Train, "training")
+	if err != nil {
 		return nil, err
 	}
+	tr := &trainer{split: split}
 	if tr.valY, err = m.labelsOf(g, split.Val, "validation"); err != nil {
 		return nil, err
 	}
-	if m.cfg.gkde {
-		return tr, nil
-	}
-	m.setPrior(tr.trainY)
-	if tr.s, err = m.prepare(g); err != nil {
-		return nil, err
-	}
-	if tr.s.mixture != nil {
-		tr.piTrain, tr.piVal = rowsOf(tr.s.mixture, split.Train), rowsOf(tr.s.mixture, split.Val)
+	if tr.obj, err = m.fam.fit(g, split, trainY); err != nil {
+		return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
 	}
 	return tr, nil
-}
-
-// loss builds the training loss on t.
-func (tr *trainer) loss(t *ad.Tape) *ad.Value {
-	m := tr.m
-	out := m.forward(t, tr.g, tr.s, tr.split.Train)
-	rows := tr.split.Train
-	if m.headRows(rows) {
-		rows = tr.local
-	}
-	switch {
-	case m.cfg.firstOrder:
-		return nllLoss(t, out, rows, tr.trainY)
-	case tr.piTrain != nil:
-		return mixtureLoss(t, out, tr.piTrain, tr.trainY, m.cfg.train.EntropyReg)
-	}
-	return uceLoss(t, out, rows, tr.trainY, m.cfg.train.EntropyReg)
 }
 
 // step runs one epoch: forward, backward, optimizer step. It returns the
@@ -221,7 +241,7 @@ func (tr *trainer) loss(t *ad.Tape) *ad.Value {
 func (tr *trainer) step(opt *optim.Adam) (float64, error) {
 	opt.ZeroGrad()
 	t := ad.NewTape()
-	l := tr.loss(t)
+	l := tr.obj.loss(t)
 	v := l.Scalar()
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		t.Reset()
@@ -235,10 +255,11 @@ func (tr *trainer) step(opt *optim.Adam) (float64, error) {
 }
 
 func (m *Model) mainOptimizer() (*optim.Adam, error) {
-	tc := m.cfg.train
-	groups := []optim.Group{{Params: m.otherParams(), LR: tc.LR, WeightDecay: tc.WeightDecay}}
-	if m.flows != nil {
-		groups = append(groups, optim.Group{Params: m.flowParams(), LR: tc.LR, WeightDecay: tc.FlowWeightDecay})
+	tc := m.train
+	flows, others := m.fam.params()
+	groups := []optim.Group{{Params: others, LR: tc.LR, WeightDecay: tc.WeightDecay}}
+	if len(flows) > 0 {
+		groups = append(groups, optim.Group{Params: flows, LR: tc.LR, WeightDecay: tc.FlowWeightDecay})
 	}
 	return optim.NewAdam(groups...)
 }
@@ -248,8 +269,8 @@ func (m *Model) mainOptimizer() (*optim.Adam, error) {
 // stopping, and returns the training loss. It is the unit that benchmarks
 // time and lets notebooks train step by step; Fit is the full schedule.
 func (m *Model) Step(split graph.Split) (float64, error) {
-	if m.cfg.gkde {
-		return 0, fmt.Errorf("cuq: GKDE has no parameters to train")
+	if !m.Trainable() {
+		return 0, fmt.Errorf("cuq: %s has no parameters to train", m.name)
 	}
 	if m.stepper == nil || !sameSplit(m.stepper.split, split) {
 		tr, err := m.newTrainer(split)
@@ -274,23 +295,17 @@ func (m *Model) Step(split graph.Split) (float64, error) {
 // Dirichlet parameters α for GPN and CUQ models, the per-node α_ft for
 // LOP-GPN. Predict adds the uncertainty measures.
 func (m *Model) Forward(g *graph.Graph) (*tensor.Dense, error) {
-	if m.cfg.gkde {
-		if m.gkdeAlpha == nil {
-			return nil, fmt.Errorf("cuq: GKDE is not fitted")
-		}
-		return m.gkdeAlpha, nil
-	}
 	if g == nil {
-		g = m.cfg.g
+		g = m.g
 	}
-	if m.logPrior == nil && m.flows != nil {
-		return nil, fmt.Errorf("cuq: %s has no class prior yet: call Fit or Step first", m.name)
-	}
-	s, err := m.prepare(g)
-	if err != nil {
+	if err := m.checkGraph(g); err != nil {
 		return nil, err
 	}
-	return m.forward(ad.NewEvalTape(), g, s, nil).Data, nil
+	out, err := m.fam.output(g)
+	if err != nil {
+		return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
+	}
+	return out, nil
 }
 
 func sameSplit(a, b graph.Split) bool {
@@ -306,62 +321,6 @@ func (m *Model) labelsOf(g *graph.Graph, nodes []int, what string) ([]int, error
 		y[k] = g.Labels[i]
 	}
 	return y, nil
-}
-
-// setPrior sets log p(c) from the training labels; a class without
-// training nodes gets log 0 = −inf, so its evidence is clamped to e^−30.
-func (m *Model) setPrior(trainY []int) {
-	counts := make([]float64, m.classes)
-	for _, y := range trainY {
-		counts[y]++
-	}
-	m.logPrior = make([]float64, m.classes)
-	for c, n := range counts {
-		m.logPrior[c] = math.Log(n / float64(len(trainY)))
-	}
-}
-
-// evalProbs runs the model in evaluation mode and returns the mean class
-// probabilities p̄ of the given nodes (rows in the order of nodes).
-func (m *Model) evalProbs(g *graph.Graph, s *structures, nodes []int, piRows *tensor.CSR) *tensor.Dense {
-	out := m.forward(ad.NewEvalTape(), g, s, nodes).Data
-	c := m.classes
-	probs := tensor.New(len(nodes), c)
-	if m.cfg.firstOrder {
-		for k, i := range nodes {
-			for j, v := range out.Row(i) {
-				probs.Data[k*c+j] = math.Exp(v)
-			}
-		}
-		return probs
-	}
-	mean := dirichletMeans(out)
-	if piRows != nil {
-		piRows.MulTo(probs, mean)
-		return probs
-	}
-	if m.headRows(nodes) {
-		return mean
-	}
-	for k, i := range nodes {
-		copy(probs.Row(k), mean.Row(i))
-	}
-	return probs
-}
-
-func dirichletMeans(alpha *tensor.Dense) *tensor.Dense {
-	mean := tensor.New(alpha.Rows, alpha.Cols)
-	for i := 0; i < alpha.Rows; i++ {
-		row, out := alpha.Row(i), mean.Row(i)
-		a0 := 0.0
-		for _, a := range row {
-			a0 += a
-		}
-		for j, a := range row {
-			out[j] = a / a0
-		}
-	}
-	return mean
 }
 
 // crossEntropy returns the mean −log p[y] and the accuracy of argmax p.

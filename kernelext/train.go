@@ -147,7 +147,7 @@ func train(b *cuq.Builder, split graph.Split, o trainOptions) (*Run, error) {
 	last := time.Now()
 	start := last
 	onEpoch := cuq.OnEpoch(func(e cuq.EpochStats) {
-		if e.Phase == "warmup" {
+		if e.Phase == cuq.WarmupPhase {
 			warmup += time.Since(last)
 			warmups++
 		}

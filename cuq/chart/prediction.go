@@ -179,7 +179,7 @@ func (c *HistoryChart) Done() (*Chart, error) {
 		if !math.IsNaN(e.ValCE) && !math.IsInf(e.ValCE, 0) {
 			ce[k], acc[k] = e.ValCE, e.ValAcc
 		}
-		if e.Phase == "warmup" {
+		if e.Phase == cuq.WarmupPhase {
 			warmup = k + 1
 		} else if e.Epoch == c.h.BestEpoch {
 			best = k + 1

@@ -135,11 +135,11 @@ func TestHistoryOf(t *testing.T) {
 	nan := math.NaN()
 	h := &cuq.History{
 		Epochs: []cuq.EpochStats{
-			{Phase: "warmup", Epoch: 1, Loss: 5, ValCE: nan},
-			{Phase: "warmup", Epoch: 2, Loss: 4, ValCE: nan},
-			{Phase: "train", Epoch: 1, Loss: 3, ValCE: 1.2, ValAcc: 0.5},
-			{Phase: "train", Epoch: 2, Loss: 2, ValCE: 0.9, ValAcc: 0.7},
-			{Phase: "train", Epoch: 3, Loss: 1, ValCE: 1.0, ValAcc: 0.72},
+			{Phase: cuq.WarmupPhase, Epoch: 1, Loss: 5, ValCE: nan},
+			{Phase: cuq.WarmupPhase, Epoch: 2, Loss: 4, ValCE: nan},
+			{Phase: cuq.TrainPhase, Epoch: 1, Loss: 3, ValCE: 1.2, ValAcc: 0.5},
+			{Phase: cuq.TrainPhase, Epoch: 2, Loss: 2, ValCE: 0.9, ValAcc: 0.7},
+			{Phase: cuq.TrainPhase, Epoch: 3, Loss: 1, ValCE: 1.0, ValAcc: 0.72},
 		},
 		BestEpoch: 2, BestValCE: 0.9, Stopped: "early stopping",
 	}

@@ -42,7 +42,7 @@ func ExampleAUROC() {
 
 func ExampleWriteIDOOD() {
 	row := eval.IDOODRow{Dataset: "CoraML", Model: "GPN", Acc: eval.Metric{Value: eval.Some(0.8034), SE: eval.Some(0.0012)}}
-	row.Settings[eval.OODLoc].Metrics[eval.OodTotalEntropy] = eval.Metric{Value: eval.Some(0.8551)}
+	row.Settings[eval.OODLoc].Metrics[eval.OODTotalEntropy] = eval.Metric{Value: eval.Some(0.8551)}
 	if err := eval.WriteIDOODMarkdown(os.Stdout, []eval.IDOODRow{row}); err != nil {
 		panic(err)
 	}

@@ -29,48 +29,65 @@ type Metric struct {
 	Value, SE Opt
 }
 
-// Settings of the OOD experiments, in the column order of id_ood.csv.
+// OODSetting is one OOD setting of id_ood.csv.
+type OODSetting int
+
+// The OOD settings, in the column order of id_ood.csv.
 const (
-	OODLoc    = iota // leave-out classes
-	OODNormal        // Gaussian feature noise
-	OODBer           // Bernoulli(0.5) feature noise
-	NumOODSettings
+	OODLoc    OODSetting = iota // leave-out classes
+	OODNormal                   // Gaussian feature noise
+	OODBer                      // Bernoulli(0.5) feature noise
 )
+
+// NumOODSettings is the number of OOD settings.
+const NumOODSettings = int(OODBer) + 1
 
 // SettingColumns are the column prefixes of the OOD settings.
 var SettingColumns = [NumOODSettings]string{"oodLoc", "oodNormal", "oodBer"}
 
-// Metrics of one OOD setting, in the column order of id_ood.csv. The Ood*
-// metrics are the AUROCs of the reference's confidence keys: Total and
-// Aleatoric are max-prob (uq.LC; identical), TotalEntropy uq.TU,
-// AleatoricEntropy uq.AU, Epistemic α0 (uq.EUPC), EpistemicEntropy uq.EUSO,
-// EpistemicEntropyDiff uq.EU.
+// SettingMetric is one metric of an OOD setting in id_ood.csv. The OOD*
+// metrics other than OODAcc are the AUROCs of the reference's confidence
+// keys: Total and Aleatoric are max-prob (uq.LC; identical), TotalEntropy
+// uq.TU, AleatoricEntropy uq.AU, Epistemic α0 (uq.EUPC), EpistemicEntropy
+// uq.EUSO, EpistemicEntropyDiff uq.EU.
+type SettingMetric int
+
+// The metrics of one OOD setting, in the column order of id_ood.csv.
 const (
-	IdAcc = iota
-	OodAcc
-	OodTotal
-	OodTotalEntropy
-	OodAleatoric
-	OodAleatoricEntropy
-	OodEpistemic
-	OodEpistemicEntropy
-	OodEpistemicEntropyDiff
-	NumSettingMetrics
+	IDAcc  SettingMetric = iota // accuracy on the ID test nodes
+	OODAcc                      // accuracy on the OOD test nodes
+	OODTotal
+	OODTotalEntropy
+	OODAleatoric
+	OODAleatoricEntropy
+	OODEpistemic
+	OODEpistemicEntropy
+	OODEpistemicEntropyDiff
 )
 
-// SettingMetricNames are the column suffixes of the setting metrics.
+// NumSettingMetrics is the number of metrics of one OOD setting.
+const NumSettingMetrics = int(OODEpistemicEntropyDiff) + 1
+
+// SettingMetricNames are the column suffixes of the setting metrics, as the
+// reference names them.
 var SettingMetricNames = [NumSettingMetrics]string{"IdAcc", "OodAcc", "OodTotal", "OodTotalEntropy", "OodAleatoric",
 	"OodAleatoricEntropy", "OodEpistemic", "OodEpistemicEntropy", "OodEpistemicEntropyDiff"}
 
-// The Change columns of a setting: the relative change (see Change) of the
-// mean TU, AU, EU_SO and EU of OOD against ID test nodes.
+// ChangeColumn is one Change column of an OOD setting: the relative change
+// (see Change) of a mean uncertainty of OOD against ID test nodes.
+type ChangeColumn int
+
+// The Change columns of a setting (mean TU, AU, EU_SO and EU), in the
+// column order of id_ood.csv.
 const (
-	TotalEntropyChange = iota
+	TotalEntropyChange ChangeColumn = iota
 	AleatoricEntropyChange
 	EpistemicEntropyChange
 	EpistemicEntropyDiffChange
-	NumChanges
 )
+
+// NumChanges is the number of Change columns of one OOD setting.
+const NumChanges = int(EpistemicEntropyDiffChange) + 1
 
 // ChangeNames are the column suffixes of the Change columns.
 var ChangeNames = [NumChanges]string{"TotalEntropyChange", "AleatoricEntropyChange", "EpistemicEntropyChange", "EpistemicEntropyDiffChange"}
@@ -83,15 +100,11 @@ type SettingResult struct {
 
 // IDOODRow is one row of id_ood.csv: one model on one dataset.
 type IDOODRow struct {
-	Dataset  string // inline name, one of PaperDatasets
+	Dataset  string // inline name: CoraML, Amazon\\Photos, ... (the backslashes are literal LaTeX line breaks)
 	Model    string // inline name, one of PaperModels
 	Acc      Metric // test accuracy in the classification setting
 	Settings [NumOODSettings]SettingResult
 }
-
-// PaperDatasets are the inline dataset names of id_ood.csv in the paper's
-// order; the backslashes are literal (LaTeX line breaks).
-var PaperDatasets = []string{"CoraML", "CiteSeer", `Amazon\\Photos`, `Amazon\\Computers`, "PubMed", `OGBN\\Arxiv`}
 
 // PaperModels are the inline model names of id_ood.csv in the paper's order.
 var PaperModels = []string{"APPNP", "GKDE", "GPN", "LOP-GPN", "CUQ-PPR", "CUQ-GCN", "CUQ-GAT"}

@@ -14,10 +14,10 @@ var markdownSettings = [NumOODSettings]string{"LOC", "Normal", "Bernoulli"}
 // TU, AU, EU, EU_PC and EU_SO.
 var markdownMetrics = []struct {
 	label  string
-	metric int
+	metric SettingMetric
 }{
-	{"ID acc", IdAcc}, {"LC", OodTotal}, {"TU", OodTotalEntropy}, {"AU", OodAleatoricEntropy},
-	{"EU", OodEpistemicEntropyDiff}, {"EU_PC", OodEpistemic}, {"EU_SO", OodEpistemicEntropy},
+	{"ID acc", IDAcc}, {"LC", OODTotal}, {"TU", OODTotalEntropy}, {"AU", OODAleatoricEntropy},
+	{"EU", OODEpistemicEntropyDiff}, {"EU_PC", OODEpistemic}, {"EU_SO", OODEpistemicEntropy},
 }
 
 // WriteIDOODMarkdown writes the numbers of id_ood.csv as readable Markdown:

@@ -117,15 +117,15 @@ func sampleRows() []IDOODRow {
 		{Dataset: `Amazon\\Photos`, Model: "APPNP", Acc: Metric{Some(1.0), Opt{}}},
 		{Dataset: `Amazon\\Photos`, Model: "GPN", Acc: Metric{Opt{}, Opt{}}},
 	}
-	rows[0].Settings[OODLoc].Metrics[IdAcc] = Metric{Some(0.9044), Some(0.0031)}
-	rows[1].Settings[OODLoc].Metrics[IdAcc] = Metric{Some(0.8936), Some(0.0025)}
-	rows[0].Settings[OODLoc].Metrics[OodTotalEntropy] = Metric{Some(0.8745), Some(0.0101)}
-	rows[1].Settings[OODLoc].Metrics[OodTotalEntropy] = Metric{Some(0.8745), Some(0.02)} // tie: both best
-	rows[1].Settings[OODLoc].Metrics[OodEpistemic] = Metric{Some(0.8711), Some(0.004)}
-	rows[1].Settings[OODNormal].Metrics[OodEpistemicEntropyDiff] = Metric{Some(0.7089), Some(0.0123)}
+	rows[0].Settings[OODLoc].Metrics[IDAcc] = Metric{Some(0.9044), Some(0.0031)}
+	rows[1].Settings[OODLoc].Metrics[IDAcc] = Metric{Some(0.8936), Some(0.0025)}
+	rows[0].Settings[OODLoc].Metrics[OODTotalEntropy] = Metric{Some(0.8745), Some(0.0101)}
+	rows[1].Settings[OODLoc].Metrics[OODTotalEntropy] = Metric{Some(0.8745), Some(0.02)} // tie: both best
+	rows[1].Settings[OODLoc].Metrics[OODEpistemic] = Metric{Some(0.8711), Some(0.004)}
+	rows[1].Settings[OODNormal].Metrics[OODEpistemicEntropyDiff] = Metric{Some(0.7089), Some(0.0123)}
 	rows[0].Settings[OODLoc].Changes[TotalEntropyChange] = Some(0.12345)
 	rows[1].Settings[OODLoc].Changes[EpistemicEntropyChange] = Some(-0.5)
-	rows[3].Settings[OODBer].Metrics[OodAcc] = Metric{Some(-0.25), Opt{}}
+	rows[3].Settings[OODBer].Metrics[OODAcc] = Metric{Some(-0.25), Opt{}}
 	return rows
 }
 

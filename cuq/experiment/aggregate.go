@@ -245,10 +245,10 @@ func collectAll(dirs []string) (*Results, error) {
 // idoodMeasures maps the AUROC columns of id_ood.csv to measures: Total
 // and Aleatoric are max-prob (LC), TotalEntropy TU, AleatoricEntropy AU,
 // Epistemic α0 (EU_PC), EpistemicEntropy EU_SO, EpistemicEntropyDiff EU.
-var idoodMeasures = map[int]uq.Measure{
-	eval.OodTotal: uq.LC, eval.OodTotalEntropy: uq.TU, eval.OodAleatoric: uq.LC,
-	eval.OodAleatoricEntropy: uq.AU, eval.OodEpistemic: uq.EUPC,
-	eval.OodEpistemicEntropy: uq.EUSO, eval.OodEpistemicEntropyDiff: uq.EU,
+var idoodMeasures = map[eval.SettingMetric]uq.Measure{
+	eval.OODTotal: uq.LC, eval.OODTotalEntropy: uq.TU, eval.OODAleatoric: uq.LC,
+	eval.OODAleatoricEntropy: uq.AU, eval.OODEpistemic: uq.EUPC,
+	eval.OODEpistemicEntropy: uq.EUSO, eval.OODEpistemicEntropyDiff: uq.EU,
 }
 
 // changeMeasures are the measures of the Change columns, in order.
@@ -360,8 +360,8 @@ func metric(rs []*Result, get func(*Result) (float64, bool)) eval.Metric {
 // id_ood.csv columns.
 func settingResult(rs []*Result) eval.SettingResult {
 	var sr eval.SettingResult
-	sr.Metrics[eval.IdAcc] = metric(rs, func(r *Result) (float64, bool) { return deref(r.IDAccuracy) })
-	sr.Metrics[eval.OodAcc] = metric(rs, func(r *Result) (float64, bool) { return deref(r.OODAccuracy) })
+	sr.Metrics[eval.IDAcc] = metric(rs, func(r *Result) (float64, bool) { return deref(r.IDAccuracy) })
+	sr.Metrics[eval.OODAcc] = metric(rs, func(r *Result) (float64, bool) { return deref(r.OODAccuracy) })
 	for col, m := range idoodMeasures {
 		sr.Metrics[col] = metric(rs, func(r *Result) (float64, bool) {
 			v, ok := r.AUROC[m.String()]

@@ -72,10 +72,10 @@ func TestAggregateTables(t *testing.T) {
 		t.Errorf("GPN acc %+v", gpn.Acc)
 	}
 	noise := gpn.Settings[eval.OODNormal]
-	for col, want := range map[int]float64{
-		eval.IdAcc: 0.7, eval.OodAcc: 0.1,
-		eval.OodTotal: 0.65, eval.OodAleatoric: 0.65, eval.OodTotalEntropy: 0.75, eval.OodAleatoricEntropy: 0.8,
-		eval.OodEpistemicEntropyDiff: 0.85, eval.OodEpistemic: 0.9, eval.OodEpistemicEntropy: 0.95,
+	for col, want := range map[eval.SettingMetric]float64{
+		eval.IDAcc: 0.7, eval.OODAcc: 0.1,
+		eval.OODTotal: 0.65, eval.OODAleatoric: 0.65, eval.OODTotalEntropy: 0.75, eval.OODAleatoricEntropy: 0.8,
+		eval.OODEpistemicEntropyDiff: 0.85, eval.OODEpistemic: 0.9, eval.OODEpistemicEntropy: 0.95,
 	} {
 		m := noise.Metrics[col]
 		if !m.Value.Valid || !near(m.Value.Value, want) {
@@ -89,12 +89,12 @@ func TestAggregateTables(t *testing.T) {
 		ch[eval.EpistemicEntropyDiffChange].Valid || ch[eval.AleatoricEntropyChange].Valid {
 		t.Errorf("GPN changes %+v", ch)
 	}
-	if gpn.Settings[eval.OODLoc].Metrics[eval.IdAcc].Value.Valid {
+	if gpn.Settings[eval.OODLoc].Metrics[eval.IDAcc].Value.Valid {
 		t.Errorf("leave-out classes present without records")
 	}
 	appnp := rows[1].Settings[eval.OODNormal].Metrics
-	if appnp[eval.OodAleatoricEntropy].Value.Valid || !near(appnp[eval.OodTotalEntropy].Value.Value, 0.4) {
-		t.Errorf("APPNP: AU %+v (want absent), TU %+v", appnp[eval.OodAleatoricEntropy], appnp[eval.OodTotalEntropy])
+	if appnp[eval.OODAleatoricEntropy].Value.Valid || !near(appnp[eval.OODTotalEntropy].Value.Value, 0.4) {
+		t.Errorf("APPNP: AU %+v (want absent), TU %+v", appnp[eval.OODAleatoricEntropy], appnp[eval.OODTotalEntropy])
 	}
 	// One run: no standard error ("0.00" in the table); Best is per dataset.
 	if !strings.Contains(tables["id_ood.csv"], "\n0,CoraML,GPN,75.00,0.00,1,") || !strings.Contains(tables["id_ood.csv"], "\n2,Amazon\\\\Photos,GPN,85.00,5.00,1,") ||

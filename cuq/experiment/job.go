@@ -10,7 +10,6 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
-	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
 // NoiseBudget is the fraction of each node group whose features are replaced
@@ -209,11 +208,13 @@ func classification(pred *cuq.Prediction, test []int) (*Result, error) {
 		res.ARC[key] = c.Acc
 		return nil
 	}
-	for _, m := range uq.AllMeasures {
-		if u := pred.Get(m); u != nil {
-			if err := curve(m.String(), gather(u, test)); err != nil {
-				return nil, err
-			}
+	for _, m := range pred.Available() {
+		u, err := pred.UncertaintyOf(m, test)
+		if err != nil {
+			return nil, err
+		}
+		if err := curve(m.String(), u); err != nil {
+			return nil, err
 		}
 	}
 	if pred.Alpha != nil {
@@ -245,12 +246,15 @@ func detection(pred *cuq.Prediction, labels, id, ood []int) (*Result, error) {
 	}
 	res := &Result{IDAccuracy: &idAcc, OODAccuracy: &oodAcc, NumID: len(id), NumOOD: len(ood),
 		AUROC: map[string]float64{}, IDMean: map[string]float64{}, OODMean: map[string]float64{}}
-	for _, m := range uq.AllMeasures {
-		u := pred.Get(m)
-		if u == nil {
-			continue
+	for _, m := range pred.Available() {
+		ui, err := pred.UncertaintyOf(m, id)
+		if err != nil {
+			return nil, err
 		}
-		ui, uo := gather(u, id), gather(u, ood)
+		uo, err := pred.UncertaintyOf(m, ood)
+		if err != nil {
+			return nil, err
+		}
 		if res.AUROC[m.String()], err = eval.AUROC(ui, uo); err != nil {
 			return nil, err
 		}
@@ -259,14 +263,6 @@ func detection(pred *cuq.Prediction, labels, id, ood []int) (*Result, error) {
 		}
 	}
 	return res, nil
-}
-
-func gather(u []float64, nodes []int) []float64 {
-	out := make([]float64, len(nodes))
-	for k, i := range nodes {
-		out[k] = u[i]
-	}
-	return out
 }
 
 func mean(x []float64) float64 {

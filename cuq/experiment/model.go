@@ -76,18 +76,7 @@ func ParseModel(s string) (Model, error) {
 
 // ParseModels parses a comma-separated list of model names; see ParseModel.
 func ParseModels(list string) ([]Model, error) {
-	var out []Model
-	for _, s := range splitList(list) {
-		m, err := ParseModel(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("experiment: empty model list (valid: %s)", strings.Join(ModelNames(), ", "))
-	}
-	return out, nil
+	return parseList(list, ParseModel, "model", ModelNames())
 }
 
 // Builder returns the paper's preset of m on g (see the cuq presets).
@@ -122,13 +111,23 @@ func squash(s string) string {
 	}, strings.ToLower(strings.TrimSpace(s)))
 }
 
-// splitList splits a comma-separated list, dropping empty items.
-func splitList(list string) []string {
-	var out []string
+// parseList parses the items of a comma-separated list with parse,
+// dropping empty items; an empty list is an error naming what the items
+// are and the valid names.
+func parseList[T any](list string, parse func(string) (T, error), what string, valid []string) ([]T, error) {
+	var out []T
 	for _, s := range strings.Split(list, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
+		if s = strings.TrimSpace(s); s == "" {
+			continue
 		}
+		v, err := parse(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
 	}
-	return out
+	if len(out) == 0 {
+		return nil, fmt.Errorf("experiment: empty %s list (valid: %s)", what, strings.Join(valid, ", "))
+	}
+	return out, nil
 }

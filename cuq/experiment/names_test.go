@@ -49,6 +49,12 @@ func TestParseSetting(t *testing.T) {
 	if _, err := ParseSetting("dice"); err == nil || !strings.Contains(err.Error(), `"dice" (valid: classification, loc, gaussian, bernoulli)`) {
 		t.Errorf("unknown setting error: %v", err)
 	}
+	if _, err := ParseSettings("loc, ,dice"); err == nil || !strings.Contains(err.Error(), `unknown setting "dice"`) {
+		t.Errorf("list with an unknown setting: %v", err)
+	}
+	if _, err := ParseSettings(" "); err == nil || err.Error() != "experiment: empty setting list (valid: classification, loc, gaussian, bernoulli)" {
+		t.Errorf("empty list error: %v", err)
+	}
 }
 
 func TestNewDatasetErrors(t *testing.T) {

@@ -14,9 +14,6 @@ type paperRow struct {
 	values         [13]float64
 }
 
-// paperMeasures are the measures of the paper's AUROC columns, in order.
-var paperMeasures = []string{"TU", "AU", "EU", "EU_PC", "EU_SO"}
-
 // paperTable holds the published numbers for CoraML and CiteSeer.
 var paperTable = []paperRow{
 	{"CoraML", "APPNP", [13]float64{84.35, 90.44, 87.45, na, na, na, na, 43.62, 13.26, na, na, na, na}},

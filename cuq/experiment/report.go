@@ -100,14 +100,14 @@ func (res *Results) WriteARCFigure(w io.Writer, format string) error {
 // of the paper's measures.
 var oodColumns = []struct {
 	label  string
-	metric int
+	metric eval.SettingMetric
 }{
-	{"ID acc", eval.IdAcc}, {"TU", eval.OodTotalEntropy}, {"AU", eval.OodAleatoricEntropy},
-	{"EU", eval.OodEpistemicEntropyDiff}, {"EU_PC", eval.OodEpistemic}, {"EU_SO", eval.OodEpistemicEntropy},
+	{"ID acc", eval.IDAcc}, {"TU", eval.OODTotalEntropy}, {"AU", eval.OODAleatoricEntropy},
+	{"EU", eval.OODEpistemicEntropyDiff}, {"EU_PC", eval.OODEpistemic}, {"EU_SO", eval.OODEpistemicEntropy},
 }
 
 // oodIndex maps an OOD setting to its index in eval.IDOODRow.Settings.
-func oodIndex(s Setting) (int, bool) {
+func oodIndex(s Setting) (eval.OODSetting, bool) {
 	switch s {
 	case LeaveOutClasses:
 		return eval.OODLoc, true
@@ -157,12 +157,12 @@ func (res *Results) OODTable(ds string, s Setting) (*chart.Table, error) {
 			ours = append(ours, percent(r.Settings[k].Metrics[c.metric]))
 		}
 		rows = append(rows, ours)
-		if k == eval.NumOODSettings-1 { // the paper has no Bernoulli columns
+		if k == eval.OODBer { // the paper has no Bernoulli columns
 			continue
 		}
 		paper, has := []string{r.Model, "paper", published(ds, r.Model, 0)}, false
 		for ci := range oodColumns {
-			v := published(ds, r.Model, 1+6*k+ci)
+			v := published(ds, r.Model, 1+6*int(k)+ci)
 			paper, has = append(paper, v), has || v != "–"
 		}
 		if has {

@@ -77,16 +77,5 @@ func ParseSetting(s string) (Setting, error) {
 // ParseSettings parses a comma-separated list of settings; see
 // ParseSetting.
 func ParseSettings(list string) ([]Setting, error) {
-	var out []Setting
-	for _, s := range splitList(list) {
-		st, err := ParseSetting(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, st)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("experiment: empty setting list (valid: %s)", strings.Join(SettingNames(), ", "))
-	}
-	return out, nil
+	return parseList(list, ParseSetting, "setting", SettingNames())
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
@@ -28,8 +29,7 @@ import (
 // and b is zero. With H = 1 both forms are the single-head layer
 // yᵢ = Σⱼ αᵢⱼ W xⱼ + b.
 type GAT struct {
-	Pattern *tensor.CSR // adjacency with self loops; row i lists the sources of i
-	W       *ad.Value   // in × H·out; columns k·out…(k+1)·out−1 belong to head k
+	W *ad.Value // in × H·out; columns k·out…(k+1)·out−1 belong to head k
 	// ASrc and ADst are H × out: row k is head k's attention vector.
 	ASrc, ADst *ad.Value
 	B          *ad.Value // 1 × H·out when concatenating, 1 × out when averaging
@@ -38,15 +38,41 @@ type GAT struct {
 	Concat           bool
 	NegativeSlope    float64
 	AttentionDropout float64
+}
 
-	dst []int // destination (row) of every stored entry
+// AttentionGraph is the graph a GAT layer attends over, in the layout the
+// layer reads: row i of Pattern lists the sources j ∈ N(i) ∪ {i} of node i,
+// and dst holds the row i of every stored entry.
+type AttentionGraph struct {
+	Pattern *tensor.CSR
+	dst     []int
+}
+
+// NewAttentionGraph returns the attention graph over pattern, a square
+// adjacency pattern with a self loop at every node (its values are not
+// read). It returns an error if pattern is not square or a node lacks its
+// self loop.
+func NewAttentionGraph(pattern *tensor.CSR) (*AttentionGraph, error) {
+	if pattern.Rows != pattern.Cols {
+		return nil, fmt.Errorf("attention pattern is %s, want square", pattern.Shape())
+	}
+	a := &AttentionGraph{Pattern: pattern, dst: make([]int, pattern.NNZ())}
+	for i := 0; i < pattern.Rows; i++ {
+		loop := false
+		for k := pattern.Ptr[i]; k < pattern.Ptr[i+1]; k++ {
+			a.dst[k] = i
+			loop = loop || pattern.Ind[k] == i
+		}
+		if !loop {
+			return nil, fmt.Errorf("attention pattern: node %d has no self loop", i)
+		}
+	}
+	return a, nil
 }
 
 // NewGAT returns a GAT layer from in features to heads attention heads of
-// out features each, concatenated (concat) or averaged, over pattern, which
-// must already contain a self loop at every node. pattern may be nil and set
-// later with SetPattern.
-func NewGAT(name string, pattern *tensor.CSR, in, out, heads int, concat bool, rng *rand.Rand) *GAT {
+// out features each, concatenated (concat) or averaged.
+func NewGAT(name string, in, out, heads int, concat bool, rng *rand.Rand) *GAT {
 	if heads < 1 {
 		panic(fmt.Sprintf("nn.NewGAT: %d attention heads", heads))
 	}
@@ -64,36 +90,19 @@ func NewGAT(name string, pattern *tensor.CSR, in, out, heads int, concat bool, r
 		Concat:        concat,
 		NegativeSlope: 0.2,
 	}
-	if pattern != nil {
-		g.SetPattern(pattern)
-	}
 	return g
 }
 
-// SetPattern sets the graph the layer attends over (self loops included).
-func (g *GAT) SetPattern(pattern *tensor.CSR) {
-	if g.Pattern == pattern {
-		return
-	}
-	g.Pattern = pattern
-	g.dst = make([]int, pattern.NNZ())
-	for i := 0; i < pattern.Rows; i++ {
-		for k := pattern.Ptr[i]; k < pattern.Ptr[i+1]; k++ {
-			g.dst[k] = i
-		}
-	}
-}
-
-// Forward returns the attention-weighted aggregation; rng draws the
-// attention dropout when it is positive.
-func (g *GAT) Forward(t *ad.Tape, x *ad.Value, rng *rand.Rand) *ad.Value {
+// Forward returns the attention-weighted aggregation over the attention
+// graph a; rng draws the attention dropout when it is positive.
+func (g *GAT) Forward(t *ad.Tape, a *AttentionGraph, x *ad.Value, rng *rand.Rand) *ad.Value {
 	h := t.MatMul(x, g.W)
 	heads := make([]*ad.Value, g.Heads)
 	for k := range heads {
 		hk := t.SliceCols(h, k*g.Out, (k+1)*g.Out)
-		alpha := t.SegmentSoftmax(t.LeakyReLU(g.scores(t, hk, k), g.NegativeSlope), g.Pattern.Ptr)
+		alpha := t.SegmentSoftmax(t.LeakyReLU(g.scores(t, a, hk, k), g.NegativeSlope), a.Pattern.Ptr)
 		alpha = t.Dropout(alpha, g.AttentionDropout, rng)
-		heads[k] = t.SpMMValues(g.Pattern, alpha, hk)
+		heads[k] = t.SpMMValues(a.Pattern, alpha, hk)
 	}
 	var y *ad.Value
 	if g.Concat {
@@ -115,9 +124,9 @@ func (g *GAT) Forward(t *ad.Tape, x *ad.Value, rng *rand.Rand) *ad.Value {
 // and hᵏ = x·Wᵏ itself is never formed: the projected features and both
 // node scores come from one product x·(Wᵏ·[Vᵏ | a_srcᵏ | a_dstᵏ]). The
 // sparse aggregations carry l.Out columns instead of the layer's width. It
-// agrees with l.Forward(t, g.Forward(t, x, rng)) up to rounding (and draws
-// the same attention dropout).
-func (g *GAT) ForwardProjected(t *ad.Tape, x *ad.Value, l *Linear, rng *rand.Rand) *ad.Value {
+// agrees with l.Forward(t, g.Forward(t, a, x, rng)) up to rounding (and
+// draws the same attention dropout).
+func (g *GAT) ForwardProjected(t *ad.Tape, a *AttentionGraph, x *ad.Value, l *Linear, rng *rand.Rand) *ad.Value {
 	if l.In != g.B.Data.Cols {
 		panic(fmt.Sprintf("nn.GAT: projection of input size %d after a layer of %d features", l.In, g.B.Data.Cols))
 	}
@@ -133,10 +142,10 @@ func (g *GAT) ForwardProjected(t *ad.Tape, x *ad.Value, l *Linear, rng *rand.Ran
 		y := t.MatMul(x, t.MatMul(wk, t.ConcatCols(v, aSrc, aDst)))
 		width := l.Out
 		sSrc, sDst := t.SliceCols(y, width, width+1), t.SliceCols(y, width+1, width+2)
-		e := t.Add(t.GatherRows(sSrc, g.Pattern.Ind), t.GatherRows(sDst, g.dst))
-		alpha := t.SegmentSoftmax(t.LeakyReLU(e, g.NegativeSlope), g.Pattern.Ptr)
+		e := t.Add(t.GatherRows(sSrc, a.Pattern.Ind), t.GatherRows(sDst, a.dst))
+		alpha := t.SegmentSoftmax(t.LeakyReLU(e, g.NegativeSlope), a.Pattern.Ptr)
 		alpha = t.Dropout(alpha, g.AttentionDropout, rng)
-		heads[k] = t.SpMMValues(g.Pattern, alpha, t.SliceCols(y, 0, width))
+		heads[k] = t.SpMMValues(a.Pattern, alpha, t.SliceCols(y, 0, width))
 	}
 	var y *ad.Value
 	if g.Concat {
@@ -176,20 +185,20 @@ func (g *GAT) headRows(k int) []int {
 }
 
 // scores returns head k's raw attention scores a_srcᵏ·hⱼ + a_dstᵏ·hᵢ, one
-// per stored entry (i, j) of the pattern, for the head's features h. It is
-// one op: the node scores h·a_srcᵏ and h·a_dstᵏ are gathered onto the edges
-// without intermediate values, and the backward pass adds both outer
-// products g·aᵀ into ∂h in place.
-func (g *GAT) scores(t *ad.Tape, h *ad.Value, k int) *ad.Value {
+// per stored entry (i, j) of the attention graph's pattern, for the head's
+// features h. It is one op: the node scores h·a_srcᵏ and h·a_dstᵏ are
+// gathered onto the edges without intermediate values, and the backward
+// pass adds both outer products g·aᵀ into ∂h in place.
+func (g *GAT) scores(t *ad.Tape, a *AttentionGraph, h *ad.Value, k int) *ad.Value {
 	n, f := h.Data.Rows, h.Data.Cols
 	aSrc, aDst := headRow(g.ASrc, k), headRow(g.ADst, k)
 	sSrc, sDst := tensor.New(n, 1), tensor.New(n, 1)
 	tensor.MulTo(sSrc, h.Data, false, aSrc, false)
 	tensor.MulTo(sDst, h.Data, false, aDst, false)
-	src := g.Pattern.Ind
+	src, dst := a.Pattern.Ind, a.dst
 	e := tensor.New(len(src), 1)
 	for l, j := range src {
-		e.Data[l] = sSrc.Data[j] + sDst.Data[g.dst[l]]
+		e.Data[l] = sSrc.Data[j] + sDst.Data[dst[l]]
 	}
 	return t.Custom(e, func(ge *tensor.Dense, grads []*tensor.Dense) {
 		// ∂s_src and ∂s_dst: the edge gradients summed per source and
@@ -197,7 +206,7 @@ func (g *GAT) scores(t *ad.Tape, h *ad.Value, k int) *ad.Value {
 		gSrc, gDst := tensor.New(n, 1), tensor.New(n, 1)
 		for l, j := range src {
 			gSrc.Data[j] += ge.Data[l]
-			gDst.Data[g.dst[l]] += ge.Data[l]
+			gDst.Data[dst[l]] += ge.Data[l]
 		}
 		if gh := grads[0]; gh != nil {
 			tensor.ParallelFor(n, 2*n*f, func(lo, hi int) {
@@ -240,3 +249,98 @@ func addHeadGrad(ga *tensor.Dense, k int, h, gs *tensor.Dense) {
 
 // Params returns W, a_src, a_dst and b.
 func (g *GAT) Params() []*ad.Value { return []*ad.Value{g.W, g.ASrc, g.ADst, g.B} }
+
+// GATConfig configures a GATStack. Its options change it in place and
+// return it, for chaining.
+type GATConfig struct {
+	hidden, layers, heads int
+	dropout, attnDropout  float64
+	negativeSlope         float64
+}
+
+// NewGATConfig returns two single-head GAT layers of the given width per
+// head with ELU and dropout 0.5 between them, LeakyReLU slope 0.2 and no
+// attention dropout (CUQ-GAT's convolution).
+func NewGATConfig(hidden int) *GATConfig {
+	return &GATConfig{hidden: hidden, layers: 2, heads: 1, dropout: 0.5, negativeSlope: 0.2}
+}
+
+// Layers sets the number of layers.
+func (c *GATConfig) Layers(n int) *GATConfig { c.layers = n; return c }
+
+// Dropout sets the dropout probability between layers.
+func (c *GATConfig) Dropout(p float64) *GATConfig { c.dropout = p; return c }
+
+// Heads sets the number of attention heads of every layer. The heads of a
+// hidden layer are concatenated, so the next layer sees heads·hidden
+// features; those of the last layer are averaged (torch_geometric's GATConv
+// with concat=False), so the stack's output width stays hidden.
+func (c *GATConfig) Heads(n int) *GATConfig { c.heads = n; return c }
+
+// NegativeSlope sets the LeakyReLU slope of the attention scores.
+func (c *GATConfig) NegativeSlope(s float64) *GATConfig { c.negativeSlope = s; return c }
+
+// AttentionDropout sets the dropout probability of the attention
+// coefficients.
+func (c *GATConfig) AttentionDropout(p float64) *GATConfig { c.attnDropout = p; return c }
+
+// New checks the configuration (at least one layer and one head, a positive
+// width, dropouts in [0, 1)) and returns the stack, its parameters drawn
+// layer by layer from rng.
+func (c *GATConfig) New(in int, rng *rand.Rand) (Conv, error) {
+	if c.layers < 1 || c.hidden < 1 {
+		return nil, fmt.Errorf("%d convolution layers of width %d", c.layers, c.hidden)
+	}
+	if c.dropout < 0 || c.dropout >= 1 || c.attnDropout < 0 || c.attnDropout >= 1 {
+		return nil, fmt.Errorf("convolution dropout %v / attention dropout %v not in [0, 1)", c.dropout, c.attnDropout)
+	}
+	if c.heads < 1 {
+		return nil, fmt.Errorf("%d attention heads; GAT needs at least one", c.heads)
+	}
+	s := &GATStack{Dropout: c.dropout}
+	for l := 0; l < c.layers; l++ {
+		concat := l+1 < c.layers
+		layer := NewGAT(fmt.Sprintf("gat%d", l), in, c.hidden, c.heads, concat, rng)
+		layer.NegativeSlope = c.negativeSlope
+		layer.AttentionDropout = c.attnDropout
+		s.Layers = append(s.Layers, layer)
+		in = layer.B.Data.Cols
+	}
+	return s, nil
+}
+
+// GATStack is a stack of GAT layers with ELU and dropout between them and
+// none after the last:
+//
+//	h⁽ˡ⁺¹⁾ = Dropout(ELU(GAT⁽ˡ⁾(h⁽ˡ⁾)))   for all but the last layer.
+//
+// The reference implementation also computes a dropout of the input of the
+// first layer but discards its result, so none is applied.
+type GATStack struct {
+	Layers  []*GAT
+	Dropout float64
+}
+
+// Operator returns the attention graph of adj, an *AttentionGraph: the
+// pattern of adj without its self loops plus one self loop per node, as
+// GATConv adds them.
+func (s *GATStack) Operator(adj *tensor.CSR) (Operator, error) {
+	return NewAttentionGraph(graph.AddRemainingSelfLoops(graph.RemoveSelfLoops(adj), 1))
+}
+
+// ForwardProjected returns l(y) for the stack's output y; the last layer
+// is projected before its aggregation (GAT.ForwardProjected).
+func (s *GATStack) ForwardProjected(t *ad.Tape, op Operator, x *ad.Value, l *Linear, rng *rand.Rand) *ad.Value {
+	a := op.(*AttentionGraph)
+	last := len(s.Layers) - 1
+	for _, layer := range s.Layers[:last] {
+		x = t.Dropout(t.ELU(layer.Forward(t, a, x, rng)), s.Dropout, rng)
+	}
+	return s.Layers[last].ForwardProjected(t, a, x, l, rng)
+}
+
+// Width returns the output width of the last layer.
+func (s *GATStack) Width() int { return s.Layers[len(s.Layers)-1].B.Data.Cols }
+
+// Params returns the parameters of every layer.
+func (s *GATStack) Params() []*ad.Value { return ParamsOf(s.Layers...) }

@@ -6,6 +6,12 @@
 // Every layer exposes its parameters through Params and computes its output
 // on an ad.Tape, so that a training step is: forward on a recording tape,
 // Backward, optimizer step.
+//
+// The graph convolutions keep no graph: like PyTorch Geometric's layers
+// they take the graph operator (a normalised adjacency, an attention graph,
+// a propagation) in their forward pass. A model's convolution is a Conv,
+// made from its ConvConfig; a new kind of convolution is one file here
+// with its layer, its Conv and its ConvConfig.
 package nn
 
 import (

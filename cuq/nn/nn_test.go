@@ -30,9 +30,9 @@ func check(t *testing.T, name string, params []*ad.Value, build func(tp *ad.Tape
 	}
 }
 
-// ring returns the symmetric-normalised adjacency pattern of an n-cycle with
-// self loops, and the plain pattern.
-func ring(n int) (*tensor.CSR, *tensor.CSR) {
+// ring returns the symmetric-normalised adjacency of an n-cycle with self
+// loops, and the attention graph over its pattern.
+func ring(n int) (*tensor.CSR, *AttentionGraph) {
 	var ri, ci []int
 	for i := 0; i < n; i++ {
 		for _, j := range []int{i, (i + 1) % n, (i + n - 1) % n} {
@@ -44,7 +44,11 @@ func ring(n int) (*tensor.CSR, *tensor.CSR) {
 	for k := range norm.Val {
 		norm.Val[k] = 1.0 / 3
 	}
-	return norm, p
+	att, err := NewAttentionGraph(p)
+	if err != nil {
+		panic(err)
+	}
+	return norm, att
 }
 
 func TestRadialFlowGradients(t *testing.T) {
@@ -135,31 +139,31 @@ func TestPPRGradientAndClosedForm(t *testing.T) {
 
 func TestGCNAndGATGradients(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	norm, pattern := ring(6)
+	norm, att := ring(6)
 	x := ad.Param("x", Uniform(rng, 6, 4, 1))
-	gcn := &GCN{Adj: norm, Lin: NewGlorotLinear("gcn", 4, 3, true, rng)}
+	gcn := &GCN{Lin: NewGlorotLinear("gcn", 4, 3, true, rng)}
 	gcn.Lin.B.Data.Fill(0.3)
-	check(t, "GCN", append(gcn.Params(), x), func(tp *ad.Tape) *ad.Value { return weighted(tp, gcn.Forward(tp, x), 2) })
+	check(t, "GCN", append(gcn.Params(), x), func(tp *ad.Tape) *ad.Value { return weighted(tp, gcn.Forward(tp, norm, x), 2) })
 
 	for _, c := range []struct {
 		heads  int
 		concat bool
 	}{{1, true}, {1, false}, {2, true}, {2, false}, {3, true}, {3, false}} {
-		gat := sharpen(NewGAT("gat", pattern, 4, 3, c.heads, c.concat, rng))
+		gat := sharpen(NewGAT("gat", 4, 3, c.heads, c.concat, rng))
 		name := fmt.Sprintf("GAT(heads %d, concat %v)", c.heads, c.concat)
-		check(t, name, append(gat.Params(), x), func(tp *ad.Tape) *ad.Value { return weighted(tp, gat.Forward(tp, x, nil), 3) })
+		check(t, name, append(gat.Params(), x), func(tp *ad.Tape) *ad.Value { return weighted(tp, gat.Forward(tp, att, x, nil), 3) })
 	}
 
 	proj := NewLinear("proj", 3, 2, true, rng)
 	check(t, "GCN projected", append(append(gcn.Params(), proj.Params()...), x), func(tp *ad.Tape) *ad.Value {
-		return weighted(tp, gcn.ForwardProjected(tp, x, proj), 5)
+		return weighted(tp, gcn.ForwardProjected(tp, norm, x, proj), 5)
 	})
 	for _, heads := range []int{1, 2} {
-		gat := sharpen(NewGAT("gat", pattern, 4, 3, heads, true, rng))
+		gat := sharpen(NewGAT("gat", 4, 3, heads, true, rng))
 		concatProj := NewLinear("proj", 3*heads, 2, true, rng)
 		params := append(append(gat.Params(), concatProj.Params()...), x)
 		check(t, fmt.Sprintf("GAT projected (heads %d)", heads), params, func(tp *ad.Tape) *ad.Value {
-			return weighted(tp, gat.ForwardProjected(tp, x, concatProj, nil), 6)
+			return weighted(tp, gat.ForwardProjected(tp, att, x, concatProj, nil), 6)
 		})
 	}
 
@@ -172,19 +176,8 @@ func TestGCNAndGATGradients(t *testing.T) {
 // the propagation or aggregation agree with the layer followed by l.
 func TestProjectedFormsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 11))
-	norm, pattern := ring(7)
+	norm, att := ring(7)
 	x := ad.Const(Uniform(rng, 7, 5, 1))
-	agree := func(name string, got, want *tensor.Dense) {
-		t.Helper()
-		if !got.SameShape(want) {
-			t.Fatalf("%s: shape %s, want %s", name, got.Shape(), want.Shape())
-		}
-		for i := range want.Data {
-			if math.Abs(got.Data[i]-want.Data[i]) > 1e-12 {
-				t.Fatalf("%s: element %d = %v, want %v", name, i, got.Data[i], want.Data[i])
-			}
-		}
-	}
 	tp := ad.NewEvalTape()
 	ppr, err := graph.NewPPR(norm, 0.1, 10)
 	if err != nil {
@@ -192,29 +185,29 @@ func TestProjectedFormsAgree(t *testing.T) {
 	}
 	for _, bias := range []bool{true, false} {
 		lin := NewLinear("lin", 5, 3, bias, rng)
-		agree(fmt.Sprintf("PPR (bias %v)", bias), PropagateProjected(tp, ppr, x, lin).Data, lin.Forward(tp, Propagate(tp, ppr, x)).Data)
-		gcn := &GCN{Adj: norm, Lin: NewGlorotLinear("gcn", 5, 4, bias, rng)}
+		closeTo(t, fmt.Sprintf("PPR (bias %v)", bias), PropagateProjected(tp, ppr, x, lin).Data, lin.Forward(tp, Propagate(tp, ppr, x)).Data)
+		gcn := &GCN{Lin: NewGlorotLinear("gcn", 5, 4, bias, rng)}
 		if bias {
 			gcn.Lin.B.Data.Fill(0.3)
 		}
 		out := NewLinear("out", 4, 3, !bias, rng)
-		agree(fmt.Sprintf("GCN (bias %v)", bias), gcn.ForwardProjected(tp, x, out).Data, out.Forward(tp, gcn.Forward(tp, x)).Data)
+		closeTo(t, fmt.Sprintf("GCN (bias %v)", bias), gcn.ForwardProjected(tp, norm, x, out).Data, out.Forward(tp, gcn.Forward(tp, norm, x)).Data)
 	}
 	for _, heads := range []int{1, 3} {
 		for _, concat := range []bool{true, false} {
-			gat := sharpen(NewGAT("gat", pattern, 5, 4, heads, concat, rng))
+			gat := sharpen(NewGAT("gat", 5, 4, heads, concat, rng))
 			out := NewLinear("out", gat.B.Data.Cols, 3, true, rng)
 			name := fmt.Sprintf("GAT (heads %d, concat %v)", heads, concat)
-			agree(name, gat.ForwardProjected(tp, x, out, nil).Data, out.Forward(tp, gat.Forward(tp, x, nil)).Data)
+			closeTo(t, name, gat.ForwardProjected(tp, att, x, out, nil).Data, out.Forward(tp, gat.Forward(tp, att, x, nil)).Data)
 		}
 	}
-	gat := NewGAT("gat", pattern, 5, 4, 2, true, rng)
+	gat := NewGAT("gat", 5, 4, 2, true, rng)
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "projection of input size 4 after a layer of 8 features") {
 			t.Errorf("mismatched projection: panic %v", r)
 		}
 	}()
-	gat.ForwardProjected(tp, x, NewLinear("out", 4, 3, true, rng), nil)
+	gat.ForwardProjected(tp, att, x, NewLinear("out", 4, 3, true, rng), nil)
 }
 
 // sharpen scales up the attention vectors of gat so that its attention is
@@ -237,7 +230,8 @@ func sharpen(gat *GAT) *GAT {
 // yᵢ = Σⱼ softmaxⱼ(LeakyReLU(a_src·hⱼ + a_dst·hᵢ)) hⱼ + b, h = xW, written
 // here with generic ops, with identical values.
 func TestGATSingleHeadMatchesFormula(t *testing.T) {
-	_, pattern := ring(7)
+	_, att := ring(7)
+	pattern := att.Pattern
 	dst := make([]int, pattern.NNZ())
 	for i := 0; i < pattern.Rows; i++ {
 		for k := pattern.Ptr[i]; k < pattern.Ptr[i+1]; k++ {
@@ -245,7 +239,7 @@ func TestGATSingleHeadMatchesFormula(t *testing.T) {
 		}
 	}
 	for _, concat := range []bool{true, false} {
-		gat := NewGAT("gat", pattern, 5, 4, 1, concat, rand.New(rand.NewPCG(8, 8)))
+		gat := NewGAT("gat", 5, 4, 1, concat, rand.New(rand.NewPCG(8, 8)))
 		rng := rand.New(rand.NewPCG(8, 8))
 		bound := math.Sqrt(6.0 / 5)
 		for _, want := range []struct {
@@ -281,7 +275,7 @@ func TestGATSingleHeadMatchesFormula(t *testing.T) {
 			}
 			return y.Data.Data, g
 		}
-		gotY, got := grads(func(tp *ad.Tape) *ad.Value { return gat.Forward(tp, x, nil) }, x, gat.W, gat.ASrc, gat.ADst, gat.B)
+		gotY, got := grads(func(tp *ad.Tape) *ad.Value { return gat.Forward(tp, att, x, nil) }, x, gat.W, gat.ASrc, gat.ADst, gat.B)
 		wantY, want := grads(formula, x, gat.W, aSrc, aDst, gat.B)
 		if !slices.Equal(gotY, wantY) {
 			t.Fatalf("concat %v: y = %v, want %v", concat, gotY, wantY)
@@ -301,21 +295,21 @@ func TestGATSingleHeadMatchesFormula(t *testing.T) {
 // averaged.
 func TestGATHeadsAreSingleHeadLayers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
-	_, pattern := ring(6)
+	_, att := ring(6)
 	x := ad.Const(Uniform(rng, 6, 4, 1))
 	const heads, out = 3, 2
 	for _, concat := range []bool{true, false} {
-		gat := sharpen(NewGAT("gat", pattern, 4, out, heads, concat, rng))
-		y := gat.Forward(ad.NewEvalTape(), x, nil).Data
+		gat := sharpen(NewGAT("gat", 4, out, heads, concat, rng))
+		y := gat.Forward(ad.NewEvalTape(), att, x, nil).Data
 		want := tensor.New(6, gat.B.Data.Cols)
 		for k := 0; k < heads; k++ {
-			single := NewGAT("head", pattern, 4, out, 1, true, rng)
+			single := NewGAT("head", 4, out, 1, true, rng)
 			for r := 0; r < 4; r++ {
 				copy(single.W.Data.Row(r), gat.W.Data.Row(r)[k*out:(k+1)*out])
 			}
 			copy(single.ASrc.Data.Data, gat.ASrc.Data.Row(k))
 			copy(single.ADst.Data.Data, gat.ADst.Data.Row(k))
-			yk := single.Forward(ad.NewEvalTape(), x, nil).Data
+			yk := single.Forward(ad.NewEvalTape(), att, x, nil).Data
 			for i := 0; i < 6; i++ {
 				for c := 0; c < out; c++ {
 					if concat {
@@ -339,13 +333,13 @@ func TestGATHeadsAreSingleHeadLayers(t *testing.T) {
 // With uniform attention scores GAT reduces to the mean over N(i) ∪ {i}.
 func TestGATUniformAttentionIsMean(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
-	_, pattern := ring(5)
-	gat := NewGAT("gat", pattern, 2, 2, 1, true, rng)
+	_, att := ring(5)
+	gat := NewGAT("gat", 2, 2, 1, true, rng)
 	gat.ASrc.Data.Zero()
 	gat.ADst.Data.Zero()
 	gat.W.Data = tensor.MustFromSlice(2, 2, []float64{1, 0, 0, 1})
 	x := tensor.MustFromSlice(5, 2, []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
-	y := gat.Forward(ad.NewEvalTape(), ad.Const(x), nil).Data
+	y := gat.Forward(ad.NewEvalTape(), att, ad.Const(x), nil).Data
 	for i := 0; i < 5; i++ {
 		for j := 0; j < 2; j++ {
 			want := (x.At(i, j) + x.At((i+1)%5, j) + x.At((i+4)%5, j)) / 3

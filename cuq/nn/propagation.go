@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
@@ -48,33 +49,46 @@ func PropagateProjected(t *ad.Tape, p *graph.PPR, x *ad.Value, l *Linear) *ad.Va
 	return t.Add(y, l.B)
 }
 
-// GCN is a graph convolution (Kipf and Welling) y = Â·(x·W) + b with Â the
-// symmetric normalisation D^−½(A+I)D^−½; W is Glorot-initialised, b zero.
-type GCN struct {
-	Adj *tensor.CSR
-	Lin *Linear // bias applied after propagation
+// APPNPConfig configures the parameter-free APPNP convolution of CUQ-PPR:
+// K steps of personalised-PageRank propagation with teleport probability
+// Teleport over D^−½(A+I)D^−½ (the paper: K = 10, Teleport = 0.1).
+type APPNPConfig struct {
+	K        int
+	Teleport float64
 }
 
-// Forward returns Â(xW) + b.
-func (c *GCN) Forward(t *ad.Tape, x *ad.Value) *ad.Value {
-	return t.LeftMulAddRow(c.Adj, t.MatMul(x, c.Lin.W), c.Lin.B)
-}
-
-// ForwardProjected returns l(Â(xW) + b), the convolution followed by the
-// linear layer l with weight V and bias c, computed as
-//
-//	Â·(x·(W·V)) + (b·V + c)
-//
-// so that the sparse product carries l.Out columns instead of the
-// convolution's width and x·W is never formed. It agrees with
-// l.Forward(t, c.Forward(t, x)) up to rounding.
-func (c *GCN) ForwardProjected(t *ad.Tape, x *ad.Value, l *Linear) *ad.Value {
-	bias := l.B
-	if c.Lin.B != nil {
-		bias = t.Affine(c.Lin.B, l.W, l.B)
+// New checks K ≥ 0 and Teleport ∈ [0, 1] and returns the convolution,
+// whose output has the in features of its input.
+func (c APPNPConfig) New(in int, _ *rand.Rand) (Conv, error) {
+	if c.K < 0 || !(c.Teleport >= 0 && c.Teleport <= 1) {
+		return nil, fmt.Errorf("APPNP K = %d, teleport %v", c.K, c.Teleport)
 	}
-	return t.LeftMulAddRow(c.Adj, t.MatMul(x, t.MatMul(c.Lin.W, l.W)), bias)
+	return &APPNP{k: c.K, teleport: c.Teleport, width: in}, nil
 }
 
-// Params returns W and b.
-func (c *GCN) Params() []*ad.Value { return c.Lin.Params() }
+// APPNP is personalised-PageRank propagation as a convolution: y = Π·x with
+// Π the K-step operator over D^−½(A+I)D^−½ (see Propagate). It has no
+// parameters.
+type APPNP struct {
+	k        int
+	teleport float64
+	width    int
+}
+
+// Operator returns the propagation Π over the symmetric normalisation of
+// adj, a *graph.PPR.
+func (c *APPNP) Operator(adj *tensor.CSR) (Operator, error) {
+	return graph.NewPPR(graph.SymNorm(adj), c.teleport, c.k)
+}
+
+// ForwardProjected returns l(Π·x), computed as Π·(x·W) + b
+// (PropagateProjected). It draws no randomness.
+func (c *APPNP) ForwardProjected(t *ad.Tape, op Operator, x *ad.Value, l *Linear, _ *rand.Rand) *ad.Value {
+	return PropagateProjected(t, op.(*graph.PPR), x, l)
+}
+
+// Width returns the number of input features, which propagation keeps.
+func (c *APPNP) Width() int { return c.width }
+
+// Params returns nil: propagation has no parameters.
+func (c *APPNP) Params() []*ad.Value { return nil }

@@ -1,0 +1,311 @@
+package cuq
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/cuqgnn/cuqgnn/cuq/ad"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/nn"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+)
+
+// postNet is the family of GPN, LOP-GPN and the CUQ models: encoder →
+// graph convolution → latent projection → one radial flow per class →
+// Dirichlet evidence, pooled over neighbours as its Pooling says.
+type postNet struct {
+	enc      *encoder
+	conv     nn.Conv
+	latent   *nn.Linear
+	flows    *nn.RadialFlows
+	pooling  Pooling
+	prop     nn.APPNPConfig // log-linear and linear pooling
+	pruneAt  float64        // linear pooling: sparse pruned Π when > 0
+	reg      float64        // entropy regulariser of the loss
+	logPrior []float64      // log p(c) from the training labels
+	rng      *rand.Rand     // dropout
+	ops      cache[*postNetOps]
+}
+
+// postNetOps is what a postNet derives from a graph's adjacency.
+type postNetOps struct {
+	conv    nn.Operator
+	prop    *graph.PPR  // log-linear pooling: propagation of evidence
+	mixture *tensor.CSR // linear pooling: the mixture weights Π
+}
+
+// newPostNet checks the builder's configuration of a PostNet and draws its
+// parameters from init: encoder, convolution, latent projection, flows.
+func newPostNet(b *Builder, init, dropout *rand.Rand) (family, error) {
+	if err := b.checkTraining(); err != nil {
+		return nil, err
+	}
+	switch b.pooling {
+	case Behavioral:
+	case LogLinear, Linear:
+		if err := b.checkPropagation(); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("unknown pooling %v", b.pooling)
+	}
+	if b.latent < 1 {
+		return nil, fmt.Errorf("latent dimension %d", b.latent)
+	}
+	if b.flows == nil || b.flows.layers < 0 {
+		return nil, fmt.Errorf("the PostNet head needs radial flows")
+	}
+	if b.pruneAt < 0 || b.pruneAt >= 1 {
+		return nil, fmt.Errorf("prune threshold %v not in [0, 1)", b.pruneAt)
+	}
+	_, in := b.g.Features.Dims()
+	enc, err := newEncoder(b.encoder, in, init, dropout)
+	if err != nil {
+		return nil, err
+	}
+	p := &postNet{enc: enc, conv: direct{enc.width()}, pooling: b.pooling, prop: b.prop,
+		pruneAt: b.pruneAt, reg: b.train.EntropyReg, rng: dropout}
+	if b.conv != nil {
+		if p.conv, err = b.conv.New(enc.width(), init); err != nil {
+			return nil, err
+		}
+	}
+	p.latent = nn.NewLinear("latent", p.conv.Width(), b.latent, true, init)
+	if p.flows, err = nn.NewRadialFlows("flow", b.g.NumClasses, b.flows.layers, b.latent, init); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// direct is the absence of a convolution: the encoder feeds the latent
+// projection.
+type direct struct{ width int }
+
+func (direct) Operator(*tensor.CSR) (nn.Operator, error) { return nil, nil }
+
+func (direct) ForwardProjected(t *ad.Tape, _ nn.Operator, x *ad.Value, l *nn.Linear, _ *rand.Rand) *ad.Value {
+	return l.Forward(t, x)
+}
+
+func (d direct) Width() int { return d.width }
+
+func (direct) Params() []*ad.Value { return nil }
+
+func (p *postNet) params() (flows, others []*ad.Value) {
+	others = append(nn.ParamsOf(p.enc.layers...), p.conv.Params()...)
+	return p.flows.Params(), append(others, p.latent.Params()...)
+}
+
+// prepare checks g's features and returns the operators of its adjacency.
+func (p *postNet) prepare(g *graph.Graph) (*postNetOps, error) {
+	if err := p.enc.check(g); err != nil {
+		return nil, err
+	}
+	return p.ops.get(g.Adj, p.derive)
+}
+
+func (p *postNet) derive(adj *tensor.CSR) (*postNetOps, error) {
+	ops := &postNetOps{}
+	var err error
+	if ops.conv, err = p.conv.Operator(adj); err != nil {
+		return nil, err
+	}
+	switch p.pooling {
+	case LogLinear:
+		ops.prop, err = graph.NewPPR(graph.SymNorm(adj), p.prop.Teleport, p.prop.K)
+	case Linear:
+		var pi *graph.PPR
+		if pi, err = graph.NewPPR(graph.RWNorm(adj), p.prop.Teleport, p.prop.K); err != nil {
+			break
+		}
+		if p.pruneAt > 0 {
+			ops.mixture = pi.SparsePruned(p.pruneAt)
+		} else {
+			ops.mixture = tensor.DenseToCSR(pi.Dense())
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ops, nil
+}
+
+// headRows reports whether forward with these rows returns only those
+// rows.
+func (p *postNet) headRows(rows []int) bool {
+	return rows != nil && p.pooling == Behavioral
+}
+
+// budgetConst is ½·d·log 4π, the "latent-new" certainty budget of the
+// reference: log β = log p(z|c) + log p(c) + ½ d log 4π.
+func budgetConst(d int) float64 { return 0.5 * float64(d) * math.Log(4*math.Pi) }
+
+// forward computes on tape t the pseudo-counts α (behavioral and
+// log-linear pooling) or the per-node α_ft (linear pooling) on graph g with
+// its operators ops, one row per node.
+//
+// With behavioral pooling the PostNet head of a node depends on its own
+// latent only, so when rows is non-nil the head runs on those nodes alone
+// and the output has one row per entry of rows (training needs the labelled
+// nodes only; the flows dominate the cost of a CUQ model otherwise). The
+// other poolings need every node and ignore rows; use headRows to know
+// which layout the output has.
+func (p *postNet) forward(t *ad.Tape, g *graph.Graph, ops *postNetOps, rows []int) *ad.Value {
+	h := p.enc.forward(t, g)
+	z := p.conv.ForwardProjected(t, ops.conv, h, p.latent, p.rng)
+	if p.headRows(rows) {
+		z = t.GatherRows(z, rows)
+	}
+	logp := p.flows.LogDensity(t, z)
+	if !t.Training() {
+		// eval mode: NaN log-densities become −inf (the reference's Density)
+		for i, v := range logp.Data.Data {
+			if math.IsNaN(v) {
+				logp.Data.Data[i] = math.Inf(-1)
+			}
+		}
+	}
+	shift := tensor.New(1, len(p.logPrior))
+	for c := range shift.Data {
+		shift.Data[c] = p.logPrior[c] + budgetConst(p.latent.Out)
+	}
+	beta := t.Exp(t.Clamp(t.Add(logp, ad.Const(shift)), -30, 30))
+	if p.pooling == LogLinear {
+		beta = nn.Propagate(t, ops.prop, beta)
+	}
+	return t.AddConst(beta, 1)
+}
+
+// setPrior sets log p(c) from the training labels; a class without
+// training nodes gets log 0 = −inf, so its evidence is clamped to e^−30.
+func (p *postNet) setPrior(trainY []int) {
+	counts := make([]float64, p.flows.Classes)
+	for _, y := range trainY {
+		counts[y]++
+	}
+	p.logPrior = make([]float64, len(counts))
+	for c, n := range counts {
+		p.logPrior[c] = math.Log(n / float64(len(trainY)))
+	}
+}
+
+func (p *postNet) fit(g *graph.Graph, split graph.Split, trainY []int) (objective, error) {
+	p.setPrior(trainY)
+	ops, err := p.prepare(g)
+	if err != nil {
+		return nil, err
+	}
+	o := &postNetObjective{p: p, g: g, ops: ops, split: split, trainY: trainY, local: make([]int, len(split.Train))}
+	for i := range o.local {
+		o.local[i] = i
+	}
+	if ops.mixture != nil {
+		o.piTrain, o.piVal = rowsOf(ops.mixture, split.Train), rowsOf(ops.mixture, split.Val)
+	}
+	return o, nil
+}
+
+func (p *postNet) output(g *graph.Graph) (*tensor.Dense, error) {
+	out, _, err := p.evaluate(g)
+	return out, err
+}
+
+// evaluate returns the output on g in evaluation mode and the operators of
+// g's adjacency.
+func (p *postNet) evaluate(g *graph.Graph) (*tensor.Dense, *postNetOps, error) {
+	if p.logPrior == nil {
+		return nil, nil, fmt.Errorf("no class prior yet: call Fit or Step first")
+	}
+	ops, err := p.prepare(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.forward(ad.NewEvalTape(), g, ops, nil).Data, ops, nil
+}
+
+// predict gives the Dirichlet measures of α, or for linear pooling those
+// of the mixture Σⱼ Πᵢⱼ Dir(α_ft(j)).
+func (p *postNet) predict(pr *Prediction) error {
+	out, ops, err := p.evaluate(pr.Graph)
+	if err != nil {
+		return err
+	}
+	pi := ops.mixture
+	if pi == nil {
+		return dirichletPrediction(pr, out)
+	}
+	mean, err := uq.MixtureMean(pi.Ptr, pi.Ind, pi.Val, out.Data, pr.Classes)
+	if err != nil {
+		return err
+	}
+	if pr.Prob, err = tensor.FromSlice(pi.Rows, pr.Classes, mean); err != nil {
+		return err
+	}
+	pr.Alpha = tensor.New(out.Rows, out.Cols)
+	pi.MulTo(pr.Alpha, out)
+	pr.Measures, err = uq.Mixture(pi.Ptr, pi.Ind, pi.Val, out.Data, pr.Classes)
+	return err
+}
+
+// dirichletPrediction fills p with the means and measures of the
+// Dirichlets Dir(αᵢ), one per row of alpha.
+func dirichletPrediction(p *Prediction, alpha *tensor.Dense) error {
+	p.Alpha = alpha
+	p.Prob = dirichletMeans(alpha)
+	var err error
+	p.Measures, err = uq.Dirichlet(alpha.Data, p.Classes)
+	return err
+}
+
+// dirichletMeans returns the means θ̄ = α/α₀ of the Dirichlets Dir(αᵢ), one
+// per row of alpha.
+func dirichletMeans(alpha *tensor.Dense) *tensor.Dense {
+	mean := tensor.New(alpha.Rows, alpha.Cols)
+	for i := 0; i < alpha.Rows; i++ {
+		uq.Mean(alpha.Row(i), mean.Row(i))
+	}
+	return mean
+}
+
+// postNetObjective is a postNet's loss on one split: the UCE loss with
+// entropy regulariser, or its mixture form for linear pooling.
+type postNetObjective struct {
+	p              *postNet
+	g              *graph.Graph
+	ops            *postNetOps
+	split          graph.Split
+	trainY         []int
+	local          []int       // 0..len(Train)−1: training rows of a head run on them alone
+	piTrain, piVal *tensor.CSR // linear pooling: the rows of Π of the training and validation nodes
+}
+
+func (o *postNetObjective) loss(t *ad.Tape) *ad.Value {
+	out := o.p.forward(t, o.g, o.ops, o.split.Train)
+	if o.piTrain != nil {
+		return mixtureLoss(t, out, o.piTrain, o.trainY, o.p.reg)
+	}
+	rows := o.split.Train
+	if o.p.headRows(rows) {
+		rows = o.local
+	}
+	return uceLoss(t, out, rows, o.trainY, o.p.reg)
+}
+
+func (o *postNetObjective) valProbs() *tensor.Dense {
+	nodes := o.split.Val
+	mean := dirichletMeans(o.p.forward(ad.NewEvalTape(), o.g, o.ops, nodes).Data)
+	probs := tensor.New(len(nodes), mean.Cols)
+	switch {
+	case o.piVal != nil:
+		o.piVal.MulTo(probs, mean)
+	case o.p.headRows(nodes):
+		return mean
+	default:
+		for k, i := range nodes {
+			copy(probs.Row(k), mean.Row(i))
+		}
+	}
+	return probs
+}
