@@ -71,7 +71,7 @@ func TestTrainSynthetic(t *testing.T) {
 	if !strings.Contains(errOut, "cora_ml.npz: no such file") || !strings.Contains(errOut, "running on the synthetic CoraML-like graph") {
 		t.Errorf("no notice of the fallback:\n%s", errOut)
 	}
-	for _, want := range []string{"GKDE on Synthetic (3000 nodes, 7 classes), split 1, init 1", "test accuracy ", "ood_features_normal", "ood_features_ber", "EU_PC AUROC"} {
+	for _, want := range []string{"GKDE on Synthetic (3000 nodes, 7 classes), split 1, init 1", "test accuracy ", "gaussian", "bernoulli", "EU_PC AUROC"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("train output lacks %q:\n%s", want, out)
 		}

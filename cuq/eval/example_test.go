@@ -49,7 +49,7 @@ func ExampleWriteIDOOD() {
 	// Output:
 	// ### CoraML
 	//
-	// | Model | Acc | LOC ID acc | LOC LC | LOC TU | LOC AU | LOC EU | LOC EU_PC | LOC EU_SO |
+	// | Model | Acc | loc ID acc | loc LC | loc TU | loc AU | loc EU | loc EU_PC | loc EU_SO |
 	// | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 	// | GPN | 80.34 ± 0.12 | – | – | 85.51 | – | – | – | – |
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // markdownSettings are the setting labels of the Markdown table.
-var markdownSettings = [NumOODSettings]string{"LOC", "Normal", "Bernoulli"}
+var markdownSettings = [NumOODSettings]string{"loc", "gaussian", "bernoulli"}
 
 // markdownMetrics are the setting metrics shown in the Markdown table, with
 // the paper's measure names: ID accuracy, then the AUROC of LC (max-prob),

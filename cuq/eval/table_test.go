@@ -280,10 +280,10 @@ func TestWriteIDOODMarkdown(t *testing.T) {
 	}
 	out := buf.String()
 	for _, want := range []string{
-		"### CoraML\n\n| Model | Acc | LOC ID acc | LOC LC | LOC TU | LOC AU | LOC EU | LOC EU_PC | LOC EU_SO | Normal ID acc |",
+		"### CoraML\n\n| Model | Acc | loc ID acc | loc LC | loc TU | loc AU | loc EU | loc EU_PC | loc EU_SO | gaussian ID acc |",
 		"| APPNP | 84.35 ± 0.12 | 90.44 ± 0.31 | – | 87.45 ± 1.01 | – | – | – | – | – |",
 		"| GPN | 80.34 ± 0.10 | 89.36 ± 0.25 | – | 87.45 ± 2.00 | – | – | 87.11 ± 0.40 | – |",
-		"### Amazon Photos\n\n| Model | Acc | Bernoulli ID acc |",
+		"### Amazon Photos\n\n| Model | Acc | bernoulli ID acc |",
 		"| APPNP | 100.00 | – |",
 	} {
 		if !strings.Contains(out, want) {

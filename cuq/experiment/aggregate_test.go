@@ -28,7 +28,7 @@ func handRecords() []*Record {
 	gpn := func(split int, acc, pc, tuOOD float64, d float64) *Record {
 		return &Record{Dataset: "AmazonPhotos", Model: "gpn", Split: split, Init: 1, Results: map[string]*Result{
 			"classification": {Accuracy: acc, ARC: map[string][]float64{"TU": curve(acc), "EU_PC": curve(pc), "LC": curve(0.25), PredictedAlpha: curve(pc)}},
-			"ood_features_normal": {Accuracy: 0.7, IDAccuracy: ptr(0.7), OODAccuracy: ptr(0.1), AUROC: shift(auroc, d),
+			"gaussian": {Accuracy: 0.7, IDAccuracy: ptr(0.7), OODAccuracy: ptr(0.1), AUROC: shift(auroc, d),
 				IDMean:  map[string]float64{"TU": 1, "EU_SO": -2, "EU": 0.5},
 				OODMean: map[string]float64{"TU": tuOOD, "EU_SO": -1, "EU": -0.1}},
 		}}
@@ -36,7 +36,7 @@ func handRecords() []*Record {
 	appnp := func(split int) *Record {
 		return &Record{Dataset: "AmazonPhotos", Model: "appnp", Split: split, Init: 1, Results: map[string]*Result{
 			"classification": {Accuracy: 0.6, ARC: map[string][]float64{"TU": curve(0.6), "LC": curve(0.5)}},
-			"ood_features_normal": {Accuracy: 0.6, IDAccuracy: ptr(0.6), OODAccuracy: ptr(0.3),
+			"gaussian": {Accuracy: 0.6, IDAccuracy: ptr(0.6), OODAccuracy: ptr(0.3),
 				AUROC: map[string]float64{"TU": 0.4, "LC": 0.45}},
 		}}
 	}

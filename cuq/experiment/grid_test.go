@@ -98,7 +98,7 @@ func TestGridOptionErrors(t *testing.T) {
 		{Paper().MaxEpochs(-2), "max epochs -2"},
 		{Paper().Models(GPN, APPNP, GPN), "model GPN given twice"},
 		{Paper().Datasets("CoraML", "cora_ml"), "dataset CoraML given twice"},
-		{Paper().Settings(LeaveOutClasses, Classification, LeaveOutClasses), "setting ood_loc given twice"},
+		{Paper().Settings(LeaveOutClasses, Classification, LeaveOutClasses), "setting loc given twice"},
 		{Paper().Splits(1 << 40), "grid of more than 1000000 jobs"},
 		{Paper().Splits(1 << 62).Inits(1 << 62), "grid of more than 1000000 jobs"},
 	} {

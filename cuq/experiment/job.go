@@ -41,7 +41,7 @@ type Job struct {
 }
 
 // String describes the job, e.g. "CoraML GPN split 1 init 1
-// [classification ood_features_normal]".
+// [classification gaussian]".
 func (j Job) String() string {
 	return fmt.Sprintf("%s %s split %d init %d %v", j.Dataset, j.Model, j.Split, j.Init, j.Settings)
 }

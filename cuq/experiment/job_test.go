@@ -30,7 +30,7 @@ func TestRunJobSettings(t *testing.T) {
 	if len(cl.ARC) != 7 { // six measures and α_ŷ
 		t.Errorf("GKDE has %d curves, want 7", len(cl.ARC))
 	}
-	for _, s := range []string{"ood_features_normal", "ood_features_ber"} {
+	for _, s := range []string{"gaussian", "bernoulli"} {
 		r := rec.Results[s]
 		// GKDE ignores features: noise does not change its predictions.
 		if !near(r.Accuracy, cl.Accuracy) {
@@ -47,7 +47,7 @@ func TestRunJobSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := rec.Results["ood_loc"]
+	r := rec.Results["loc"]
 	var ood int
 	for _, i := range split.Test {
 		if d.Graph.Labels[i] == 3 {
@@ -101,7 +101,7 @@ func TestRunJobCoraML(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Paper: ID accuracy 83.01%, AUROC of EU_PC 74.00%.
-	r := rec.Results["ood_loc"]
+	r := rec.Results["loc"]
 	if *r.IDAccuracy < 0.77 || *r.IDAccuracy > 0.89 || r.AUROC["EU_PC"] < 0.68 || r.AUROC["EU_PC"] > 0.80 {
 		t.Errorf("GKDE leave-out classes on CoraML: ID accuracy %.4f, EU_PC AUROC %.4f; paper 0.8301, 0.7400", *r.IDAccuracy, r.AUROC["EU_PC"])
 	}

@@ -92,6 +92,25 @@ func (r *Record) checksum() (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
+// canonicalSettings renames the results of records written with the
+// reference's setting names (ood_features_normal, ...) to Setting.String
+// names, so that records of earlier versions of cuqgnn are not redone.
+func (r *Record) canonicalSettings() error {
+	out := make(map[string]*Result, len(r.Results))
+	for k, res := range r.Results {
+		s, err := ParseSetting(k)
+		if err != nil {
+			return err
+		}
+		if _, dup := out[s.String()]; dup {
+			return fmt.Errorf("setting %v recorded twice", s)
+		}
+		out[s.String()] = res
+	}
+	r.Results = out
+	return nil
+}
+
 // validate checks a decoded record: version, checksum, identity and the
 // completeness of every result.
 func (r *Record) validate() error {
@@ -104,6 +123,9 @@ func (r *Record) validate() error {
 	}
 	if sum != r.Checksum {
 		return fmt.Errorf("checksum mismatch (stored %.12q, content %.12s)", r.Checksum, sum)
+	}
+	if err := r.canonicalSettings(); err != nil {
+		return err
 	}
 	j, err := r.Job()
 	if err != nil {

@@ -2,9 +2,11 @@ package experiment
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,7 +31,7 @@ func sampleRecord() *Record {
 		Dataset: "CoraML", Model: "gpn", Split: 2, Init: 1, Epochs: 120, BestEpoch: 70, TrainSeconds: 3.5,
 		Results: map[string]*Result{
 			"classification": {Accuracy: 0.8, ARC: map[string][]float64{"TU": curve(0.8), "EU_PC": curve(0.9)}},
-			"ood_features_ber": {Accuracy: 0.7, IDAccuracy: ptr(0.75), OODAccuracy: ptr(0.2), NumID: 90, NumOOD: 10,
+			"bernoulli": {Accuracy: 0.7, IDAccuracy: ptr(0.75), OODAccuracy: ptr(0.2), NumID: 90, NumOOD: 10,
 				AUROC: map[string]float64{"TU": 0.6}, IDMean: map[string]float64{"TU": 1}, OODMean: map[string]float64{"TU": 1.5}},
 		},
 	}
@@ -53,7 +55,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "CoraML GPN split 2 init 1 [classification ood_features_ber]"; j.String() != want {
+	if want := "CoraML GPN split 2 init 1 [classification bernoulli]"; j.String() != want {
 		t.Errorf("job %q, want %q", j, want)
 	}
 	if !got.covers(Job{Dataset: "CoraML", Model: GPN, Split: 2, Init: 1, Settings: []Setting{Classification}}, 0) {
@@ -108,10 +110,10 @@ func TestReadRecordDetectsDamage(t *testing.T) {
 		{"tampered", []byte(strings.Replace(string(raw), `"split": 2`, `"split": 3`, 1)), "checksum mismatch"},
 		{"version", resealed(func(r *Record) { r.Version = 99 }), "record version 99, want 1"},
 		{"no results", resealed(func(r *Record) { r.Results = nil }), "results for 0 known settings"},
-		{"unknown setting", resealed(func(r *Record) { r.Results["bogus"] = &Result{} }), "results for 2 known settings among 3"},
+		{"unknown setting", resealed(func(r *Record) { r.Results["bogus"] = &Result{} }), `unknown setting "bogus"`},
 		{"short curve", resealed(func(r *Record) { r.Results["classification"].ARC["TU"] = []float64{1, 1} }), "curve TU has 2 points, want 101"},
-		{"no auroc", resealed(func(r *Record) { r.Results["ood_features_ber"].AUROC = nil }), "missing ID/OOD accuracy or AUROC"},
-		{"bad measure", resealed(func(r *Record) { r.Results["ood_features_ber"].AUROC["XX"] = 0.5 }), `unknown uncertainty measure "XX"`},
+		{"no auroc", resealed(func(r *Record) { r.Results["bernoulli"].AUROC = nil }), "missing ID/OOD accuracy or AUROC"},
+		{"bad measure", resealed(func(r *Record) { r.Results["bernoulli"].AUROC["XX"] = 0.5 }), `unknown uncertainty measure "XX"`},
 		{"no dataset", resealed(func(r *Record) { r.Dataset = "" }), "incomplete identity"},
 		{"bad model", resealed(func(r *Record) { r.Model = "mlp" }), `unknown model "mlp"`},
 		{"loc mix", resealed(func(r *Record) { r.LOC = true }), "cannot share a model"},
@@ -157,5 +159,45 @@ func TestReadRecordHostileFiles(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, SpecFile), make([]byte, maxSpecBytes+1), 0o644))
 	if _, err := ReadSpec(dir); err == nil || !strings.Contains(err.Error(), "more than 1048576") {
 		t.Errorf("oversized grid.json: %v", err)
+	}
+}
+
+// Records written before settings had their own names carry the
+// reference's keys (ood_features_ber, ...); they read as today's, so that
+// a grid resumed with a newer cuqgnn does not redo them.
+func TestReadRecordWithReferenceKeys(t *testing.T) {
+	r := sampleRecord()
+	r.Version = RecordVersion
+	old := map[string]*Result{}
+	for k, res := range r.Results {
+		s, err := ParseSetting(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old[s.ReferenceKey()] = res
+	}
+	r.Results = old
+	sum, err := r.checksum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Checksum = sum
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"ood_features_ber"`) {
+		t.Fatalf("test premise: the record does not use the reference's keys: %s", b)
+	}
+	got, err := parseRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Results["bernoulli"] == nil || got.Results["ood_features_ber"] != nil {
+		t.Errorf("results keyed %v, want today's names", slices.Collect(maps.Keys(got.Results)))
+	}
+	j, err := got.Job()
+	if err != nil || len(j.Settings) != len(r.Results) {
+		t.Errorf("job %v (%v): settings lost", j, err)
 	}
 }

@@ -119,19 +119,6 @@ func oodIndex(s Setting) (eval.OODSetting, bool) {
 	return 0, false
 }
 
-// settingTitle names an OOD setting in tables and figures.
-func settingTitle(s Setting) string {
-	switch s {
-	case LeaveOutClasses:
-		return "leave-out classes"
-	case GaussianNoise:
-		return "Gaussian noise"
-	case BernoulliNoise:
-		return "Bernoulli noise (not in the paper)"
-	}
-	return s.String()
-}
-
 // OODTable returns the OOD-detection table of dataset ds in setting s (an
 // OOD setting): per model the test accuracy (classification), the accuracy
 // on the ID test nodes and the AUROC of each measure for detecting the OOD
@@ -172,7 +159,11 @@ func (res *Results) OODTable(ds string, s Setting) (*chart.Table, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("experiment: OODTable: no results for dataset %q", ds)
 	}
-	return chart.NewTable(ds+": "+settingTitle(s)+" (%)", header, rows)
+	title := s.Title()
+	if s == BernoulliNoise {
+		title += " (not in the paper)"
+	}
+	return chart.NewTable(ds+": "+title+" (%)", header, rows)
 }
 
 // published formats the paper's number of a dataset, model and column

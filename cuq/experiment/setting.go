@@ -31,16 +31,45 @@ const (
 // AllSettings lists every setting in the reference's order.
 var AllSettings = []Setting{Classification, LeaveOutClasses, GaussianNoise, BernoulliNoise}
 
-// settingKeys are the reference's setting names.
-var settingKeys = [numSettings]string{"classification", "ood_loc", "ood_features_normal", "ood_features_ber"}
+// settingNames are the settings' names in cuqgnn's vocabulary (flags,
+// records, progress lines, tables); referenceKeys are the reference
+// implementation's, which only its file formats use.
+var (
+	settingNames  = [numSettings]string{"classification", "loc", "gaussian", "bernoulli"}
+	referenceKeys = [numSettings]string{"classification", "ood_loc", "ood_features_normal", "ood_features_ber"}
+)
 
-// String returns the reference's name of s: classification, ood_loc,
-// ood_features_normal or ood_features_ber.
+// String returns the name of s: classification, loc, gaussian or
+// bernoulli, the name a user types (cuq grid -settings) and reads.
 func (s Setting) String() string {
 	if s < 0 || s >= numSettings {
 		return fmt.Sprintf("Setting(%d)", int(s))
 	}
-	return settingKeys[s]
+	return settingNames[s]
+}
+
+// ReferenceKey returns the reference implementation's name of s:
+// classification, ood_loc, ood_features_normal or ood_features_ber.
+func (s Setting) ReferenceKey() string {
+	if s < 0 || s >= numSettings {
+		return ""
+	}
+	return referenceKeys[s]
+}
+
+// Title returns the setting's name in prose and table captions:
+// "classification", "leave-out classes", "Gaussian noise" or "Bernoulli
+// noise".
+func (s Setting) Title() string {
+	switch s {
+	case LeaveOutClasses:
+		return "leave-out classes"
+	case GaussianNoise:
+		return "Gaussian noise"
+	case BernoulliNoise:
+		return "Bernoulli noise"
+	}
+	return s.String()
 }
 
 // noise returns the perturbation of a feature-noise setting.
@@ -54,8 +83,8 @@ func (s Setting) noise() (graph.Noise, bool) {
 	return 0, false
 }
 
-// SettingNames returns the short command-line names of the settings.
-func SettingNames() []string { return []string{"classification", "loc", "gaussian", "bernoulli"} }
+// SettingNames returns the names of the settings (see Setting.String).
+func SettingNames() []string { return settingNames[:] }
 
 // ParseSetting returns the setting named s: classification (clf), loc
 // (ood_loc), gaussian (normal, ood_features_normal) or bernoulli (ber,

@@ -241,8 +241,15 @@ func ReadSpec(dir string) (*Spec, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("experiment: %s: %w", path, err)
 	}
-	if _, _, err := s.parse(); err != nil {
+	_, settings, err := s.parse()
+	if err != nil {
 		return nil, fmt.Errorf("experiment: %s: %w", path, err)
+	}
+	// Settings written with the reference's names by earlier versions
+	// read as today's (see Setting.String).
+	s.Settings = s.Settings[:0]
+	for _, st := range settings {
+		s.Settings = append(s.Settings, st.String())
 	}
 	return &s, nil
 }

@@ -206,3 +206,22 @@ func TestSpecRoundTripAndJobs(t *testing.T) {
 		}
 	}
 }
+
+// A grid.json written with the reference's setting names reads as today's,
+// so that resuming such a grid does not report a different grid.
+func TestReadSpecWithReferenceKeys(t *testing.T) {
+	dir := t.TempDir()
+	spec, err := Paper().Datasets("CoraML").Settings(Classification, GaussianNoise).Out(dir).Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Settings = []string{"classification", "ood_features_normal"}
+	must(t, spec.write(dir))
+	got, err := ReadSpec(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Settings, []string{"classification", "gaussian"}) {
+		t.Errorf("settings %v, want classification, gaussian", got.Settings)
+	}
+}
