@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/kernelext"
 )
 
@@ -27,4 +30,22 @@ func ExampleNewProgress() {
 	}
 	bar := kernelext.NewProgress("CUQ-GCN on CoraML")
 	train(5, bar.Update)
+}
+
+// In a notebook, Train trains once and later cells read the run back from
+// the kernel session's cache; the key covers the whole model description,
+// the graph and the split, so another seed trains again.
+func ExampleTrain() {
+	g, _ := datasets.CSBM(200, 3).Seed(1).Done()
+	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(1))
+	run, err := kernelext.Train(cuq.CUQPPR(g).MaxEpochs(20), split, kernelext.Quiet())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(run.Model, len(run.History.Epochs), run.Stats.Nodes)
+	fmt.Println(kernelext.KeyOf("train", cuq.CUQPPR(g).Seed(1), split) == kernelext.KeyOf("train", cuq.CUQPPR(g).Seed(2), split))
+	// Output:
+	// CUQ-PPR 25 200
+	// false
 }

@@ -6,8 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/chart"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 func ExampleARC() {
@@ -71,4 +76,40 @@ func ExampleARCPlot() {
 	defer f.Close()
 	fmt.Println(chart.WritePlot(f, p, "svg", 12*vg.Centimeter, 8*vg.Centimeter))
 	// Output: <nil>
+}
+
+// A trained model's uncertainty, drawn in one call each: its
+// accuracy-rejection curves, the AU–EU decomposition of its test nodes and
+// the graph around a node.
+func ExampleARCOf() {
+	g, _ := datasets.CSBM(200, 3).Seed(1).Done()
+	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(1))
+	model, _ := cuq.CUQPPR(g).MaxEpochs(20).Build()
+	if _, err := model.Fit(split); err != nil {
+		fmt.Println(err)
+		return
+	}
+	pred, _ := model.Predict(nil)
+
+	arc, err := chart.ARCOf(pred, split.Test).Measures(uq.TU, uq.EU).Done()
+	fmt.Println(arc.Title, err)
+	dec, err := chart.DecompositionOf(pred, split.Test).LogEU().Done()
+	fmt.Println(dec.Title, err)
+	view, err := chart.NeighbourhoodOf(pred, split.Test[0]).Size(50).Measures(uq.EU, uq.TU).Done()
+	fmt.Println(view.Title, err)
+	// Output:
+	// CUQ-PPR: accuracy-rejection curves <nil>
+	// CUQ-PPR: aleatoric vs epistemic uncertainty <nil>
+	// CUQ-PPR: 50 nodes around node 1, coloured by EU <nil>
+}
+
+// Densities on the simplex share one colour scale, so that panels compare.
+func ExampleSimplexes() {
+	gpn, _ := chart.NewDirichlet(5.2, 5.2, 1.1)
+	cuq, _ := chart.NewDirichlet(1.4, 1.4, 1.0)
+	c, err := chart.Simplexes([3]string{"class 0", "class 1", "class 2"},
+		chart.SimplexPanel{Title: "log-linear", Density: gpn.Density3},
+		chart.SimplexPanel{Title: "behavioural", Density: cuq.Density3}).Log().Done()
+	fmt.Println(c.Width, err)
+	// Output: 648 <nil>
 }
