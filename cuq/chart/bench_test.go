@@ -2,6 +2,7 @@ package chart
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -47,13 +48,24 @@ func BenchmarkSimplexDensity60(b *testing.B) {
 	}
 }
 
-func BenchmarkGraphChart3000(b *testing.B) {
-	n := 3000
+// benchGraph returns a ring of n nodes with chords, valued by layers
+// measures.
+func benchGraph(n, layers int) GraphView {
 	v := GraphView{Values: make([]float64, n)}
+	for k := 1; k < layers; k++ {
+		v.More = append(v.More, GraphLayer{Measure: fmt.Sprint("M", k), Values: make([]float64, n)})
+	}
 	for i := range n {
 		v.Values[i] = float64(i%10) / 10
+		for k := range v.More {
+			v.More[k].Values[i] = float64(i%(7+k)) / 7
+		}
 		v.Edges = append(v.Edges, [2]int{i, (i + 1) % n}, [2]int{i, (i + 13) % n})
 	}
+	return v
+}
+
+func benchmarkGraphChart(b *testing.B, v GraphView) {
 	for b.Loop() {
 		c, err := GraphChart(v)
 		if err != nil {
@@ -62,6 +74,13 @@ func BenchmarkGraphChart3000(b *testing.B) {
 		_ = c.Fragment()
 	}
 }
+
+// BenchmarkGraphChart3000: a large view, laid out by the browser.
+func BenchmarkGraphChart3000(b *testing.B) { benchmarkGraphChart(b, benchGraph(3000, 1)) }
+
+// BenchmarkGraphChart300 is the notebooks' neighbourhood view: 300 nodes,
+// laid out in Go, with two measures.
+func BenchmarkGraphChart300(b *testing.B) { benchmarkGraphChart(b, benchGraph(300, 2)) }
 
 func BenchmarkARCPlotPNG(b *testing.B) {
 	p, curves := benchCurves()
@@ -75,23 +94,5 @@ func BenchmarkARCPlotPNG(b *testing.B) {
 		if err := WritePlot(&buf, pl, "png", 16*vg.Centimeter, 10*vg.Centimeter); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// BenchmarkGraphChart300 is the notebooks' neighbourhood view: 300 nodes,
-// laid out in Go, with two measures.
-func BenchmarkGraphChart300(b *testing.B) {
-	n := 300
-	v := GraphView{Values: make([]float64, n), More: []GraphLayer{{"TU", make([]float64, n)}}}
-	for i := range n {
-		v.Values[i], v.More[0].Values[i] = float64(i%10)/10, float64(i%7)/7
-		v.Edges = append(v.Edges, [2]int{i, (i + 1) % n}, [2]int{i, (i + 13) % n})
-	}
-	for b.Loop() {
-		c, err := GraphChart(v)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_ = c.Fragment()
 	}
 }

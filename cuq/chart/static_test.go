@@ -3,6 +3,7 @@ package chart
 import (
 	"bytes"
 	"encoding/xml"
+	"image"
 	"image/color"
 	"image/png"
 	"strings"
@@ -38,32 +39,12 @@ func TestARCPlotPNG(t *testing.T) {
 		t.Errorf("PNG is %d×%d, want 384×288", b.Dx(), b.Dy())
 	}
 	// The first curve's line colour (Palette[0], #0072B2) is drawn.
-	want := color.NRGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}
-	found := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			if color.NRGBAModel.Convert(img.At(x, y)) == want {
-				found++
-			}
-		}
-	}
-	if found < 50 {
+	if found := countPixels(img, color.NRGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}, 0); found < 50 {
 		t.Errorf("only %d pixels of the first curve's colour; the curve is missing", found)
 	}
 	// The band is that colour at opacity 56/255 over white:
 	// 255·(1 − 56/255) + c·56/255 = (199, 224, 238).
-	band := 0
-	near := func(a uint8, b int) bool { return int(a) >= b-2 && int(a) <= b+2 }
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
-			if near(c.R, 199) && near(c.G, 224) && near(c.B, 238) {
-				band++
-			}
-		}
-	}
-	if band < 500 {
+	if band := countPixels(img, color.NRGBA{R: 199, G: 224, B: 238, A: 0xff}, 2); band < 500 {
 		t.Errorf("only %d pixels of the SE band's colour; the band is missing", band)
 	}
 }
@@ -146,15 +127,8 @@ func TestWriteARCGridPlot(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != 680 || b.Dy() != 605 {
 		t.Errorf("PNG is %d×%d, want 680×605", b.Dx(), b.Dy())
 	}
-	counts := map[color.NRGBA]int{}
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			counts[color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)]++
-		}
-	}
 	for _, c := range []string{"#D55E00", "#009E73"} {
-		if n := counts[hexColor(c, 255).(color.NRGBA)]; n < 50 {
+		if n := countPixels(img, hexColor(c, 255).(color.NRGBA), 0); n < 50 {
 			t.Errorf("only %d pixels of %s: a curve is missing", n, c)
 		}
 	}
@@ -164,4 +138,21 @@ func TestWriteARCGridPlot(t *testing.T) {
 	if err := WriteARCGridPlot(&bytes.Buffer{}, "png", p, 0, panels); err == nil {
 		t.Error("0 columns: no error")
 	}
+}
+
+// countPixels counts the pixels of img within tol of colour c in each of
+// R, G and B.
+func countPixels(img image.Image, c color.NRGBA, tol int) int {
+	near := func(a, b uint8) bool { return int(a) >= int(b)-tol && int(a) <= int(b)+tol }
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			p := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+			if near(p.R, c.R) && near(p.G, c.G) && near(p.B, c.B) {
+				n++
+			}
+		}
+	}
+	return n
 }
