@@ -223,24 +223,58 @@ func GraphChart(v GraphView) (*Chart, error) {
 // (the layout costs O(n²) a step).
 const maxGoLayout = 1000
 
-// forceLayout places n nodes in the plane by a few hundred steps of
-// Fruchterman and Reingold's force-directed layout: linked nodes attract
-// (force d²/k), all pairs repel (k²/d), with a cooling step. It starts from
-// a circle, so the result is the same on every call.
+// forceLayout places n nodes in the plane by Fruchterman and Reingold's
+// force-directed layout: linked nodes attract (force d²/k), all pairs repel
+// (k²/d), with a cooling step. It starts from rings of the breadth-first
+// layers around node 0 (the centre of a neighbourhood view), which the
+// forces then relax, so the result is the same on every call and a
+// neighbourhood keeps its centre in the middle.
 func forceLayout(n int, edges [][2]int) (x, y []float64) {
 	x, y = make([]float64, n), make([]float64, n)
-	for i := range n {
-		a := 2 * math.Pi * float64(i) / float64(n)
-		r := 1 + 0.5*float64(i%7)/7 // break the circle's symmetry
-		x[i], y[i] = r*math.Cos(a), r*math.Sin(a)
-	}
 	if n < 2 {
 		return x, y
 	}
-	k := math.Sqrt(4 / float64(n))
+	adj := make([][]int, n)
+	for _, e := range edges {
+		if e[0] != e[1] {
+			adj[e[0]], adj[e[1]] = append(adj[e[0]], e[1]), append(adj[e[1]], e[0])
+		}
+	}
+	depth := make([]int, n)
+	for i := range depth {
+		depth[i] = -1
+	}
+	depth[0] = 0
+	order := []int{0}
+	for k := 0; k < len(order); k++ {
+		for _, j := range adj[order[k]] {
+			if depth[j] < 0 {
+				depth[j] = depth[order[k]] + 1
+				order = append(order, j)
+			}
+		}
+	}
+	maxDepth := 0
+	for _, d := range depth {
+		maxDepth = max(maxDepth, d)
+	}
+	rings := map[int][]int{}
+	for i, d := range depth {
+		if d < 0 {
+			d = maxDepth + 1 // unreached nodes on an outer ring
+		}
+		rings[d] = append(rings[d], i)
+	}
+	for d, ring := range rings {
+		for k, i := range ring {
+			a := 2 * math.Pi * (float64(k) + 0.5*float64(d%2)) / float64(len(ring))
+			x[i], y[i] = float64(d)*math.Cos(a), float64(d)*math.Sin(a)
+		}
+	}
+	k := math.Sqrt(float64(maxDepth+2) * float64(maxDepth+2) * math.Pi / float64(n))
 	dx, dy := make([]float64, n), make([]float64, n)
-	temp := 0.2
-	for range 300 {
+	temp := 0.5 * float64(maxDepth+1)
+	for range 400 {
 		clear(dx)
 		clear(dy)
 		for i := range n {
@@ -259,16 +293,15 @@ func forceLayout(n int, edges [][2]int) (x, y []float64) {
 		}
 		for i := range n {
 			// A weak pull to the centre keeps separate pieces in view.
-			dx[i] -= 0.05 * x[i] / k
-			dy[i] -= 0.05 * y[i] / k
-			d := math.Hypot(dx[i], dy[i])
-			if d > 0 {
+			dx[i] -= 0.02 * x[i] / k
+			dy[i] -= 0.02 * y[i] / k
+			if d := math.Hypot(dx[i], dy[i]); d > 0 {
 				step := min(d, temp)
 				x[i] += dx[i] / d * step
 				y[i] += dy[i] / d * step
 			}
 		}
-		temp = max(temp*0.985, 0.002)
+		temp = max(temp*0.985, 0.001)
 	}
 	return x, y
 }
