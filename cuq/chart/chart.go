@@ -104,6 +104,9 @@ const queue = "__cuqEChartsQueue"
 // queue once ECharts is loaded, so fragments and the loader may come in
 // either order.
 func (c *Chart) Fragment() string {
+	if c == nil {
+		return "<p class=\"cuq-error\">chart: nil chart</p>\n"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<div id=%q class=\"cuq-chart\" style=\"width:%dpx;height:%dpx;\"></div>\n", c.ID, c.Width, c.Height)
 	b.WriteString("<script type=\"text/javascript\">\n(function () {\n")

@@ -459,3 +459,16 @@ func TestForceLayoutSeparatesNodesAndKeepsEdgesShort(t *testing.T) {
 		t.Errorf("linked nodes 0, 1 are %.2f apart, unlinked 0, 4 only %.2f", within, across)
 	}
 }
+
+func TestNilBuildersAndCharts(t *testing.T) {
+	for _, b := range []interface{ Done() (*Chart, error) }{
+		(*ARCChart)(nil), (*DecompositionChart)(nil), (*HistoryChart)(nil), (*NeighbourhoodChart)(nil), (*SimplexChart)(nil),
+	} {
+		if _, err := b.Done(); err == nil || !strings.Contains(err.Error(), "nil builder") {
+			t.Errorf("%T: error %v", b, err)
+		}
+	}
+	if h := NewPage("p").AddCharts(nil).Fragment(); !strings.Contains(h, "nil chart") {
+		t.Errorf("a nil chart on a page: %q", h)
+	}
+}

@@ -90,6 +90,9 @@ func (d *DecompositionChart) LogEU() *DecompositionChart { d.logEU = true; retur
 
 // Done returns the chart, or the first error met while building it.
 func (d *DecompositionChart) Done() (*Chart, error) {
+	if d == nil {
+		return nil, fmt.Errorf("chart.Decomposition: nil builder")
+	}
 	if d.err != nil {
 		return nil, d.err
 	}

@@ -348,6 +348,9 @@ func (c *NeighbourhoodChart) Title(t string) *NeighbourhoodChart { c.title = t; 
 
 // Done returns the chart, or an error for a bad center, size or measure.
 func (c *NeighbourhoodChart) Done() (*Chart, error) {
+	if c == nil {
+		return nil, fmt.Errorf("chart.NeighbourhoodOf: nil builder")
+	}
 	p := c.pred
 	if p == nil || p.Graph == nil {
 		return nil, fmt.Errorf("chart.NeighbourhoodOf: no prediction or no graph in it")

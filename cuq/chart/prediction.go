@@ -46,6 +46,9 @@ func (a *ARCChart) Title(t string) *ARCChart { a.title = t; return a }
 
 // Done returns the chart, or an error naming a measure the prediction lacks.
 func (a *ARCChart) Done() (*Chart, error) {
+	if a == nil {
+		return nil, fmt.Errorf("chart.ARCOf: nil builder")
+	}
 	if a.pred == nil {
 		return nil, fmt.Errorf("chart.ARCOf: nil prediction")
 	}
@@ -161,6 +164,9 @@ func (c *HistoryChart) Title(t string) *HistoryChart { c.title = t; return c }
 
 // Done returns the chart, or an error for an empty or non-finite history.
 func (c *HistoryChart) Done() (*Chart, error) {
+	if c == nil {
+		return nil, fmt.Errorf("chart.HistoryOf: nil builder")
+	}
 	if c.h == nil || len(c.h.Epochs) == 0 {
 		return nil, fmt.Errorf("chart.HistoryOf %q: no epochs", c.title)
 	}

@@ -273,6 +273,9 @@ func (s *SimplexChart) Title(t string) *SimplexChart { s.title = t; return s }
 // Done samples the densities and returns the chart, or an error for a bad
 // resolution, a missing density or a non-finite value.
 func (s *SimplexChart) Done() (*Chart, error) {
+	if s == nil {
+		return nil, fmt.Errorf("chart.Simplexes: nil builder")
+	}
 	if len(s.panels) == 0 {
 		return nil, fmt.Errorf("chart.Simplexes %q: no panels", s.title)
 	}
