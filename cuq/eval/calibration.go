@@ -16,7 +16,7 @@ const DefaultBins = 10
 const ProbabilityFloor = 0x1p-1022
 
 // probabilitySumTolerance is how far a row of class probabilities may sum
-// from 1.
+// from 1, and a probability exceed 1.
 const probabilitySumTolerance = 1e-6
 
 // Bin is one confidence bin of a reliability diagram.
@@ -39,8 +39,9 @@ type Bin struct {
 // prob[i·classes:(i+1)·classes]. A nil nodes means every node. It returns an
 // error if classes < 1, prob does not hold len(labels) rows, nodes is empty
 // but not nil, a node is out of range, its label is not in [0, classes), or
-// its probabilities are not in [0, 1] (NaN included) or do not sum to 1
-// within 10⁻⁶.
+// its probabilities are not in [0, 1] (NaN included) or do not sum to 1,
+// both within 10⁻⁶, the rounding of mixture weights; a confidence above 1
+// by such rounding is returned as 1.
 func Confidences(prob []float64, classes int, labels, nodes []int) (conf []float64, correct []bool, err error) {
 	nodes, err = checkProbabilities("Confidences", prob, classes, labels, nodes)
 	if err != nil {
@@ -62,7 +63,7 @@ func confidences(prob []float64, classes int, labels, nodes []int) (conf []float
 				best = c
 			}
 		}
-		conf[k], correct[k] = row[best], best == labels[i]
+		conf[k], correct[k] = min(row[best], 1), best == labels[i]
 	}
 	return conf, correct
 }
@@ -72,7 +73,8 @@ func confidences(prob []float64, classes int, labels, nodes []int) (conf []float
 // holds the confidences in (e_b, e_{b+1}], with e_b = b/bins rounded to
 // float64 (so that 0.3 lies in (0.2, 0.3] for 10 bins), and the first bin
 // also holds 0. These are the bins of the GPN code, whose edges are
-// rounded to float32 instead. Empty bins are returned with Count 0. It
+// rounded to float32 instead and which leaves 0 out (a confidence max_c p_c
+// is at least 1/K anyway). Empty bins are returned with Count 0. It
 // returns an error if bins < 1, the lengths differ, there are no nodes, or
 // a confidence is not in [0, 1] (NaN included).
 func EqualWidthBins(conf []float64, correct []bool, bins int) ([]Bin, error) {
@@ -356,8 +358,8 @@ func checkProbabilities(op string, prob []float64, classes int, labels, nodes []
 		}
 		var sum float64
 		for c, p := range prob[i*classes : (i+1)*classes] {
-			if !(p >= 0 && p <= 1) {
-				return nil, fmt.Errorf("eval: %s: node %d has probability %v for class %d", op, i, p, c)
+			if !(p >= 0 && p <= 1+probabilitySumTolerance) {
+				return nil, fmt.Errorf("eval: %s: node %d has probability %v for class %d, not in [0, 1]", op, i, p, c)
 			}
 			sum += p
 		}

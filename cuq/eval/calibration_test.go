@@ -112,6 +112,11 @@ func TestCalibrationPerfectAndOneClass(t *testing.T) {
 	if err != nil || !near(c.Brier, 0.75, 1e-15) || !near(c.NLL, math.Log(4), 1e-15) {
 		t.Errorf("uniform over 4 classes: Brier %v, NLL %v, want 0.75 and ln 4", c.Brier, c.NLL)
 	}
+	// Rounding may push a probability past 1: its confidence counts as 1.
+	c, err = CalibrationOf([]float64{1 + 1e-9, 0}, 2, []int{0}, nil, CalibrationOptions{})
+	if err != nil || c.Confidence != 1 || c.Bins[9].Count != 1 || c.ECE != 0 {
+		t.Errorf("probability 1 + 1e-9: %+v, %v; want confidence 1 in the last bin", c, err)
+	}
 	// Ties between classes: the first class of maximal probability is
 	// predicted, so label 1 is wrong.
 	c, err = CalibrationOf([]float64{0.5, 0.5}, 2, []int{1}, nil, CalibrationOptions{})
@@ -246,6 +251,7 @@ func TestCalibrationErrors(t *testing.T) {
 		{"unlabelled", fourProb, 2, []int{0, -1, 0, 1}, nil, 0, "node 1 has label -1, not in [0, 2)"},
 		{"NaN", []float64{math.NaN(), 1}, 2, []int{0}, nil, 0, "node 0 has probability NaN for class 0"},
 		{"negative", []float64{-0.1, 1.1}, 2, []int{0}, nil, 0, "node 0 has probability -0.1 for class 0"},
+		{"above 1", []float64{1.00001, -0.00001}, 2, []int{0}, nil, 0, "node 0 has probability 1.00001 for class 0"},
 		{"sum", []float64{0.5, 0.4}, 2, []int{0}, nil, 0, "probabilities of node 0 sum to 0.9, not 1"},
 		{"bins", fourProb, 2, fourLabels, nil, -3, "-3 bins"},
 	} {
