@@ -2,9 +2,9 @@
 // ECharts charts built with go-echarts (accuracy-rejection curves with
 // standard-error bands, the aleatoric/epistemic decomposition, graph views
 // coloured by an uncertainty measure, Dirichlet densities on the 3-class
-// simplex, training curves), self-contained HTML pages composing them with
-// tables, and static accuracy-rejection figures with gonum/plot (PNG, SVG,
-// PDF).
+// simplex, training curves, reliability diagrams and risk-coverage curves),
+// self-contained HTML pages composing them with tables, and static
+// accuracy-rejection figures with gonum/plot (PNG, SVG, PDF).
 //
 // The package knows nothing about notebooks: kernelext displays its charts
 // in GoNB, cmd writes its pages to files. Its inputs are slices so that any
