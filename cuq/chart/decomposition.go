@@ -176,7 +176,11 @@ func (d *DecompositionChart) Done() (*Chart, error) {
 	}
 	sub := "a mark's area grows with the number of nodes on its spot"
 	if d.hasAccuracy {
-		sub = fmt.Sprintf("ID accuracy %.1f%% (%d ID, %d OOD nodes) · ", 100*d.idAccuracy, d.idNodes, d.ood) + sub
+		nodes := fmt.Sprintf("%d nodes", d.idNodes)
+		if d.ood > 0 {
+			nodes = fmt.Sprintf("%d ID, %d OOD nodes", d.idNodes, d.ood)
+		}
+		sub = fmt.Sprintf("ID accuracy %.1f%% (%s) · ", 100*d.idAccuracy, nodes) + sub
 	}
 	titles := []any{map[string]any{"text": d.title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15}}}
 	if clamped > 0 {
