@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -182,15 +183,26 @@ func sameTables(t *testing.T, what, dir string, want map[string][]byte) {
 	}
 }
 
-// referenceTables runs tinyGridArgs in one process (this one) and returns
-// its tables.
+// reference holds the tables of tinyGridArgs run in one process.
+var reference struct {
+	sync.Mutex
+	tables map[string][]byte
+}
+
+// referenceTables runs tinyGridArgs in one process (this one), once for
+// all tests, and returns its tables.
 func referenceTables(t *testing.T) map[string][]byte {
 	t.Helper()
-	dir := t.TempDir()
-	if _, _, err := runCLI(append([]string{"grid", "-out", dir, "-quiet"}, tinyGridArgs...)...); err != nil {
-		t.Fatal(err)
+	reference.Lock()
+	defer reference.Unlock()
+	if reference.tables == nil {
+		dir := t.TempDir()
+		if _, _, err := runCLI(append([]string{"grid", "-out", dir, "-quiet"}, tinyGridArgs...)...); err != nil {
+			t.Fatal(err)
+		}
+		reference.tables = tablesOf(t, dir)
 	}
-	return tablesOf(t, dir)
+	return reference.tables
 }
 
 // Shards of a Slurm job array (--array=1-3) and of a Kubernetes Indexed
