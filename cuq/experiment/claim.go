@@ -483,8 +483,11 @@ func (q *claimQueue) scan() (j Job, c *claim, held int, note *Event, err error) 
 		return j, a.claim, 0, note, nil
 	}
 	if held > 0 && held != q.waitingOn {
-		note = &Event{Kind: Waiting, Note: fmt.Sprintf("%d jobs left, all claimed by other workers (the first: %s); waiting for them, to take over any whose claim expires",
-			held, first)}
+		msg := fmt.Sprintf("%d jobs left, all claimed by other workers (the first: %s); waiting for them to finish or their claims to expire", held, first)
+		if held == 1 {
+			msg = fmt.Sprintf("1 job left, claimed by another worker (%s); waiting for it to finish or its claim to expire", first)
+		}
+		note = &Event{Kind: Waiting, Note: msg}
 	}
 	q.waitingOn = held
 	return Job{}, nil, held, note, nil
