@@ -401,8 +401,7 @@ func (c *claim) release() {
 // claimQueue hands the jobs of a claiming Run to its goroutines: each
 // gets the first job in run order that has no record and no live claim.
 // When the jobs left are all claimed by other workers it waits for them,
-// polling four times per lease, so that it takes over those whose workers
-// die.
+// polling (see waitPoll), so that it takes over those whose workers die.
 type claimQueue struct {
 	g      *Grid
 	w      *claimer
@@ -431,7 +430,7 @@ func (q *claimQueue) next(ctx context.Context) (j Job, c *claim, ok bool, err er
 		case held == 0:
 			return Job{}, nil, false, nil
 		}
-		t := time.NewTimer(q.w.lease / 4)
+		t := time.NewTimer(waitPoll(held, q.w.lease))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -439,6 +438,13 @@ func (q *claimQueue) next(ctx context.Context) (j Job, c *claim, ok bool, err er
 		case <-t.C:
 		}
 	}
+}
+
+// waitPoll is the time between two looks at held jobs that other workers
+// run: a second, or 10 ms per job, so that a worker reads at most some 100
+// claim files a second, and at most a quarter of the lease.
+func waitPoll(held int, lease time.Duration) time.Duration {
+	return min(lease/4, max(time.Second, time.Duration(held)*10*time.Millisecond))
 }
 
 // scan claims the first pending job that is free. When none is it

@@ -419,3 +419,24 @@ func TestClaimOptionErrors(t *testing.T) {
 		t.Errorf("shard 0/1 of a claiming grid: %v", err)
 	}
 }
+
+// A waiting worker looks every second, less often when it waits for many
+// jobs (some 100 claim files a second at most), and at least four times
+// per lease.
+func TestWaitPoll(t *testing.T) {
+	for _, c := range []struct {
+		held  int
+		lease time.Duration
+		want  time.Duration
+	}{
+		{1, DefaultLease, time.Second},
+		{100, DefaultLease, time.Second},
+		{1000, DefaultLease, 10 * time.Second},
+		{100000, DefaultLease, DefaultLease / 4},
+		{1, 400 * time.Millisecond, 100 * time.Millisecond},
+	} {
+		if got := waitPoll(c.held, c.lease); got != c.want {
+			t.Errorf("waitPoll(%d, %v) = %v, want %v", c.held, c.lease, got, c.want)
+		}
+	}
+}
