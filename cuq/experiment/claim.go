@@ -70,16 +70,17 @@ type claimInfo struct {
 	Claimed      time.Time `json:"claimed"`
 }
 
-// newClaimer returns a claimer with a new worker identity.
-func newClaimer(lease time.Duration) (*claimer, error) {
+// newClaimer returns a claimer with a new worker identity. Its random
+// part tells apart workers with the same host name and process id, such
+// as the successive pods of a Kubernetes Job (each its container's
+// process 1 on a host named after the Job).
+func newClaimer(lease time.Duration) *claimer {
 	host, err := os.Hostname()
 	if err != nil {
 		host = "unknown-host"
 	}
 	var r [4]byte
-	if _, err := rand.Read(r[:]); err != nil {
-		return nil, fmt.Errorf("experiment: worker identity: %w", err)
-	}
+	rand.Read(r[:]) // never fails: crypto/rand ends the program instead
 	pid := os.Getpid()
 	return &claimer{
 		id: claimInfo{
@@ -87,7 +88,7 @@ func newClaimer(lease time.Duration) (*claimer, error) {
 			Host:   host, PID: pid, LeaseSeconds: lease.Seconds(),
 		},
 		lease: lease,
-	}, nil
+	}
 }
 
 // claim is a job's claim held by this worker.

@@ -32,15 +32,6 @@ func claimFiles(t *testing.T, dir string) []string {
 	return found
 }
 
-func newTestClaimer(t *testing.T, lease time.Duration) *claimer {
-	t.Helper()
-	w, err := newClaimer(lease)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w
-}
-
 var claimJob = Job{Dataset: "Tiny", Model: GPN, Split: 1, Init: 1, Settings: []Setting{Classification}}
 
 // Workers racing for the same jobs: each job is claimed by exactly one,
@@ -52,7 +43,7 @@ func TestClaimExclusive(t *testing.T) {
 	winners := map[string][]string{}
 	var wg sync.WaitGroup
 	for range workers {
-		w := newTestClaimer(t, time.Hour)
+		w := newClaimer(time.Hour)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -99,7 +90,7 @@ func TestClaimExclusive(t *testing.T) {
 func TestClaimTakeoverAfterExpiry(t *testing.T) {
 	out := t.TempDir()
 	record := filepath.Join(out, claimJob.Path())
-	a, b := newTestClaimer(t, time.Minute), newTestClaimer(t, time.Hour)
+	a, b := newClaimer(time.Minute), newClaimer(time.Hour)
 	got, err := a.acquire(claimJob, record)
 	if err != nil || got.claim == nil {
 		t.Fatalf("first claim: %+v, %v", got, err)
@@ -150,7 +141,7 @@ func TestClaimTakeoverAfterExpiry(t *testing.T) {
 func TestClaimLostToHigherGeneration(t *testing.T) {
 	out := t.TempDir()
 	record := filepath.Join(out, claimJob.Path())
-	a, b := newTestClaimer(t, time.Hour), newTestClaimer(t, time.Hour)
+	a, b := newClaimer(time.Hour), newClaimer(time.Hour)
 	got, err := a.acquire(claimJob, record)
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +174,7 @@ func TestClaimDamagedFile(t *testing.T) {
 			must(t, os.MkdirAll(filepath.Dir(record), 0o755))
 			damaged := claimName(record, 1)
 			must(t, os.WriteFile(damaged, []byte(content), 0o644))
-			got, err := newTestClaimer(t, time.Hour).acquire(claimJob, record)
+			got, err := newClaimer(time.Hour).acquire(claimJob, record)
 			if err != nil || got.claim == nil {
 				t.Fatalf("acquire: %+v, %v", got, err)
 			}
@@ -203,7 +194,7 @@ func TestClaimDamagedFile(t *testing.T) {
 func TestClaimTakeoverRemovesLeftovers(t *testing.T) {
 	out := t.TempDir()
 	record := filepath.Join(out, claimJob.Path())
-	w := newTestClaimer(t, time.Minute)
+	w := newClaimer(time.Minute)
 	got, err := w.acquire(claimJob, record)
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +209,7 @@ func TestClaimTakeoverRemovesLeftovers(t *testing.T) {
 	for _, f := range append(stale, got.claim.path) {
 		must(t, os.Chtimes(f, past, past))
 	}
-	taken, err := newTestClaimer(t, time.Minute).acquire(claimJob, record)
+	taken, err := newClaimer(time.Minute).acquire(claimJob, record)
 	if err != nil || taken.claim == nil {
 		t.Fatalf("takeover: %+v, %v", taken, err)
 	}
@@ -235,7 +226,7 @@ func TestClaimKeep(t *testing.T) {
 	out := t.TempDir()
 	record := filepath.Join(out, claimJob.Path())
 	lease := 300 * time.Millisecond
-	a, b := newTestClaimer(t, lease), newTestClaimer(t, lease)
+	a, b := newClaimer(lease), newClaimer(lease)
 	got, err := a.acquire(claimJob, record)
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +249,7 @@ func TestClaimKeep(t *testing.T) {
 	// Now b holds the job; c takes it over behind b's back.
 	ctx, stop = other.claim.keep(context.Background())
 	defer stop()
-	c := &claim{w: newTestClaimer(t, lease), record: record, gen: other.claim.gen + 1, path: claimName(record, other.claim.gen+1)}
+	c := &claim{w: newClaimer(lease), record: record, gen: other.claim.gen + 1, path: claimName(record, other.claim.gen+1)}
 	if won, err := c.create(claimJob); !won || err != nil {
 		t.Fatal(won, err)
 	}
@@ -292,7 +283,7 @@ func TestClaimingGrids(t *testing.T) {
 	shared := t.TempDir()
 	lease := 400 * time.Millisecond
 	// The dead worker's claim on the first job in run order.
-	dead := newTestClaimer(t, lease)
+	dead := newClaimer(lease)
 	deadJob := runOrder(all)[0]
 	if a, err := dead.acquire(deadJob, filepath.Join(shared, deadJob.Path())); err != nil || a.claim == nil {
 		t.Fatal(a, err)
@@ -300,7 +291,7 @@ func TestClaimingGrids(t *testing.T) {
 	claimedAt := time.Now()
 	// The job one grid will lose while it runs it.
 	stolenJob := runOrder(all)[len(all)-1]
-	thief := newTestClaimer(t, lease)
+	thief := newClaimer(lease)
 	var stealOnce sync.Once
 
 	var mu sync.Mutex

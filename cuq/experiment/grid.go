@@ -460,11 +460,7 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 		return todo[handed-1], nil, true, nil
 	}
 	if g.lease > 0 {
-		w, err := newClaimer(g.lease)
-		if err != nil {
-			return sum, err
-		}
-		queue = &claimQueue{g: g, w: w, pending: slices.Clone(todo), notify: report}
+		queue = &claimQueue{g: g, w: newClaimer(g.lease), pending: slices.Clone(todo), notify: report}
 	}
 	emit(Event{Kind: Planned})
 	var wg sync.WaitGroup
