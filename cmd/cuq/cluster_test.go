@@ -393,3 +393,31 @@ func TestClaimingWorkersOneKilled(t *testing.T) {
 		t.Errorf("files left behind: %v", left)
 	}
 }
+
+// A damaged claim file, here one cut short, counts as expired: a claiming
+// worker takes its job over at once and says so.
+func TestClaimingWorkerTakesOverDamagedClaim(t *testing.T) {
+	out := t.TempDir()
+	claim := filepath.Join(out, "runs", "Synthetic", "gkde", "s02_i01_clean.claim.1")
+	if err := os.MkdirAll(filepath.Dir(claim), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(claim, []byte(`{"worker": "node3:17:0a1b2c3d", "gener`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err := runCLI("grid", "-datasets", "synthetic", "-models", "gkde", "-settings", "classification", "-splits", "2", "-inits", "1",
+		"-out", out, "-claim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "took over Synthetic GKDE split 2 init 1 [classification]: claim file " + claim + " is damaged (unexpected end of JSON input); taken over as expired\n"
+	if !strings.Contains(stdout, "2 jobs: 0 already finished, 2 run now, 0 run by other workers, 0 failed\n"+want) {
+		t.Errorf("stdout:\n%s\nwant the takeover %q", stdout, want)
+	}
+	if !strings.Contains(stderr, "taking over Synthetic GKDE split 2 init 1 [classification]: claim file "+claim+" is damaged") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if _, err := os.Stat(claim); !os.IsNotExist(err) {
+		t.Errorf("the damaged claim file stays: %v", err)
+	}
+}
