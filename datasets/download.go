@@ -36,7 +36,9 @@ var stallTimeout = time.Minute
 // over https only, within the Timeout, capped at the Spec's size, and
 // checked against the Spec's size and SHA-256 (or git blob id); only then
 // is it renamed into place, so the data directory never holds a partial
-// or unverified file. An interrupted download leaves at most a hidden
+// or unverified file. Processes that download the same dataset into one
+// directory at once (the pods of a job sharing a volume) each end with
+// the file in place. An interrupted download leaves at most a hidden
 // temporary file, which the next download removes. A file already present
 // is not downloaded again nor re-checked (Load checks its contents).
 func Download(name string, opts ...Option) (string, error) {
@@ -299,7 +301,17 @@ func unpackOGB(zipPath, dst string, spec Spec) (err error) {
 			return fmt.Errorf("unpack %s: the download has no known checksum and its content is not %s: %w", zipPath, spec.Name, err)
 		}
 	}
-	return os.Rename(tmp, dst)
+	if err := os.Rename(tmp, dst); err != nil {
+		// A download of the same dataset running at once (another
+		// process sharing the data directory) put its verified copy in
+		// place first: keep that one.
+		if st, serr := os.Stat(dst); serr == nil && st.IsDir() {
+			os.RemoveAll(tmp)
+			return nil
+		}
+		return err
+	}
+	return nil
 }
 
 func extract(f *zip.File, dst string) error {

@@ -237,6 +237,13 @@ func TestDownloadOGB(t *testing.T) {
 	if g.N != 3 || g.NumEdges() != 4 || len(split.Test) != 1 {
 		t.Errorf("N %d edges %d split %+v", g.N, g.NumEdges(), split)
 	}
+	// A second download that finds the directory in place when it is done
+	// (it lost the race to a concurrent one, as pods sharing a volume do)
+	// keeps the copy in place and leaves no temporary file.
+	if err := get(dir, "/good", spec); err != nil {
+		t.Errorf("download that lost the race: %v", err)
+	}
+	assertOnly(t, dir, "ogbn_arxiv")
 
 	// Without a checksum, the archive must unpack and load as a graph of
 	// the spec's sizes; else nothing is kept.

@@ -20,6 +20,8 @@ func FuzzGridFlags(f *testing.F) {
 		"-datasets CoraML,CiteSeer -models cuq_ppr,cuq_gcn,cuq_gat -settings classification,gaussian -inits 4",
 		"-datasets synthetic -models gkde,appnp -settings classification,gaussian -splits 1 -inits 1 -max-epochs 3 -jobs 2 -quiet",
 		"-datasets arxiv,Photos -models gpn_lop,GKDE -settings loc -splits 3 -inits 2 -shard 2/3 -echarts=",
+		"-datasets synthetic -models gkde -splits 2 -claim -lease 30s -jobs 2",
+		"-datasets synthetic -shard auto",
 	} {
 		f.Add(strings.ReplaceAll(args, " ", "\x00"))
 	}
@@ -31,7 +33,7 @@ func FuzzGridFlags(f *testing.F) {
 		if line != "" {
 			args = strings.Split(line, "\x00")
 		}
-		cfg, err := parseGrid(args, io.Discard)
+		cfg, err := parseGrid(args, noEnv, io.Discard)
 		if err != nil {
 			return
 		}

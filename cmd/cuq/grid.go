@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ import (
 
 // runGrid runs the grid subcommand.
 func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, err := parseGrid(args, stderr)
+	cfg, err := parseGrid(args, os.LookupEnv, stderr)
 	if err != nil {
 		return err
 	}
@@ -27,10 +28,17 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if sum != nil && sum.PreviousGrid != "" {
 		fmt.Fprintf(stderr, "notice: %s held the runs of another grid (%s); its runs are reused where they belong to this grid, the tables hold this grid's runs only\n", cfg.out, sum.PreviousGrid)
 	}
-	if sum != nil && (sum.Ran > 0 || sum.Skipped > 0 || len(sum.Failed) > 0) {
-		fmt.Fprintf(stdout, "%d jobs: %d already finished, %d run now, %d failed\n", sum.Jobs, sum.Skipped, sum.Ran, len(sum.Failed))
+	if sum != nil && (sum.Ran > 0 || sum.Skipped > 0 || sum.Elsewhere > 0 || len(sum.Failed) > 0) {
+		if cfg.claim {
+			fmt.Fprintf(stdout, "%d jobs: %d already finished, %d run now, %d run by other workers, %d failed\n", sum.Jobs, sum.Skipped, sum.Ran, sum.Elsewhere, len(sum.Failed))
+		} else {
+			fmt.Fprintf(stdout, "%d jobs: %d already finished, %d run now, %d failed\n", sum.Jobs, sum.Skipped, sum.Ran, len(sum.Failed))
+		}
 		for _, path := range sum.Redone {
 			fmt.Fprintf(stdout, "redone damaged record %s\n", path)
+		}
+		for _, t := range sum.TakenOver {
+			fmt.Fprintf(stdout, "took over %s\n", t)
 		}
 		switch {
 		case sum.Complete && err == nil:
@@ -49,7 +57,8 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 type gridConfig struct {
 	grid  *experiment.Grid
 	out   string
-	shard string
+	shard string // "i/n" of a sharded grid
+	claim bool
 	quiet bool
 }
 
@@ -57,8 +66,9 @@ type gridConfig struct {
 // option is checked (experiment.Grid.Spec), so that a bad flag is an error
 // before anything runs. Without -datasets the grid runs the paper's
 // datasets present in -data, or the synthetic graph (with a notice on
-// stderr) when none is.
-func parseGrid(args []string, stderr io.Writer) (*gridConfig, error) {
+// stderr) when none is. lookupEnv (os.LookupEnv) gives the environment,
+// where a batch scheduler may have set the shard (see gridShard).
+func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (*gridConfig, error) {
 	fs := newFlagSet("grid", "[flags]", stderr)
 	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files")
 	dsList := fs.String("datasets", "", "comma-separated datasets ("+strings.Join(datasets.Names(), ", ")+", "+experiment.SyntheticName+"); default: the paper's datasets present in -data, or the synthetic graph when none is")
@@ -67,7 +77,9 @@ func parseGrid(args []string, stderr io.Writer) (*gridConfig, error) {
 	splits := fs.Int("splits", 10, "number of random splits")
 	inits := fs.Int("inits", 10, "number of initialisations per split")
 	out := fs.String("out", "results", "output directory")
-	shard := fs.String("shard", "", "run only shard i of n, given as i/n with 0 ≤ i < n")
+	shard := fs.String("shard", "", "run only shard i of n, given as i/n with 0 ≤ i < n, or auto: the shard the environment assigns (a Slurm job array's SLURM_ARRAY_TASK_ID, a Kubernetes Indexed Job's JOB_COMPLETION_INDEX of CUQ_SHARD_COUNT); without -shard the environment's shard if it sets one, else the whole grid")
+	claim := fs.Bool("claim", false, "share -out with other workers of the same grid, here or on other machines: claim each job before running it, wait for the jobs of other workers and take over those whose claims expire")
+	lease := fs.Duration("lease", experiment.DefaultLease, "with -claim: how long a claim lasts without renewal (renewed four times per lease) before another worker takes its job over")
 	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: the paper's early stopping only)")
 	cdn := fs.String("echarts-cdn", "", "load ECharts in report.html from this address instead of inlining it (default: inlined, draws offline)")
 	jobs := fs.Int("jobs", 1, "jobs run at once")
@@ -103,17 +115,75 @@ func parseGrid(args []string, stderr io.Writer) (*gridConfig, error) {
 	g := experiment.Paper().Datasets(names...).Models(models...).Settings(settings...).
 		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).Workers(*jobs).
 		Report(experiment.ReportOptions{CDN: *cdn})
-	if *shard != "" {
-		i, n, err := parseShard(*shard)
+	cfg := &gridConfig{grid: g, out: *out, claim: *claim, quiet: *quiet}
+	switch {
+	case *claim:
+		if *shard != "" {
+			return nil, fmt.Errorf("grid: -shard %s and -claim exclude each other: claiming workers take their jobs from the whole grid", *shard)
+		}
+		if *lease <= 0 {
+			return nil, fmt.Errorf("grid: -lease %v must be positive", *lease)
+		}
+		if env, err := experiment.ShardFromEnv(lookupEnv); env != nil || err != nil {
+			fmt.Fprintln(stderr, "notice: -claim: this worker takes its jobs from the whole grid; the environment's shard variables are ignored")
+		}
+		g.Claim(*lease)
+	case flagSet(fs, "lease"):
+		return nil, fmt.Errorf("grid: -lease needs -claim")
+	default:
+		sh, err := gridShard(*shard, lookupEnv)
 		if err != nil {
 			return nil, err
 		}
-		g.Shard(i, n)
+		if sh != nil {
+			if sh.Source != "" {
+				fmt.Fprintf(stderr, "notice: running shard %v of the %s\n", sh, sh.Source)
+			}
+			g.Shard(sh.Index, sh.Count)
+			cfg.shard = sh.String()
+		}
 	}
 	if _, err := g.Spec(); err != nil {
 		return nil, err
 	}
-	return &gridConfig{grid: g, out: *out, shard: *shard, quiet: *quiet}, nil
+	return cfg, nil
+}
+
+// gridShard returns the shard a grid runs, nil for the whole grid, from
+// the -shard flag and the environment (experiment.ShardFromEnv):
+//
+//   - -shard i/n runs shard i of n; when the environment sets a shard it
+//     must be the same one;
+//   - -shard auto runs the environment's shard, which must be set;
+//   - without -shard the grid runs the environment's shard if it sets one,
+//     else the whole grid.
+//
+// An environment whose shard variables are partial, malformed or out of
+// range is an error in all three cases. The shard's Source is empty when
+// it came from the flag alone.
+func gridShard(flag string, lookupEnv func(string) (string, bool)) (*experiment.EnvShard, error) {
+	env, err := experiment.ShardFromEnv(lookupEnv)
+	if err != nil {
+		return nil, fmt.Errorf("grid: %w", err)
+	}
+	switch flag {
+	case "":
+		return env, nil
+	case "auto":
+		if env == nil {
+			return nil, fmt.Errorf("grid: -shard auto: the environment sets no shard (neither %s of a Slurm job array nor %s of a Kubernetes Indexed Job)",
+				experiment.SlurmTaskIDVar, experiment.KubernetesIndexVar)
+		}
+		return env, nil
+	}
+	i, n, err := parseShard(flag)
+	if err != nil {
+		return nil, err
+	}
+	if env != nil && (env.Index != i || env.Count != n) {
+		return nil, fmt.Errorf("grid: -shard %d/%d conflicts with shard %v of the %s; drop -shard to run the environment's shard", i, n, env, env.Source)
+	}
+	return &experiment.EnvShard{Index: i, Count: n}, nil
 }
 
 // paperDatasets are the datasets of the paper's table, in its order.
@@ -129,7 +199,7 @@ func parseShard(s string) (i, n int, err error) {
 		}
 	}
 	if !ok || err != nil || n < 1 || i < 0 || i >= n {
-		return 0, 0, fmt.Errorf("grid: -shard %q: want i/n with 0 ≤ i < n, e.g. 0/4", s)
+		return 0, 0, fmt.Errorf("grid: -shard %q: want i/n with 0 ≤ i < n, e.g. 0/4, or auto", s)
 	}
 	return i, n, nil
 }
@@ -174,6 +244,12 @@ func (p *gridProgress) event(e experiment.Event) {
 		if p.pb != nil {
 			p.pb.Describe(e.Job.String())
 		}
+	case experiment.TakenOver:
+		p.println(fmt.Sprintf("taking over %v: %s", e.Job, e.Note))
+	case experiment.Abandoned:
+		p.println(fmt.Sprintf("abandoned %v: %s", e.Job, e.Note))
+	case experiment.Waiting:
+		p.println("waiting: " + e.Note)
 	case experiment.Finished, experiment.Failed:
 		if e.Kind == experiment.Failed {
 			p.println(fmt.Sprintf("FAILED %v: %v", e.Job, e.Err))

@@ -4,7 +4,7 @@
 // Usage:
 //
 //	cuq train  [-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-loc]
-//	cuq grid   [-data DIR] [-datasets A,B] [-models M,N] [-settings S,T] [-splits N] [-inits N] [-out OUT] [-shard i/n]
+//	cuq grid   [-data DIR] [-datasets A,B] [-models M,N] [-settings S,T] [-splits N] [-inits N] [-out OUT] [-shard i/n|auto | -claim [-lease D]]
 //	cuq merge  -out OUT DIR...
 //	cuq report [-out OUT] DIR...
 //	cuq bench  [-data DIR] [-dataset NAME] [-models M,N] [-epochs N]
@@ -17,8 +17,13 @@
 // cuq/experiment), writing one record per run under OUT/runs and, once
 // every run has a record, the tables OUT/tables/id_ood.csv,
 // OUT/tables/acc_rej_<type>_<dataset>.csv and the report OUT/report.html.
-// With -shard i/n it runs the i-th of n disjoint parts of the grid; merge
-// builds the tables and the report from the shards' output directories.
+// With -shard i/n it runs the i-th of n disjoint parts of the grid; in a
+// Slurm job array task or a Kubernetes Indexed Job pod it runs the part
+// the scheduler's environment assigns (-shard auto, or no -shard). With
+// -claim any number of grid processes, on any machines, share one output
+// directory and claim its jobs one by one, taking over those of workers
+// that died. merge builds the tables and the report from the output
+// directories.
 // report rebuilds the report alone. bench times training epochs. download
 // fetches the named datasets (or all) into the data directory, checking
 // their sizes and SHA-256 (package datasets).

@@ -20,11 +20,17 @@ import (
 
 // TestMain lets a test run the cuq command itself in a child process (the
 // test binary with CUQ_TEST_MAIN=1), for what only a process shows: exit
-// statuses and signals.
+// statuses, signals, several processes sharing a directory. The tests
+// themselves run without the variables of a batch scheduler, so that a CI
+// job run as a Slurm array task or an Indexed Job pod does not shard the
+// grids they run.
 func TestMain(m *testing.M) {
 	if os.Getenv("CUQ_TEST_MAIN") == "1" {
 		main()
 		os.Exit(0)
+	}
+	for _, k := range clusterVars {
+		os.Unsetenv(k)
 	}
 	os.Exit(m.Run())
 }

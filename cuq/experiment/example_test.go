@@ -2,9 +2,11 @@ package experiment_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/cuqgnn/cuqgnn/cuq/experiment"
 	"github.com/cuqgnn/cuqgnn/datasets"
@@ -64,4 +66,83 @@ func ExampleParseModels() {
 	// Output:
 	// [LOP-GPN CUQ-GCN GKDE] <nil>
 	// experiment: unknown model "mlp" (valid: appnp, gkde, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat)
+}
+
+// The shard a batch scheduler assigns through the environment: here the
+// fourth task of a Slurm job array submitted with --array=1-8 (lookup
+// stands for os.LookupEnv).
+func ExampleShardFromEnv() {
+	env := map[string]string{
+		"SLURM_ARRAY_TASK_ID":    "4",
+		"SLURM_ARRAY_TASK_MIN":   "1",
+		"SLURM_ARRAY_TASK_MAX":   "8",
+		"SLURM_ARRAY_TASK_COUNT": "8",
+	}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	sh, err := experiment.ShardFromEnv(lookup)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(sh, "from the", sh.Source)
+	// g := experiment.Paper().Shard(sh.Index, sh.Count) runs it.
+
+	delete(env, "SLURM_ARRAY_TASK_COUNT")
+	delete(env, "SLURM_ARRAY_TASK_MAX")
+	_, err = experiment.ShardFromEnv(lookup)
+	fmt.Println(err)
+	// Output:
+	// 3/8 from the Slurm job array (SLURM_ARRAY_TASK_ID=4, SLURM_ARRAY_TASK_MIN=1, SLURM_ARRAY_TASK_MAX=8, SLURM_ARRAY_TASK_COUNT=8)
+	// experiment: shard from the Slurm job array: SLURM_ARRAY_TASK_ID=4 needs SLURM_ARRAY_TASK_COUNT, or SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_MAX, to know the number of shards
+}
+
+// Three workers share one output directory, claiming its jobs one by one;
+// on a cluster they would be processes on different machines running the
+// same grid. Each job runs once, and each worker returns when the grid is
+// complete.
+func ExampleGrid_Claim() {
+	g, err := datasets.CSBM(160, 4).Features(16).FeatureSignal(2).Seed(7).Name("Toy").Done()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d, err := experiment.NewDataset(g, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := os.MkdirTemp("", "cuq-claims")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(out)
+
+	sums := make([]*experiment.Summary, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range sums {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sums[i], errs[i] = experiment.Paper().Dataset(d).Models(experiment.APPNP, experiment.GKDE).
+				Splits(2).Inits(1).MaxEpochs(10).Out(out).Claim(experiment.DefaultLease).Run(context.Background())
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ran := 0
+	for _, s := range sums {
+		ran += s.Ran
+		fmt.Println("complete:", s.Complete, "jobs run here or elsewhere:", s.Ran+s.Elsewhere)
+	}
+	fmt.Println("jobs run in all:", ran)
+	// Output:
+	// complete: true jobs run here or elsewhere: 8
+	// complete: true jobs run here or elsewhere: 8
+	// complete: true jobs run here or elsewhere: 8
+	// jobs run in all: 8
 }

@@ -3,8 +3,12 @@
 // classification, leave-out classes, Gaussian and Bernoulli feature noise,
 // set up and evaluated as the reference implementation does. Each training
 // run is a Job whose Record is written atomically as a JSON file as soon as
-// it finishes, so an interrupted grid resumes where it stopped; the jobs
-// can be sharded over machines and the records merged. The grid's Spec (datasets, models, settings, splits,
+// it finishes, so an interrupted grid resumes where it stopped. The jobs
+// can be sharded over machines (Grid.Shard, with the shard read from a
+// Slurm job array's or a Kubernetes Indexed Job's environment by
+// ShardFromEnv) and the records merged, or any number of workers on any
+// machines can share one output directory and claim its jobs one by one
+// (Grid.Claim). The grid's Spec (datasets, models, settings, splits,
 // inits, epoch cap) is recorded beside its runs, so that Collect
 // aggregates the runs of that grid and nothing else into the reference's
 // tables (id_ood.csv, acc_rej_<type>_<dataset>.csv), a Markdown table and
@@ -46,6 +50,7 @@ type Grid struct {
 	shards    int
 	maxEpochs int
 	workers   int
+	lease     time.Duration
 	progress  func(Event)
 	report    ReportOptions
 	err       error
@@ -195,12 +200,42 @@ func (g *Grid) Out(dir string) *Grid { g.out = dir; return g }
 
 // Shard makes Run do only shard i of n (0 ≤ i < n): the jobs whose index
 // in the canonical order of Jobs is i modulo n. The shards partition the
-// grid; merge their output directories with Collect.
+// grid; they may share one output directory or merge theirs with
+// Collect. ShardFromEnv reads i and n from a batch scheduler's
+// environment. Shard and Claim exclude each other.
 func (g *Grid) Shard(i, n int) *Grid {
 	if n < 1 || i < 0 || i >= n {
 		return g.fail("shard %d/%d, want 0 ≤ i < n", i, n)
 	}
+	if g.lease > 0 && n > 1 {
+		return g.fail("shard %d/%d of a claiming grid: claiming workers take their jobs from the whole grid", i, n)
+	}
 	g.shard, g.shards = i, n
+	return g
+}
+
+// Claim makes Run one of any number of workers (processes on this or
+// other machines, each with its own Workers goroutines) that run the grid
+// together into one output directory, with no fixed shares: before it
+// runs a job, a worker claims it with a claim file in the output
+// directory that it renews while the job runs, four times per lease
+// (DefaultLease is a good choice). No two workers run a job at once; a
+// job whose claim was not renewed for longer than its lease (its worker
+// died) is taken over by another worker, as is a job whose claim file is
+// damaged. Run returns when every job of the grid has a record, waiting
+// for the jobs that other workers run, or when the jobs left failed in
+// this Run. The workers must run the same grid and their machines' clocks
+// must agree to well within a lease; the output directory's file system
+// must support hard links (local disks, NFS, Lustre and CephFS do).
+// Claim and Shard exclude each other.
+func (g *Grid) Claim(lease time.Duration) *Grid {
+	if lease <= 0 {
+		return g.fail("claim lease %v, want a positive duration", lease)
+	}
+	if g.shards > 1 {
+		return g.fail("claims in shard %d/%d: claiming workers take their jobs from the whole grid", g.shard, g.shards)
+	}
+	g.lease = lease
 	return g
 }
 
@@ -267,17 +302,30 @@ const (
 	Finished
 	// Failed: Job failed with Err; the grid goes on.
 	Failed
+	// TakenOver: a claiming grid (Claim) takes Job over from another
+	// worker; Note says why (its lease expired, its claim file is
+	// damaged). Started follows.
+	TakenOver
+	// Abandoned: a claiming grid stopped running Job because another
+	// worker took it over (Note says which); it waits for that worker.
+	Abandoned
+	// Waiting: every job left is claimed by another worker; a claiming
+	// grid waits for them (Note says how many and which).
+	Waiting
 )
 
 // Event reports the progress of Run.
 type Event struct {
-	Kind    EventKind
-	Job     Job
-	Done    int // jobs finished or failed so far in this run
-	Total   int // jobs to run in this run
+	Kind EventKind
+	Job  Job
+	// Done counts the jobs finished or failed so far in this run; in a
+	// claiming grid, also those other workers finished.
+	Done    int
+	Total   int // jobs to run in this run (claiming: left in the grid)
 	Skipped int // jobs already finished before
 	Err     error
 	Elapsed time.Duration // of the job (Finished, Failed)
+	Note    string        // what happened (TakenOver, Abandoned, Waiting)
 }
 
 // Summary is the outcome of Run.
@@ -296,6 +344,12 @@ type Summary struct {
 	// was none). Its records are reused where they belong to this grid;
 	// the tables hold this grid's runs only.
 	PreviousGrid string
+	// Elsewhere counts, in a claiming grid, the jobs that other workers
+	// finished during this run.
+	Elsewhere int
+	// TakenOver lists, in a claiming grid, the jobs this run took over
+	// from other workers, each with the reason.
+	TakenOver []string
 }
 
 // Run runs the grid's (shard's) jobs that have no finished record in the
@@ -309,7 +363,15 @@ type Summary struct {
 // grid has records, Run writes OUT/tables and OUT/report.html from the
 // records of the grid's jobs (see Collect, Results.WriteTables and
 // Results.WriteReport); records that other grids left in OUT are not
-// counted.
+// counted. Shards and claiming workers that share OUT may each write the
+// tables when they find the grid complete; the files are replaced
+// atomically with the same contents.
+//
+// In a claiming grid (Claim) each of the Workers goroutines claims the
+// next job in run order that has neither a record nor a live claim, and
+// Run returns when every job has a record, or only jobs that failed here
+// are left; meanwhile it waits for the jobs other workers run, to take
+// over those whose claims expire.
 //
 // Before the first epoch Run checks what it can: it records the grid's
 // Spec in OUT/grid.json (so an output directory that cannot be written
@@ -360,44 +422,82 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 			return sum, err
 		}
 	}
+	var queue *claimQueue
+	var mu sync.Mutex // guards sum, done and handed, and serialises emit
+	done, handed := 0, 0
+	// report counts an event's job in sum and emits the event.
+	report := func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.Kind {
+		case Finished:
+			done++
+			sum.Ran++
+		case Failed:
+			done++
+			sum.Failed = append(sum.Failed, e.Err)
+		case TakenOver:
+			sum.TakenOver = append(sum.TakenOver, fmt.Sprintf("%v: %s", e.Job, e.Note))
+		}
+		e.Done = done
+		if queue != nil {
+			e.Done += int(queue.elsewhere.Load())
+		}
+		emit(e)
+	}
+	// next hands the workers their jobs: in run order, or in a claiming
+	// grid the next one claimed.
+	next := func(ctx context.Context) (j Job, c *claim, ok bool, err error) {
+		if queue != nil {
+			return queue.next(ctx)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if handed == len(todo) || ctx.Err() != nil {
+			return Job{}, nil, false, nil
+		}
+		handed++
+		return todo[handed-1], nil, true, nil
+	}
+	if g.lease > 0 {
+		queue = &claimQueue{g: g, w: newClaimer(g.lease), pending: slices.Clone(todo), notify: report}
+	}
 	emit(Event{Kind: Planned})
-	var mu sync.Mutex // guards sum, done and emit
-	done := 0
-	next := make(chan Job)
 	var wg sync.WaitGroup
 	for range min(max(1, g.workers), max(1, len(todo))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range next {
-				mu.Lock()
-				emit(Event{Kind: Started, Job: j, Done: done})
-				mu.Unlock()
+			for {
+				j, c, ok, err := next(ctx)
+				if !ok {
+					return
+				}
+				if err != nil {
+					report(Event{Kind: Failed, Job: j, Err: err})
+					continue
+				}
+				report(Event{Kind: Started, Job: j})
 				start := time.Now()
-				err := g.runOne(ctx, loader, j)
-				mu.Lock()
-				done++
+				err = g.runOne(ctx, loader, j, c)
+				elapsed := time.Since(start)
 				switch {
 				case err != nil && ctx.Err() != nil:
+				case errors.Is(err, errClaimLost):
+					queue.requeue(j)
+					report(Event{Kind: Abandoned, Job: j, Note: err.Error(), Elapsed: elapsed})
 				case err != nil:
-					sum.Failed = append(sum.Failed, err)
-					emit(Event{Kind: Failed, Job: j, Done: done, Err: err, Elapsed: time.Since(start)})
+					report(Event{Kind: Failed, Job: j, Err: err, Elapsed: elapsed})
 				default:
-					sum.Ran++
-					emit(Event{Kind: Finished, Job: j, Done: done, Elapsed: time.Since(start)})
+					report(Event{Kind: Finished, Job: j, Elapsed: elapsed})
 				}
-				mu.Unlock()
 			}
 		}()
 	}
-	for _, j := range todo {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- j
-	}
-	close(next)
 	wg.Wait()
+	if queue != nil {
+		sum.Elsewhere = int(queue.elsewhere.Load())
+	}
 	if err := ctx.Err(); err != nil {
 		return sum, err
 	}
@@ -512,15 +612,32 @@ func (c *datasetCache) get(name string) (*Dataset, error) {
 	return d, nil
 }
 
-// runOne runs the job on its (cached) dataset and writes its record.
-func (g *Grid) runOne(ctx context.Context, datasets *datasetCache, j Job) error {
+// runOne runs the job on its (cached) dataset and writes its record. With
+// a claim c it renews c while the job runs, abandons the job (with an
+// error wrapping errClaimLost) when c passes to another worker, and
+// releases c at the end.
+func (g *Grid) runOne(ctx context.Context, datasets *datasetCache, j Job, c *claim) error {
+	if c != nil {
+		defer c.release()
+		var stop func()
+		ctx, stop = c.keep(ctx)
+		defer stop()
+	}
 	d, err := datasets.get(j.Dataset)
 	if err != nil {
 		return err
 	}
 	rec, err := RunJob(ctx, d, j, RunOptions{MaxEpochs: g.maxEpochs})
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errClaimLost) {
+		return fmt.Errorf("experiment: %v: %w", j, cause)
+	}
 	if err != nil {
 		return err
+	}
+	if c != nil {
+		if err := c.check(); err != nil {
+			return fmt.Errorf("experiment: %v: %w", j, err)
+		}
 	}
 	return WriteRecord(filepath.Join(g.out, j.Path()), rec)
 }
