@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,4 +266,47 @@ func TestDownloadOGB(t *testing.T) {
 		t.Errorf("an archive of the spec's sizes without checksum: %v", err)
 	}
 	assertOnly(t, dir, "ogbn_arxiv")
+}
+
+// LoadSplit returns the official split of a dataset that has one, after
+// Load's size checks: a tiny OGB layout stands for OGBN Arxiv, registered
+// with its sizes for the test.
+func TestLoadSplitOfficial(t *testing.T) {
+	i := slices.IndexFunc(registry, func(s Spec) bool { return s.Name == "OGBNArxiv" })
+	saved := registry[i]
+	t.Cleanup(func() { registry[i] = saved })
+	registry[i].Nodes, registry[i].Features, registry[i].Classes = 3, 2, 2
+	dir := t.TempDir()
+	for rel, content := range map[string]string{
+		"raw/edge.csv.gz":         "0,1\n1,2\n",
+		"raw/node-feat.csv.gz":    "1,2\n3,4\n5,6\n",
+		"raw/node-label.csv.gz":   "0\n1\n1\n",
+		"split/time/train.csv.gz": "0\n",
+		"split/time/valid.csv.gz": "2\n",
+		"split/time/test.csv.gz":  "1\n",
+	} {
+		path := filepath.Join(dir, "ogbn_arxiv", filepath.FromSlash(rel))
+		var b bytes.Buffer
+		gw := gzip.NewWriter(&b)
+		gw.Write([]byte(content))
+		gw.Close()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, split, err := LoadSplit("arxiv", FromDir(dir), NoDownload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.N != 3 || split == nil || !slices.Equal(split.Train, []int{0}) || !slices.Equal(split.Val, []int{2}) ||
+		!slices.Equal(split.Test, []int{1}) || len(split.Unused) != 0 {
+		t.Errorf("N %d, split %+v; want train [0], val [2], test [1]", g.N, split)
+	}
+	registry[i].Classes = 3
+	if _, _, err := LoadSplit("arxiv", FromDir(dir), NoDownload()); err == nil || !strings.Contains(err.Error(), "graph has 3 nodes, 2 features, 2 classes; want 3, 2, 3") {
+		t.Errorf("wrong class count: %v", err)
+	}
 }

@@ -49,6 +49,80 @@ func TestNamesAndInfo(t *testing.T) {
 	}
 }
 
+// The paper's facts about each dataset, in its record: how many classes
+// the leave-out-classes setting leaves out (under the reference's names
+// too), the names in the reference's tables, the paper's order, the
+// reference's training overrides and the official split.
+func TestPaperFacts(t *testing.T) {
+	for name, want := range map[string]int{
+		"CoraML": 3, "Cora_ML": 3, "CiteSeer": 2, "CiteSeerFull": 2, "PubMed": 1,
+		"AmazonPhotos": 3, "Photos": 3, "AmazonComputers": 5, "OGBNArxiv": 15, "ogbn-arxiv": 15,
+	} {
+		if s, err := datasets.Info(name); err != nil || s.LeftOutClasses != want {
+			t.Errorf("Info(%q): %d left-out classes, %v; want %d", name, s.LeftOutClasses, err, want)
+		}
+	}
+	if _, err := datasets.Info("Reddit"); err == nil {
+		t.Error("unknown dataset reported as known")
+	}
+	want := []string{"CoraML", "CiteSeer", "AmazonPhotos", "AmazonComputers", "PubMed", "OGBNArxiv"}
+	if got := datasets.PaperNames(); !slices.Equal(got, want) {
+		t.Errorf("PaperNames = %v, want %v", got, want)
+	}
+	for name, names := range map[string][2]string{
+		"CoraML": {"CoraML", "CoraML"}, "CiteSeer": {"CiteSeer", "CiteSeer"}, "PubMed": {"PubMed", "PubMed"},
+		"AmazonPhotos": {`Amazon\\Photos`, "Photos"}, "AmazonComputers": {`Amazon\\Computers`, "Computers"},
+		"OGBNArxiv": {`OGBN\\Arxiv`, "Arxiv"},
+	} {
+		s, _ := datasets.Info(name)
+		if [2]string{s.TableName, s.ShortName} != names {
+			t.Errorf("%s: table name %q, short name %q; want %q", name, s.TableName, s.ShortName, names)
+		}
+	}
+	arxiv := datasets.Overrides{EvalEvery: 10, Patience: 5, GKDECutoff: 2, LOPGPNPrune: 0.01, LOPGPNInits: 2}
+	pruned := datasets.Overrides{LOPGPNPrune: 0.01}
+	for name, want := range map[string]datasets.Overrides{
+		"CoraML": {}, "CiteSeer": {}, "PubMed": pruned, "AmazonPhotos": pruned, "AmazonComputers": pruned, "OGBNArxiv": arxiv,
+	} {
+		s, _ := datasets.Info(name)
+		if s.Overrides != want {
+			t.Errorf("%s: overrides %+v, want %+v", name, s.Overrides, want)
+		}
+		if s.HasOfficialSplit() != (name == "OGBNArxiv") {
+			t.Errorf("%s: HasOfficialSplit %v", name, s.HasOfficialSplit())
+		}
+	}
+	// Every record leaves out at least one class and keeps two.
+	for _, name := range datasets.Names() {
+		s, _ := datasets.Info(name)
+		if s.LeftOutClasses < 1 || s.Classes-s.LeftOutClasses < 2 {
+			t.Errorf("%s leaves out %d of %d classes", name, s.LeftOutClasses, s.Classes)
+		}
+	}
+}
+
+func TestNameKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"CoraML": "coraml", "cora_ml": "coraml", " CORA-ML ": "coraml", "ogbn-arxiv": "ogbnarxiv",
+		"OGBN Arxiv": "ogbnarxiv", "cuq.gcn": "cuqgcn", "LOP-GPN": "lopgpn", "Amazon\\\\Photos": "amazonphotos", "": "",
+	} {
+		if got := datasets.NameKey(in); got != want {
+			t.Errorf("NameKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// LoadSplit returns no split for a dataset split at random.
+func TestLoadSplitNone(t *testing.T) {
+	g, split, err := datasets.LoadSplit("CoraML", datasets.FromDir(testenv.RequireDatasets(t)), datasets.NoDownload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.N != 2995 || split != nil {
+		t.Errorf("N %d, split %v; want 2995 nodes and no split", g.N, split)
+	}
+}
+
 func TestDir(t *testing.T) {
 	t.Setenv("CUQ_DATA", "/data/cuq")
 	if d := datasets.Dir(); d != "/data/cuq" {
