@@ -94,7 +94,7 @@ func parseGrid(args []string, stderr io.Writer) (*gridConfig, error) {
 		return nil, fmt.Errorf("grid: -datasets %q names no dataset", *dsList)
 	}
 	if len(names) == 0 {
-		names = experiment.Available(*dataDir, paperDatasets...)
+		names = experiment.Available(*dataDir, datasets.PaperNames()...)
 		if len(names) == 0 {
 			fmt.Fprintf(stderr, "notice: no dataset files in %s; running on the synthetic CoraML-like graph (pass -data DIR for the real data, or run \"cuq download\")\n", *dataDir)
 			names = []string{experiment.SyntheticName}
@@ -115,9 +115,6 @@ func parseGrid(args []string, stderr io.Writer) (*gridConfig, error) {
 	}
 	return &gridConfig{grid: g, out: *out, shard: *shard, quiet: *quiet}, nil
 }
-
-// paperDatasets are the datasets of the paper's table, in its order.
-var paperDatasets = []string{"CoraML", "CiteSeer", "AmazonPhotos", "AmazonComputers", "PubMed", "OGBNArxiv"}
 
 // parseShard parses "i/n" with 0 ≤ i < n.
 func parseShard(s string) (i, n int, err error) {

@@ -293,16 +293,7 @@ func Aggregate(records []*Record) (*Results, error) {
 		}
 	}
 	out := &Results{Records: sorted, Curves: map[string]map[string]map[Model]eval.CurveStat{}}
-	for _, ds := range paperOrder {
-		if slices.Contains(dsSeen, ds) {
-			out.Datasets = append(out.Datasets, ds)
-		}
-	}
-	for _, ds := range dsSeen {
-		if !slices.Contains(paperOrder, ds) {
-			out.Datasets = append(out.Datasets, ds)
-		}
-	}
+	out.Datasets = tableOrder(dsSeen)
 	for _, m := range AllModels {
 		if models[m] {
 			out.Models = append(out.Models, m)
@@ -311,7 +302,7 @@ func Aggregate(records []*Record) (*Results, error) {
 	for _, ds := range out.Datasets {
 		for _, m := range out.Models {
 			get := func(s Setting) []*Result { return results[group{ds, m.Key(), s.String()}] }
-			row := eval.IDOODRow{Dataset: inlineName(ds), Model: m.String()}
+			row := eval.IDOODRow{Dataset: tableName(ds), Model: m.String()}
 			found := false
 			if cl := get(Classification); len(cl) > 0 {
 				found = true
@@ -480,7 +471,7 @@ func (res *Results) WriteTables(dir string) error {
 			if err := eval.WriteAccRej(&b, eval.AccRejColumns, curves); err != nil {
 				return err
 			}
-			name := fmt.Sprintf("acc_rej_%s_%s.csv", t.name, fileName(ds))
+			name := fmt.Sprintf("acc_rej_%s_%s.csv", t.name, shortName(ds))
 			if err := writeFileAtomic(filepath.Join(tables, name), b.Bytes()); err != nil {
 				return err
 			}

@@ -57,7 +57,7 @@ type Grid struct {
 // init), data from datasets.Dir(), results in the directory "results".
 func Paper() *Grid {
 	return &Grid{
-		names:    slices.Clone(paperOrder),
+		names:    datasets.PaperNames(),
 		memory:   map[string]*Dataset{},
 		models:   slices.Clone(AllModels),
 		settings: slices.Clone(AllSettings),
@@ -83,7 +83,7 @@ func (g *Grid) Datasets(names ...string) *Grid {
 	g.names, g.namesSet = g.names[:0], true
 	for _, n := range names {
 		name := SyntheticName
-		if squash(n) != squash(SyntheticName) {
+		if !isSynthetic(n) {
 			spec, err := datasets.Info(n)
 			if err != nil {
 				if g.err == nil {
@@ -225,7 +225,8 @@ func (g *Grid) Report(o ReportOptions) *Grid { g.report = o; return g }
 // Arxiv, or an in-memory dataset with Official set).
 func (g *Grid) fixedSplit(name string) bool {
 	d, ok := g.memory[name]
-	return (ok && d.Official != nil) || isArxiv(name)
+	spec, _ := record(name)
+	return (ok && d.Official != nil) || spec.HasOfficialSplit()
 }
 
 // Jobs returns every job of the grid in the canonical order (see
@@ -346,7 +347,7 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 	}
 	for _, j := range todo {
 		if _, ok := g.memory[j.Dataset]; !ok && j.Dataset != SyntheticName {
-			if _, _, err := datasetFile(j.Dataset, g.dataDir); err != nil {
+			if _, err := datasetFile(j.Dataset, g.dataDir); err != nil {
 				return sum, err
 			}
 		}

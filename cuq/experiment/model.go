@@ -7,6 +7,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 // Model names one of the paper's models.
@@ -57,9 +58,9 @@ func ModelNames() []string { return modelKeys[:] }
 // CUQ-GCN, ...) or a reference name (gdk, cuq_appnp). Case, '-' and '_' are
 // ignored.
 func ParseModel(s string) (Model, error) {
-	key := squash(s)
+	key := datasets.NameKey(s)
 	for m := range numModels {
-		if key == squash(modelKeys[m]) || key == squash(eval.PaperModels[m]) {
+		if key == datasets.NameKey(modelKeys[m]) || key == datasets.NameKey(eval.PaperModels[m]) {
 			return m, nil
 		}
 	}
@@ -98,17 +99,6 @@ func (m Model) Builder(g *graph.Graph) (*cuq.Builder, error) {
 		return cuq.CUQGAT(g), nil
 	}
 	return nil, fmt.Errorf("experiment: unknown model %v", m)
-}
-
-// squash lower-cases s and drops '-', '_', ' ' and '.'.
-func squash(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case '-', '_', ' ', '.':
-			return -1
-		}
-		return r
-	}, strings.ToLower(strings.TrimSpace(s)))
 }
 
 // parseList parses the items of a comma-separated list with parse,

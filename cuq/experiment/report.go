@@ -136,7 +136,7 @@ func (res *Results) OODTable(ds string, s Setting) (*chart.Table, error) {
 	}
 	var rows [][]string
 	for _, r := range res.Rows {
-		if r.Dataset != inlineName(ds) {
+		if r.Dataset != tableName(ds) {
 			continue
 		}
 		ours := []string{r.Model, "cuqgnn", percent(r.Acc)}
