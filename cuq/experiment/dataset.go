@@ -1,12 +1,9 @@
 package experiment
 
 import (
-	"cmp"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
@@ -157,37 +154,4 @@ func (d *Dataset) configure(m Model, b *cuq.Builder) {
 	if m == LOPGPN && o.LOPGPNPrune > 0 {
 		b.Prune(o.LOPGPNPrune)
 	}
-}
-
-// tableOrder orders dataset names as the tables list them: the paper's
-// datasets in the paper's order (Spec.PaperRank), then the others in the
-// given order.
-func tableOrder(names []string) []string {
-	rank := func(name string) int {
-		if spec, ok := record(name); ok && spec.PaperRank > 0 {
-			return spec.PaperRank
-		}
-		return math.MaxInt
-	}
-	out := slices.Clone(names)
-	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(rank(a), rank(b)) })
-	return out
-}
-
-// tableName is the dataset's name in id_ood.csv: its Spec.TableName, or
-// the name itself when the registry gives none.
-func tableName(ds string) string {
-	if spec, ok := record(ds); ok && spec.TableName != "" {
-		return spec.TableName
-	}
-	return ds
-}
-
-// shortName is the dataset's name in acc_rej_<type>_<dataset>.csv: its
-// Spec.ShortName, or the name itself when the registry gives none.
-func shortName(ds string) string {
-	if spec, ok := record(ds); ok && spec.ShortName != "" {
-		return spec.ShortName
-	}
-	return ds
 }

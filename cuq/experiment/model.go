@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
-	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
 )
@@ -28,9 +27,13 @@ const (
 // AllModels lists every model in the paper's order.
 var AllModels = []Model{APPNP, GKDE, GPN, LOPGPN, CUQPPR, CUQGCN, CUQGAT}
 
-// modelKeys are the command-line and file names of the models, after the
-// reference's (eval.clj) model names.
-var modelKeys = [numModels]string{"appnp", "gkde", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat"}
+// modelNames are the models' names in the paper (and in its tables);
+// modelKeys are their command-line and file names, after the reference's
+// (eval.clj) model names.
+var (
+	modelNames = [numModels]string{"APPNP", "GKDE", "GPN", "LOP-GPN", "CUQ-PPR", "CUQ-GCN", "CUQ-GAT"}
+	modelKeys  = [numModels]string{"appnp", "gkde", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat"}
+)
 
 // String returns the paper's display name: APPNP, GKDE, GPN, LOP-GPN,
 // CUQ-PPR, CUQ-GCN or CUQ-GAT.
@@ -38,7 +41,7 @@ func (m Model) String() string {
 	if m < 0 || m >= numModels {
 		return fmt.Sprintf("Model(%d)", int(m))
 	}
-	return eval.PaperModels[m]
+	return modelNames[m]
 }
 
 // Key returns the command-line and file name of m: appnp, gkde, gpn,
@@ -60,7 +63,7 @@ func ModelNames() []string { return modelKeys[:] }
 func ParseModel(s string) (Model, error) {
 	key := datasets.NameKey(s)
 	for m := range numModels {
-		if key == datasets.NameKey(modelKeys[m]) || key == datasets.NameKey(eval.PaperModels[m]) {
+		if key == datasets.NameKey(modelKeys[m]) || key == datasets.NameKey(modelNames[m]) {
 			return m, nil
 		}
 	}

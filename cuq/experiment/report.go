@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
+	"github.com/cuqgnn/cuqgnn/cuq/experiment/reftables"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
@@ -100,21 +101,21 @@ func (res *Results) WriteARCFigure(w io.Writer, format string) error {
 // of the paper's measures.
 var oodColumns = []struct {
 	label  string
-	metric eval.SettingMetric
+	metric reftables.SettingMetric
 }{
-	{"ID acc", eval.IDAcc}, {"TU", eval.OODTotalEntropy}, {"AU", eval.OODAleatoricEntropy},
-	{"EU", eval.OODEpistemicEntropyDiff}, {"EU_PC", eval.OODEpistemic}, {"EU_SO", eval.OODEpistemicEntropy},
+	{"ID acc", reftables.IDAcc}, {"TU", reftables.OODTotalEntropy}, {"AU", reftables.OODAleatoricEntropy},
+	{"EU", reftables.OODEpistemicEntropyDiff}, {"EU_PC", reftables.OODEpistemic}, {"EU_SO", reftables.OODEpistemicEntropy},
 }
 
-// oodIndex maps an OOD setting to its index in eval.IDOODRow.Settings.
-func oodIndex(s Setting) (eval.OODSetting, bool) {
+// oodIndex maps an OOD setting to its index in reftables.IDOODRow.Settings.
+func oodIndex(s Setting) (reftables.OODSetting, bool) {
 	switch s {
 	case LeaveOutClasses:
-		return eval.OODLoc, true
+		return reftables.OODLoc, true
 	case GaussianNoise:
-		return eval.OODNormal, true
+		return reftables.OODNormal, true
 	case BernoulliNoise:
-		return eval.OODBer, true
+		return reftables.OODBer, true
 	}
 	return 0, false
 }
@@ -144,7 +145,7 @@ func (res *Results) OODTable(ds string, s Setting) (*chart.Table, error) {
 			ours = append(ours, percent(r.Settings[k].Metrics[c.metric]))
 		}
 		rows = append(rows, ours)
-		if k == eval.OODBer { // the paper has no Bernoulli columns
+		if k == reftables.OODBer { // the paper has no Bernoulli columns
 			continue
 		}
 		paper, has := []string{r.Model, "paper", published(ds, r.Model, 0)}, false
@@ -177,7 +178,7 @@ func published(ds, model string, column int) string {
 }
 
 // percent formats a metric as "84.35 ±0.12" (percent), "–" when absent.
-func percent(m eval.Metric) string {
+func percent(m reftables.Metric) string {
 	if !m.Value.Valid || math.IsNaN(m.Value.Value) {
 		return "–"
 	}
