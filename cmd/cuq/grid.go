@@ -69,7 +69,7 @@ func parseGrid(args []string, stderr io.Writer) (*gridConfig, error) {
 	out := fs.String("out", "results", "output directory")
 	shard := fs.String("shard", "", "run only shard i of n, given as i/n with 0 ≤ i < n")
 	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: the paper's early stopping only)")
-	cdn := fs.String("echarts-cdn", "", "load ECharts in report.html from this address instead of inlining it (default: inlined, draws offline)")
+	report := reportFlag(fs)
 	jobs := fs.Int("jobs", 1, "jobs run at once")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	if err := fs.Parse(args); err != nil {
@@ -102,7 +102,7 @@ func parseGrid(args []string, stderr io.Writer) (*gridConfig, error) {
 	}
 	g := experiment.Paper().Datasets(names...).Models(models...).Settings(settings...).
 		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).Workers(*jobs).
-		Report(experiment.ReportOptions{CDN: *cdn})
+		Report(*report)
 	if *shard != "" {
 		i, n, err := parseShard(*shard)
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", "-out OUT DIR...", stderr)
 	out := fs.String("out", "", "output directory for tables/ and report.html")
-	cdn := fs.String("echarts-cdn", "", "load ECharts in report.html from this address instead of inlining it (default: inlined, draws offline)")
+	report := reportFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if err := res.WriteTables(*out); err != nil {
 		return err
 	}
-	if err := res.WriteReport(*out, experiment.ReportOptions{CDN: *cdn}); err != nil {
+	if err := res.WriteReport(*out, *report); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%d records of %d datasets and %d models: tables in %s/tables, report %s/report.html\n",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 
@@ -12,7 +13,7 @@ import (
 func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", "[-out OUT] DIR...", stderr)
 	out := fs.String("out", "", "output directory (default: the first DIR)")
-	cdn := fs.String("echarts-cdn", "", "load ECharts in report.html from this address instead of inlining it (default: inlined, draws offline)")
+	report := reportFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -30,9 +31,17 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if n := len(res.Missing); n > 0 {
 		fmt.Fprintf(stderr, "notice: %d jobs of the grid have no record yet (the first: %v); the report shows the %d runs there are\n", n, res.Missing[0], len(res.Records))
 	}
-	if err := res.WriteReport(*out, experiment.ReportOptions{CDN: *cdn}); err != nil {
+	if err := res.WriteReport(*out, *report); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report %s/report.html, figures %s/figures/arc.png and arc.svg\n", *out, *out)
 	return nil
+}
+
+// reportFlag declares -echarts-cdn, which grid, merge and report share, and
+// returns the report options it sets.
+func reportFlag(fs *flag.FlagSet) *experiment.ReportOptions {
+	o := new(experiment.ReportOptions)
+	fs.StringVar(&o.CDN, "echarts-cdn", "", "load ECharts in report.html from this address instead of inlining it (default: inlined, draws offline)")
+	return o
 }

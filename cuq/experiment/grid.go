@@ -120,18 +120,8 @@ func (g *Grid) Dataset(d *Dataset) *Grid {
 
 // Models sets the models.
 func (g *Grid) Models(models ...Model) *Grid {
-	for _, m := range models {
-		if m < 0 || m >= numModels {
-			return g.fail("unknown model %v", m)
-		}
-	}
-	if len(models) == 0 {
-		return g.fail("no models")
-	}
-	for i, m := range models {
-		if slices.Contains(models[:i], m) {
-			return g.fail("model %v given twice", m)
-		}
+	if err := checkChoice(models, "model", func(m Model) bool { return m >= 0 && m < numModels }); err != nil {
+		return g.fail("%v", err)
 	}
 	g.models = slices.Clone(models)
 	return g
@@ -139,21 +129,35 @@ func (g *Grid) Models(models ...Model) *Grid {
 
 // Settings sets the settings.
 func (g *Grid) Settings(settings ...Setting) *Grid {
-	for _, s := range settings {
-		if s < 0 || s >= numSettings {
-			return g.fail("unknown setting %v", s)
-		}
-	}
-	if len(settings) == 0 {
-		return g.fail("no settings")
-	}
-	for i, st := range settings {
-		if slices.Contains(settings[:i], st) {
-			return g.fail("setting %v given twice", st)
-		}
+	if err := checkChoice(settings, "setting", func(s Setting) bool { return s >= 0 && s < numSettings }); err != nil {
+		return g.fail("%v", err)
 	}
 	g.settings = slices.Clone(settings)
 	return g
+}
+
+// checkChoice checks the values of an option that chooses among known
+// values (Models, Settings): each known, at least one, none twice.
+func checkChoice[T comparable](values []T, what string, known func(T) bool) error {
+	for _, v := range values {
+		if !known(v) {
+			return fmt.Errorf("unknown %s %v", what, v)
+		}
+	}
+	if len(values) == 0 {
+		return fmt.Errorf("no %ss", what)
+	}
+	return distinct(values, what)
+}
+
+// distinct returns an error naming the first value that repeats.
+func distinct[T comparable](values []T, what string) error {
+	for i, v := range values {
+		if slices.Contains(values[:i], v) {
+			return fmt.Errorf("%s %v given twice", what, v)
+		}
+	}
+	return nil
 }
 
 // Workers sets how many jobs run at once (default 1). Jobs are independent;

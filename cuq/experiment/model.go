@@ -83,25 +83,17 @@ func ParseModels(list string) ([]Model, error) {
 	return parseList(list, ParseModel, "model", ModelNames())
 }
 
+// presets are the cuq presets of the models.
+var presets = [numModels]func(*graph.Graph) *cuq.Builder{
+	cuq.APPNPModel, cuq.GKDE, cuq.GPN, cuq.LOPGPN, cuq.CUQPPR, cuq.CUQGCN, cuq.CUQGAT,
+}
+
 // Builder returns the paper's preset of m on g (see the cuq presets).
 func (m Model) Builder(g *graph.Graph) (*cuq.Builder, error) {
-	switch m {
-	case APPNP:
-		return cuq.APPNPModel(g), nil
-	case GKDE:
-		return cuq.GKDE(g), nil
-	case GPN:
-		return cuq.GPN(g), nil
-	case LOPGPN:
-		return cuq.LOPGPN(g), nil
-	case CUQPPR:
-		return cuq.CUQPPR(g), nil
-	case CUQGCN:
-		return cuq.CUQGCN(g), nil
-	case CUQGAT:
-		return cuq.CUQGAT(g), nil
+	if m < 0 || m >= numModels {
+		return nil, fmt.Errorf("experiment: unknown model %v", m)
 	}
-	return nil, fmt.Errorf("experiment: unknown model %v", m)
+	return presets[m](g), nil
 }
 
 // parseList parses the items of a comma-separated list with parse,

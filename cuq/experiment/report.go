@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -109,15 +110,8 @@ var oodColumns = []struct {
 
 // oodIndex maps an OOD setting to its index in reftables.IDOODRow.Settings.
 func oodIndex(s Setting) (reftables.OODSetting, bool) {
-	switch s {
-	case LeaveOutClasses:
-		return reftables.OODLoc, true
-	case GaussianNoise:
-		return reftables.OODNormal, true
-	case BernoulliNoise:
-		return reftables.OODBer, true
-	}
-	return 0, false
+	k := slices.Index(oodSettings[:], s)
+	return reftables.OODSetting(k), k >= 0
 }
 
 // OODTable returns the OOD-detection table of dataset ds in setting s (an
