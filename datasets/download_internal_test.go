@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 // The SHA-256 and the git blob id of "hello\n" (as printed by
@@ -277,26 +279,14 @@ func TestLoadSplitOfficial(t *testing.T) {
 	t.Cleanup(func() { registry[i] = saved })
 	registry[i].Nodes, registry[i].Features, registry[i].Classes = 3, 2, 2
 	dir := t.TempDir()
-	for rel, content := range map[string]string{
+	testenv.WriteGzipFiles(t, filepath.Join(dir, "ogbn_arxiv"), map[string]string{
 		"raw/edge.csv.gz":         "0,1\n1,2\n",
 		"raw/node-feat.csv.gz":    "1,2\n3,4\n5,6\n",
 		"raw/node-label.csv.gz":   "0\n1\n1\n",
 		"split/time/train.csv.gz": "0\n",
 		"split/time/valid.csv.gz": "2\n",
 		"split/time/test.csv.gz":  "1\n",
-	} {
-		path := filepath.Join(dir, "ogbn_arxiv", filepath.FromSlash(rel))
-		var b bytes.Buffer
-		gw := gzip.NewWriter(&b)
-		gw.Write([]byte(content))
-		gw.Close()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	g, split, err := LoadSplit("arxiv", FromDir(dir), NoDownload())
 	if err != nil {
 		t.Fatal(err)

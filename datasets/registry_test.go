@@ -6,13 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/datasets"
@@ -143,25 +140,9 @@ func TestLoadMissingNoDownload(t *testing.T) {
 	}
 }
 
-// fileServer serves files by name over https and counts requests.
-func fileServer(t *testing.T, files map[string][]byte) (*httptest.Server, *atomic.Int32) {
-	var hits atomic.Int32
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		b, ok := files[strings.TrimPrefix(r.URL.Path, "/")]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(b)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &hits
-}
-
 func TestLoadChecksumMismatch(t *testing.T) {
 	// citeseer_full.npz is the last path element of CiteSeer's URL.
-	srv, _ := fileServer(t, map[string][]byte{"citeseer_full.npz": []byte("not the file"), "cora_ml.npz": make([]byte, 1622498)})
+	srv, _ := testenv.FileServer(t, map[string][]byte{"citeseer_full.npz": []byte("not the file"), "cora_ml.npz": make([]byte, 1622498)})
 	for _, c := range []struct{ name, want string }{
 		{"CiteSeer", "the server announces 12 bytes, want 519139"},
 		{"CoraML", "checksum mismatch: SHA-256 "},
@@ -188,7 +169,7 @@ func TestLoadArxivKeepsNothingUnverified(t *testing.T) {
 		w.Write(gz(content))
 	}
 	zw.Close()
-	srv, _ := fileServer(t, map[string][]byte{"arxiv.zip": zipped.Bytes()})
+	srv, _ := testenv.FileServer(t, map[string][]byte{"arxiv.zip": zipped.Bytes()})
 	dir := t.TempDir()
 	_, err := datasets.Load("arxiv", datasets.FromDir(dir), datasets.BaseURL(srv.URL), datasets.HTTPClient(srv.Client()))
 	if want := fmt.Sprintf("the server announces %d bytes, want 83058288", zipped.Len()); err == nil || !strings.Contains(err.Error(), want) {
@@ -219,7 +200,7 @@ func TestLoadDownloadsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, hits := fileServer(t, map[string][]byte{"cora_ml.npz": b})
+	srv, hits := testenv.FileServer(t, map[string][]byte{"cora_ml.npz": b})
 	dir := filepath.Join(t.TempDir(), "new", "cache")
 	for range 2 {
 		g, err := datasets.Load("CoraML", datasets.FromDir(dir), datasets.BaseURL(srv.URL+"/"), datasets.HTTPClient(srv.Client()))

@@ -1,9 +1,6 @@
 package experiment
 
 import (
-	"bytes"
-	"compress/gzip"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,26 +17,14 @@ import (
 // read the directory itself, skipping the size checks.)
 func TestLoadDatasetChecksArxivSizes(t *testing.T) {
 	dir := t.TempDir()
-	for rel, content := range map[string]string{
+	testenv.WriteGzipFiles(t, filepath.Join(dir, "ogbn_arxiv"), map[string]string{
 		"raw/edge.csv.gz":         "0,1\n1,2\n",
 		"raw/node-feat.csv.gz":    "1,2\n3,4\n5,6\n",
 		"raw/node-label.csv.gz":   "0\n1\n1\n",
 		"split/time/train.csv.gz": "0\n",
 		"split/time/valid.csv.gz": "1\n",
 		"split/time/test.csv.gz":  "2\n",
-	} {
-		path := filepath.Join(dir, "ogbn_arxiv", filepath.FromSlash(rel))
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write([]byte(content))
-		zw.Close()
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	_, err := LoadDataset("ogbn-arxiv", dir)
 	if want := "graph has 3 nodes, 2 features, 2 classes; want 169343, 128, 40"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want one containing %q", err, want)
