@@ -177,14 +177,9 @@ func TestRemoveStale(t *testing.T) {
 
 func ogbZip(t *testing.T, skip string) []byte {
 	t.Helper()
-	files := map[string]string{
-		"arxiv/raw/edge.csv.gz":         "0,1\n1,2\n",
-		"arxiv/raw/node-feat.csv.gz":    "1,2\n3,4\n5,6\n",
-		"arxiv/raw/node-label.csv.gz":   "0\n1\n1\n",
-		"arxiv/split/time/train.csv.gz": "0\n",
-		"arxiv/split/time/valid.csv.gz": "1\n",
-		"arxiv/split/time/test.csv.gz":  "2\n",
-		"arxiv/mapping/README.md":       "not extracted",
+	files := map[string]string{"arxiv/mapping/README.md": "not extracted"}
+	for rel, content := range testenv.TinyOGB() {
+		files["arxiv/"+rel] = content
 	}
 	var b bytes.Buffer
 	zw := zip.NewWriter(&b)
@@ -279,21 +274,14 @@ func TestLoadSplitOfficial(t *testing.T) {
 	t.Cleanup(func() { registry[i] = saved })
 	registry[i].Nodes, registry[i].Features, registry[i].Classes = 3, 2, 2
 	dir := t.TempDir()
-	testenv.WriteGzipFiles(t, filepath.Join(dir, "ogbn_arxiv"), map[string]string{
-		"raw/edge.csv.gz":         "0,1\n1,2\n",
-		"raw/node-feat.csv.gz":    "1,2\n3,4\n5,6\n",
-		"raw/node-label.csv.gz":   "0\n1\n1\n",
-		"split/time/train.csv.gz": "0\n",
-		"split/time/valid.csv.gz": "2\n",
-		"split/time/test.csv.gz":  "1\n",
-	})
+	testenv.WriteGzipFiles(t, filepath.Join(dir, "ogbn_arxiv"), testenv.TinyOGB())
 	g, split, err := LoadSplit("arxiv", FromDir(dir), NoDownload())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.N != 3 || split == nil || !slices.Equal(split.Train, []int{0}) || !slices.Equal(split.Val, []int{2}) ||
-		!slices.Equal(split.Test, []int{1}) || len(split.Unused) != 0 {
-		t.Errorf("N %d, split %+v; want train [0], val [2], test [1]", g.N, split)
+	if g.N != 3 || split == nil || !slices.Equal(split.Train, []int{0}) || !slices.Equal(split.Val, []int{1}) ||
+		!slices.Equal(split.Test, []int{2}) || len(split.Unused) != 0 {
+		t.Errorf("N %d, split %+v; want train [0], val [1], test [2]", g.N, split)
 	}
 	registry[i].Classes = 3
 	if _, _, err := LoadSplit("arxiv", FromDir(dir), NoDownload()); err == nil || !strings.Contains(err.Error(), "graph has 3 nodes, 2 features, 2 classes; want 3, 2, 3") {

@@ -17,14 +17,7 @@ import (
 // read the directory itself, skipping the size checks.)
 func TestLoadDatasetChecksArxivSizes(t *testing.T) {
 	dir := t.TempDir()
-	testenv.WriteGzipFiles(t, filepath.Join(dir, "ogbn_arxiv"), map[string]string{
-		"raw/edge.csv.gz":         "0,1\n1,2\n",
-		"raw/node-feat.csv.gz":    "1,2\n3,4\n5,6\n",
-		"raw/node-label.csv.gz":   "0\n1\n1\n",
-		"split/time/train.csv.gz": "0\n",
-		"split/time/valid.csv.gz": "1\n",
-		"split/time/test.csv.gz":  "2\n",
-	})
+	testenv.WriteGzipFiles(t, filepath.Join(dir, "ogbn_arxiv"), testenv.TinyOGB())
 	_, err := LoadDataset("ogbn-arxiv", dir)
 	if want := "graph has 3 nodes, 2 features, 2 classes; want 169343, 128, 40"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want one containing %q", err, want)

@@ -163,30 +163,22 @@ func distinct[T comparable](values []T, what string) error {
 // Workers sets how many jobs run at once (default 1). Jobs are independent;
 // on a few cores two workers keep the cores busy through the serial parts
 // of a training epoch.
-func (g *Grid) Workers(n int) *Grid {
-	if n < 1 {
-		return g.fail("workers %d, need at least 1", n)
-	}
-	g.workers = n
-	return g
-}
+func (g *Grid) Workers(n int) *Grid { return g.setCount(&g.workers, n, "workers %d") }
 
 // Splits sets the number of random splits 1..n (the paper: 10).
-func (g *Grid) Splits(n int) *Grid {
-	if n < 1 {
-		return g.fail("%d splits, need at least 1", n)
-	}
-	g.splits = n
-	return g
-}
+func (g *Grid) Splits(n int) *Grid { return g.setCount(&g.splits, n, "%d splits") }
 
 // Inits sets the number of initialisations 1..n per split (the paper: 10;
 // its quick grid: 1).
-func (g *Grid) Inits(n int) *Grid {
+func (g *Grid) Inits(n int) *Grid { return g.setCount(&g.inits, n, "%d inits") }
+
+// setCount sets *field to n, which must be at least 1; what formats n in
+// the error.
+func (g *Grid) setCount(field *int, n int, what string) *Grid {
 	if n < 1 {
-		return g.fail("%d inits, need at least 1", n)
+		return g.fail(what+", need at least 1", n)
 	}
-	g.inits = n
+	*field = n
 	return g
 }
 

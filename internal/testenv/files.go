@@ -32,6 +32,22 @@ func WriteGzipFiles(tb testing.TB, dir string, files map[string]string) {
 	}
 }
 
+// TinyOGB returns the files of a 3-node graph in OGB's raw layout, by
+// their paths below the dataset's directory (write them with
+// WriteGzipFiles): the path 0 – 1 – 2 (edges stored once, as OGB does),
+// features (1, 2), (3, 4), (5, 6), labels 0, 1, 1, and the official split
+// train {0}, valid {1}, test {2}.
+func TinyOGB() map[string]string {
+	return map[string]string{
+		"raw/edge.csv.gz":         "0,1\n1,2\n",
+		"raw/node-feat.csv.gz":    "1,2\n3,4\n5,6\n",
+		"raw/node-label.csv.gz":   "0\n1\n1\n",
+		"split/time/train.csv.gz": "0\n",
+		"split/time/valid.csv.gz": "1\n",
+		"split/time/test.csv.gz":  "2\n",
+	}
+}
+
 // FileServer serves files by name (the request path without its leading
 // "/") over https until the test ends, answering 404 for other paths, and
 // counts the requests.
