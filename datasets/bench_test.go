@@ -34,37 +34,24 @@ func BenchmarkLoad(b *testing.B) {
 	dir := testenv.RequireDatasets(b)
 	for _, c := range sharedCases {
 		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			var g *graph.Graph
-			for b.Loop() {
-				var err error
-				if g, err = datasets.LoadNPZ(filepath.Join(dir, c.file), c.name); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportMemory(b, g)
+			benchGraph(b, func() (*graph.Graph, error) { return datasets.LoadNPZ(filepath.Join(dir, c.file), c.name) })
 		})
 	}
 }
 
 func BenchmarkArxivLike(b *testing.B) {
-	b.ReportAllocs()
-	var g *graph.Graph
-	for b.Loop() {
-		var err error
-		if g, err = datasets.ArxivLike(1); err != nil {
-			b.Fatal(err)
-		}
-	}
-	reportMemory(b, g)
+	benchGraph(b, func() (*graph.Graph, error) { return datasets.ArxivLike(1) })
 }
 
-func BenchmarkSynthetic(b *testing.B) {
+func BenchmarkSynthetic(b *testing.B) { benchGraph(b, datasets.Synthetic) }
+
+// benchGraph times making a graph and reports its memory (reportMemory).
+func benchGraph(b *testing.B, makeGraph func() (*graph.Graph, error)) {
 	b.ReportAllocs()
 	var g *graph.Graph
 	for b.Loop() {
 		var err error
-		if g, err = datasets.Synthetic(); err != nil {
+		if g, err = makeGraph(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -93,20 +80,10 @@ func BenchmarkHostileInputs(b *testing.B) {
 	}
 	w.Write(npytest.NPY(1, "|u1", []int{1<<40 - 128}, nil))
 	zw.Close()
-	with := func(name string, data []byte) []npytest.Member {
-		m := tinyArrays("adj_", "attr_")
-		for k := range m {
-			if m[k].Name == name {
-				m[k].Data = data
-			}
-		}
-		return m
-	}
-	i8 := func(v ...int64) []byte { return npytest.NPY(1, "<i8", []int{len(v)}, npytest.I8(v...)) }
 	npz := map[string]string{
 		"npz_declaring_1TiB": write("absurd.npz", z.Bytes()),
-		"npz_2^40_columns":   write("columns.npz", npytest.NPZ(zip.Deflate, with("attr_shape", i8(4, 1<<40))...)),
-		"npz_label_2^63-1":   write("label.npz", npytest.NPZ(zip.Deflate, with("labels", i8(0, 1, math.MaxInt64, 0))...)),
+		"npz_2^40_columns":   write("columns.npz", npytest.NPZ(zip.Deflate, withArray("attr_shape", i8(4, 1<<40))...)),
+		"npz_label_2^63-1":   write("label.npz", npytest.NPZ(zip.Deflate, withArray("labels", i8(0, 1, math.MaxInt64, 0))...)),
 	}
 	ogb := func(files map[string]string) string {
 		m := tinyOGB()
@@ -115,13 +92,7 @@ func BenchmarkHostileInputs(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for rel, content := range m {
-			p := filepath.Join(d, filepath.FromSlash(rel))
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			if err := os.WriteFile(p, gz(content), 0o644); err != nil {
-				b.Fatal(err)
-			}
-		}
+		testenv.WriteGzipFiles(b, d, m)
 		return d
 	}
 	ogbs := map[string]string{

@@ -11,9 +11,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 // The SHA-256 and the git blob id of "hello\n" (as printed by
@@ -174,14 +177,9 @@ func TestRemoveStale(t *testing.T) {
 
 func ogbZip(t *testing.T, skip string) []byte {
 	t.Helper()
-	files := map[string]string{
-		"arxiv/raw/edge.csv.gz":         "0,1\n1,2\n",
-		"arxiv/raw/node-feat.csv.gz":    "1,2\n3,4\n5,6\n",
-		"arxiv/raw/node-label.csv.gz":   "0\n1\n1\n",
-		"arxiv/split/time/train.csv.gz": "0\n",
-		"arxiv/split/time/valid.csv.gz": "1\n",
-		"arxiv/split/time/test.csv.gz":  "2\n",
-		"arxiv/mapping/README.md":       "not extracted",
+	files := map[string]string{"arxiv/mapping/README.md": "not extracted"}
+	for rel, content := range testenv.TinyOGB() {
+		files["arxiv/"+rel] = content
 	}
 	var b bytes.Buffer
 	zw := zip.NewWriter(&b)
@@ -272,4 +270,28 @@ func TestDownloadOGB(t *testing.T) {
 		t.Errorf("an archive of the spec's sizes without checksum: %v", err)
 	}
 	assertOnly(t, dir, "ogbn_arxiv")
+}
+
+// LoadSplit returns the official split of a dataset that has one, after
+// Load's size checks: a tiny OGB layout stands for OGBN Arxiv, registered
+// with its sizes for the test.
+func TestLoadSplitOfficial(t *testing.T) {
+	i := slices.IndexFunc(registry, func(s Spec) bool { return s.Name == "OGBNArxiv" })
+	saved := registry[i]
+	t.Cleanup(func() { registry[i] = saved })
+	registry[i].Nodes, registry[i].Features, registry[i].Classes = 3, 2, 2
+	dir := t.TempDir()
+	testenv.WriteGzipFiles(t, filepath.Join(dir, "ogbn_arxiv"), testenv.TinyOGB())
+	g, split, err := LoadSplit("arxiv", FromDir(dir), NoDownload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.N != 3 || split == nil || !slices.Equal(split.Train, []int{0}) || !slices.Equal(split.Val, []int{1}) ||
+		!slices.Equal(split.Test, []int{2}) || len(split.Unused) != 0 {
+		t.Errorf("N %d, split %+v; want train [0], val [1], test [2]", g.N, split)
+	}
+	registry[i].Classes = 3
+	if _, _, err := LoadSplit("arxiv", FromDir(dir), NoDownload()); err == nil || !strings.Contains(err.Error(), "graph has 3 nodes, 2 features, 2 classes; want 3, 2, 3") {
+		t.Errorf("wrong class count: %v", err)
+	}
 }

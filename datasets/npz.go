@@ -245,16 +245,9 @@ func sortedUnique(ptr, ind []int) bool {
 
 // readDense reads a 2-D finite numeric array as a dense matrix.
 func readDense(ar *npy.Archive, name string) (*tensor.Dense, error) {
-	a, ok := ar.Get(name)
-	if !ok {
-		return nil, fmt.Errorf("missing array %s", name)
-	}
-	if len(a.Shape) != 2 {
-		return nil, fmt.Errorf("%s has shape %v, want 2-D", name, a.Shape)
-	}
-	v, err := a.Float64s()
+	a, v, err := readArray(ar, name, 2, (*npy.Array).Float64s)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	if i := slices.IndexFunc(v, func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }); i >= 0 {
 		return nil, fmt.Errorf("%s: non-finite value %v at (%d, %d)", name, v[i], i/a.Shape[1], i%a.Shape[1])
@@ -264,34 +257,31 @@ func readDense(ar *npy.Archive, name string) (*tensor.Dense, error) {
 
 // ints reads a 1-D integer array.
 func ints(ar *npy.Archive, name string) ([]int, error) {
-	a, ok := ar.Get(name)
-	if !ok {
-		return nil, fmt.Errorf("missing array %s", name)
-	}
-	if len(a.Shape) != 1 {
-		return nil, fmt.Errorf("%s has shape %v, want 1-D", name, a.Shape)
-	}
-	v, err := a.Ints()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return v, nil
+	_, v, err := readArray(ar, name, 1, (*npy.Array).Ints)
+	return v, err
 }
 
 // floats reads a 1-D numeric array.
 func floats(ar *npy.Archive, name string) ([]float64, error) {
+	_, v, err := readArray(ar, name, 1, (*npy.Array).Float64s)
+	return v, err
+}
+
+// readArray returns the array name of ar, which must have dims dimensions,
+// and its values converted by read.
+func readArray[T any](ar *npy.Archive, name string, dims int, read func(*npy.Array) ([]T, error)) (*npy.Array, []T, error) {
 	a, ok := ar.Get(name)
 	if !ok {
-		return nil, fmt.Errorf("missing array %s", name)
+		return nil, nil, fmt.Errorf("missing array %s", name)
 	}
-	if len(a.Shape) != 1 {
-		return nil, fmt.Errorf("%s has shape %v, want 1-D", name, a.Shape)
+	if len(a.Shape) != dims {
+		return nil, nil, fmt.Errorf("%s has shape %v, want %d-D", name, a.Shape, dims)
 	}
-	v, err := a.Float64s()
+	v, err := read(a)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return v, nil
+	return a, v, nil
 }
 
 // checkClasses returns an error naming the first class without nodes.

@@ -40,6 +40,23 @@ func tinyArrays(prefixAdj, prefixAttr string) []npytest.Member {
 	}
 }
 
+// withArray returns tinyArrays("adj_", "attr_") with the array name holding
+// data: replaced, or added when there is none.
+func withArray(name string, data []byte) []npytest.Member {
+	m := tinyArrays("adj_", "attr_")
+	for k := range m {
+		if m[k].Name == name {
+			m[k].Data = data
+			return m
+		}
+	}
+	return append(m, npytest.Member{Name: name, Data: data})
+}
+
+// i4 and i8 encode a 1-D little-endian int32 or int64 npy array.
+func i4(v ...int32) []byte { return npytest.NPY(1, "<i4", []int{len(v)}, npytest.I4(v...)) }
+func i8(v ...int64) []byte { return npytest.NPY(1, "<i8", []int{len(v)}, npytest.I8(v...)) }
+
 func writeNPZ(t *testing.T, method uint16, members []npytest.Member) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "g.npz")
@@ -105,21 +122,9 @@ func TestLoadNPZDenseAttributes(t *testing.T) {
 }
 
 func TestLoadNPZErrors(t *testing.T) {
-	replace := func(name string, data []byte) []npytest.Member {
-		m := tinyArrays("adj_", "attr_")
-		for k := range m {
-			if m[k].Name == name {
-				m[k].Data = data
-				return m
-			}
-		}
-		return append(m, npytest.Member{Name: name, Data: data})
-	}
 	drop := func(name string) []npytest.Member {
 		return slices.DeleteFunc(tinyArrays("adj_", "attr_"), func(m npytest.Member) bool { return m.Name == name })
 	}
-	i4 := func(v ...int32) []byte { return npytest.NPY(1, "<i4", []int{len(v)}, npytest.I4(v...)) }
-	i8 := func(v ...int64) []byte { return npytest.NPY(1, "<i8", []int{len(v)}, npytest.I8(v...)) }
 	for _, c := range []struct {
 		name    string
 		members []npytest.Member
@@ -128,27 +133,27 @@ func TestLoadNPZErrors(t *testing.T) {
 		{"missing labels", drop("labels"), "missing array labels"},
 		{"missing adjacency", drop("adj_indices"), "missing array adj_indices"},
 		{"missing attributes", drop("attr_data"), "missing array attr_data (or attr_matrix)"},
-		{"float labels", replace("labels", npytest.NPY(1, "<f8", []int{4}, npytest.F8(0, 1, 2, 0))), "labels: npy: dtype <f8 is not an integer type"},
-		{"2-D labels", replace("labels", npytest.NPY(1, "<i8", []int{2, 2}, npytest.I8(0, 1, 2, 0))), "labels has shape [2 2], want 1-D"},
-		{"negative label", replace("labels", i8(0, 1, -1, 2)), "label -1 of node 2 is negative"},
+		{"float labels", withArray("labels", npytest.NPY(1, "<f8", []int{4}, npytest.F8(0, 1, 2, 0))), "labels: npy: dtype <f8 is not an integer type"},
+		{"2-D labels", withArray("labels", npytest.NPY(1, "<i8", []int{2, 2}, npytest.I8(0, 1, 2, 0))), "labels has shape [2 2], want 1-D"},
+		{"negative label", withArray("labels", i8(0, 1, -1, 2)), "label -1 of node 2 is negative"},
 		{"label beyond class names", append(tinyArrays("adj_", "attr_"), npytest.Member{Name: "class_names", Data: npytest.NPY(1, "<U1", []int{2}, npytest.U(1, "a", "b"))}), "label 2 of node 2 out of range: 2 class names"},
-		{"empty class", replace("labels", i8(0, 2, 2, 0)), "class 1 has no nodes"},
-		{"huge label", replace("labels", i8(0, 1, 1<<40, 0)), "label 1099511627776 of node 2 out of range [0, 4): more classes than nodes"},
-		{"label count", replace("labels", i8(0, 1, 2)), "labels has 3 entries for 4 nodes"},
-		{"NaN attribute", replace("attr_data", npytest.NPY(1, "<f4", []int{7}, npytest.F4(2, 1, float32(math.NaN()), 0.3, 0.3, 2, 3))), "attr_data: non-finite value NaN at (2, 0)"},
-		{"Inf attribute", replace("attr_data", npytest.NPY(1, "<f4", []int{7}, npytest.F4(2, 1, 0.3, 0.3, 0.3, 2, float32(math.Inf(1))))), "non-finite value +Inf at (3, 1)"},
-		{"edge out of range", replace("adj_indices", i4(1, 0, 4, 2, 0)), "adj_indices: column 4 of row 1 out of range [0, 4)"},
-		{"negative index", replace("attr_indices", i4(0, 2, 0, -1, 2, 1, 1)), "attr_indices: column -1 of row 2"},
-		{"indptr not monotone", replace("adj_indptr", i4(0, 3, 1, 4, 5)), "adj_indptr is not monotone: decreases at row 1 (3 > 1)"},
+		{"empty class", withArray("labels", i8(0, 2, 2, 0)), "class 1 has no nodes"},
+		{"huge label", withArray("labels", i8(0, 1, 1<<40, 0)), "label 1099511627776 of node 2 out of range [0, 4): more classes than nodes"},
+		{"label count", withArray("labels", i8(0, 1, 2)), "labels has 3 entries for 4 nodes"},
+		{"NaN attribute", withArray("attr_data", npytest.NPY(1, "<f4", []int{7}, npytest.F4(2, 1, float32(math.NaN()), 0.3, 0.3, 2, 3))), "attr_data: non-finite value NaN at (2, 0)"},
+		{"Inf attribute", withArray("attr_data", npytest.NPY(1, "<f4", []int{7}, npytest.F4(2, 1, 0.3, 0.3, 0.3, 2, float32(math.Inf(1))))), "non-finite value +Inf at (3, 1)"},
+		{"edge out of range", withArray("adj_indices", i4(1, 0, 4, 2, 0)), "adj_indices: column 4 of row 1 out of range [0, 4)"},
+		{"negative index", withArray("attr_indices", i4(0, 2, 0, -1, 2, 1, 1)), "attr_indices: column -1 of row 2"},
+		{"indptr not monotone", withArray("adj_indptr", i4(0, 3, 1, 4, 5)), "adj_indptr is not monotone: decreases at row 1 (3 > 1)"},
 		// Found by FuzzLoadNPZ: row 0 would index past the 5 indices.
-		{"indptr beyond nnz", replace("adj_indptr", i4(0, 6, 3, 4, 5)), "adj_indptr is not monotone: decreases at row 1 (6 > 3)"},
-		{"indptr end", replace("adj_indptr", i4(0, 1, 3, 4, 4)), "adj_indptr runs from 0 to 4, want 0 to nnz = 5"},
-		{"indptr length", replace("adj_indptr", i4(0, 1, 3, 5)), "adj_indptr has 4 entries, want rows+1 = 5"},
-		{"data length", replace("adj_data", npytest.NPY(1, "<f8", []int{4}, npytest.F8(1, 1, 1, 1))), "adj_data has 4 values for 5 indices"},
-		{"bad shape", replace("adj_shape", i8(4, 4, 1)), "adj_shape is [4 4 1], want two non-negative sizes"},
-		{"not square", replace("adj_shape", i8(4, 5)), "adj_shape is 4x5, not square"},
-		{"attribute rows", replace("attr_shape", i8(3, 3)), "attr_indptr has 5 entries, want rows+1 = 4"},
-		{"string indices", replace("adj_indices", npytest.NPY(1, "<U1", []int{5}, npytest.U(1, "a", "b", "c", "d", "e"))), "adj_indices: npy: dtype <U1 is not an integer type"},
+		{"indptr beyond nnz", withArray("adj_indptr", i4(0, 6, 3, 4, 5)), "adj_indptr is not monotone: decreases at row 1 (6 > 3)"},
+		{"indptr end", withArray("adj_indptr", i4(0, 1, 3, 4, 4)), "adj_indptr runs from 0 to 4, want 0 to nnz = 5"},
+		{"indptr length", withArray("adj_indptr", i4(0, 1, 3, 5)), "adj_indptr has 4 entries, want rows+1 = 5"},
+		{"data length", withArray("adj_data", npytest.NPY(1, "<f8", []int{4}, npytest.F8(1, 1, 1, 1))), "adj_data has 4 values for 5 indices"},
+		{"bad shape", withArray("adj_shape", i8(4, 4, 1)), "adj_shape is [4 4 1], want two non-negative sizes"},
+		{"not square", withArray("adj_shape", i8(4, 5)), "adj_shape is 4x5, not square"},
+		{"attribute rows", withArray("attr_shape", i8(3, 3)), "attr_indptr has 5 entries, want rows+1 = 4"},
+		{"string indices", withArray("adj_indices", npytest.NPY(1, "<U1", []int{5}, npytest.U(1, "a", "b", "c", "d", "e"))), "adj_indices: npy: dtype <U1 is not an integer type"},
 	} {
 		path := writeNPZ(t, zip.Deflate, c.members)
 		_, err := datasets.LoadNPZ(path, "x")
@@ -164,24 +169,14 @@ func TestLoadNPZErrors(t *testing.T) {
 // columns with one row's indices repeated used to be sorted through a
 // transpose with a row pointer per column (out of memory, a panic).
 func TestLoadNPZHostileArrays(t *testing.T) {
-	with := func(name string, data []byte) []npytest.Member {
-		m := tinyArrays("adj_", "attr_")
-		for k := range m {
-			if m[k].Name == name {
-				m[k].Data = data
-			}
-		}
-		return m
-	}
-	i8 := func(v ...int64) []byte { return npytest.NPY(1, "<i8", []int{len(v)}, npytest.I8(v...)) }
 	for _, c := range []struct {
 		name    string
 		members []npytest.Member
 		want    string
 	}{
-		{"largest_label", with("labels", i8(0, 1, math.MaxInt64, 0)), "label 9223372036854775807 of node 2 out of range [0, 4): more classes than nodes"},
-		{"2^40_feature_columns", with("attr_shape", i8(4, 1<<40)), "attributes have 1099511627776 columns, more than the 16777216 features"},
-		{"2^62_feature_columns", with("attr_shape", i8(4, 1<<62)), "attributes have 4611686018427387904 columns"},
+		{"largest_label", withArray("labels", i8(0, 1, math.MaxInt64, 0)), "label 9223372036854775807 of node 2 out of range [0, 4): more classes than nodes"},
+		{"2^40_feature_columns", withArray("attr_shape", i8(4, 1<<40)), "attributes have 1099511627776 columns, more than the 16777216 features"},
+		{"2^62_feature_columns", withArray("attr_shape", i8(4, 1<<62)), "attributes have 4611686018427387904 columns"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeNPZ(t, zip.Deflate, c.members)

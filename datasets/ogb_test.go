@@ -39,15 +39,7 @@ func gz(s string) []byte {
 func writeOGB(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for rel, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, gz(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteGzipFiles(t, dir, files)
 	return dir
 }
 

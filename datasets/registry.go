@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -9,18 +10,21 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 )
 
-// Spec describes a registered benchmark dataset: where its file lives in the
-// data directory, where it is downloaded from, how the download is verified
-// and the sizes the loaded graph must have.
+// Spec is the one record of a registered benchmark dataset: where its
+// file lives in the data directory, where it is downloaded from, how the
+// download is verified, the sizes the loaded graph must have, and how the
+// paper's grid uses it (left-out classes, names in the reference's tables,
+// place in the paper's tables, per-dataset training overrides, official
+// split). Adding a dataset means adding one Spec to the registry.
 type Spec struct {
 	// Name is the canonical name, e.g. "CoraML".
 	Name string
-	// Aliases are further accepted names; matching ignores case, '-', '_'
-	// and spaces.
+	// Aliases are further accepted names; names are matched by NameKey.
 	Aliases []string
 	// File is the file (or, for OGBN Arxiv, directory) name in the data
 	// directory.
@@ -40,12 +44,50 @@ type Spec struct {
 	// Edges is the number of stored entries of the symmetrised adjacency
 	// (twice the number of undirected edges), as PyG reports num_edges.
 	Edges int
+	// LeftOutClasses is how many classes, the last ones, the paper leaves
+	// out in its leave-out-classes setting (graph.LeaveOutClasses).
+	LeftOutClasses int
+	// TableName is the dataset's name in the reference's id_ood.csv, ""
+	// for Name; a `\\` in it is a literal LaTeX line break
+	// (`Amazon\\Photos`).
+	TableName string
+	// ShortName is the dataset's name in the reference's
+	// acc_rej_<type>_<dataset>.csv file names, "" for Name.
+	ShortName string
+	// PaperRank is the dataset's position in the paper's tables (1 for the
+	// first), 0 for a dataset the paper does not use.
+	PaperRank int
+	// Overrides are the reference implementation's changes to the model
+	// presets on this dataset.
+	Overrides Overrides
 	// edgesVerified marks Edges as measured on the file here, and so
 	// enforced by Load; otherwise it is the published figure.
 	edgesVerified bool
-	// ogb marks the raw OGB directory layout.
+	// ogb marks the raw OGB directory layout, which comes with an official
+	// split.
 	ogb bool
 }
+
+// Overrides are the reference implementation's per-dataset changes to the
+// model presets of the paper's grid. A zero field keeps the preset.
+type Overrides struct {
+	// EvalEvery evaluates the validation loss every EvalEvery epochs, and
+	// Patience stops training after Patience evaluations without
+	// improvement (every model).
+	EvalEvery, Patience int
+	// GKDECutoff is GKDE's maximum hop distance.
+	GKDECutoff int
+	// LOPGPNPrune is the threshold at which LOP-GPN prunes its sparse
+	// mixture weights.
+	LOPGPNPrune float64
+	// LOPGPNInits caps the initialisations LOP-GPN runs per split.
+	LOPGPNInits int
+}
+
+// HasOfficialSplit reports whether the dataset comes with one fixed split
+// (OGBN Arxiv's time split), which LoadSplit returns; the others are split
+// at random by the experiment.
+func (s Spec) HasOfficialSplit() bool { return s.ogb }
 
 // The download sources are commit-pinned, so their bytes cannot change
 // under a checksum. For CoraML, CiteSeer, Photos and Computers they are the
@@ -69,6 +111,7 @@ var registry = []Spec{
 		URL:    "https://raw.githubusercontent.com/abojchevski/sparse_smoothing/9add756987972991b50b4f1d87a00cd4e5e2f621/data/cora_ml.npz",
 		SHA256: "46b98cabc9c22c09de0d30140fbf68d004b21d2f05e234feb96ba6e84ec7c86a", Size: 1622498,
 		Nodes: 2995, Features: 2879, Classes: 7, Edges: 16316, edgesVerified: true,
+		LeftOutClasses: 3, TableName: "CoraML", ShortName: "CoraML", PaperRank: 1,
 	},
 	{
 		Name: "CiteSeer", Aliases: []string{"citeseer_full", "citeseerfull"},
@@ -76,6 +119,7 @@ var registry = []Spec{
 		URL:    "https://raw.githubusercontent.com/EdisonLeeeee/GraphData/9df4e769b53b6bf953c4227cda0f8b653ffbb815/datasets/citeseer_full.npz",
 		SHA256: "939e69aae038ecc385496f26ac9a22befe69256929a08c17c47aa0584843a520", Size: 519139,
 		Nodes: 4230, Features: 602, Classes: 6, Edges: 10674, edgesVerified: true,
+		LeftOutClasses: 2, TableName: "CiteSeer", ShortName: "CiteSeer", PaperRank: 2,
 	},
 	{
 		Name: "PubMed", Aliases: []string{"pubmed_full", "pubmedfull"},
@@ -84,6 +128,8 @@ var registry = []Spec{
 		GitBlob: "0735ab74ee845ee26da2db763294d42646058534",
 		// PyG CitationFull("PubMed") reports 88648 edges.
 		Nodes: 19717, Features: 500, Classes: 3, Edges: 88648,
+		LeftOutClasses: 1, TableName: "PubMed", ShortName: "PubMed", PaperRank: 5,
+		Overrides: Overrides{LOPGPNPrune: 0.01},
 	},
 	{
 		Name: "AmazonPhotos", Aliases: []string{"photos", "photo", "amazon_photo", "amazon_electronics_photo"},
@@ -91,6 +137,8 @@ var registry = []Spec{
 		URL:    "https://raw.githubusercontent.com/EdisonLeeeee/GraphData/9df4e769b53b6bf953c4227cda0f8b653ffbb815/datasets/amazon_photo.npz",
 		SHA256: "f0552bc8bcdb103c25b07cf4619bd9458af435c0728dc8366e86ffb912018c25", Size: 1769253,
 		Nodes: 7650, Features: 745, Classes: 8, Edges: 238162, edgesVerified: true,
+		LeftOutClasses: 3, TableName: `Amazon\\Photos`, ShortName: "Photos", PaperRank: 3,
+		Overrides: Overrides{LOPGPNPrune: 0.01},
 	},
 	{
 		Name: "AmazonComputers", Aliases: []string{"computers", "computer", "amazon_cs", "amazon_electronics_computers"},
@@ -98,6 +146,8 @@ var registry = []Spec{
 		URL:    "https://raw.githubusercontent.com/EdisonLeeeee/GraphData/9df4e769b53b6bf953c4227cda0f8b653ffbb815/datasets/amazon_cs.npz",
 		SHA256: "bffa1720ee30487a6f10f2ad57741d1a401d89a31a6a4c5c6de1ba42a1f2a0e0", Size: 3407870,
 		Nodes: 13752, Features: 767, Classes: 10, Edges: 491722, edgesVerified: true,
+		LeftOutClasses: 5, TableName: `Amazon\\Computers`, ShortName: "Computers", PaperRank: 4,
+		Overrides: Overrides{LOPGPNPrune: 0.01},
 	},
 	{
 		Name: "OGBNArxiv", Aliases: []string{"ogbn-arxiv", "ogbn_arxiv", "arxiv"},
@@ -107,6 +157,8 @@ var registry = []Spec{
 		// OGB reports 1,166,243 directed citations; PyG's to_undirected
 		// gives 2,315,598 entries.
 		Nodes: 169343, Features: 128, Classes: 40, Edges: 2315598, ogb: true,
+		LeftOutClasses: 15, TableName: `OGBN\\Arxiv`, ShortName: "Arxiv", PaperRank: 6,
+		Overrides: Overrides{EvalEvery: 10, Patience: 5, GKDECutoff: 2, LOPGPNPrune: 0.01, LOPGPNInits: 2},
 	},
 }
 
@@ -119,12 +171,29 @@ func Names() []string {
 	return names
 }
 
-// Info returns the Spec registered under name or one of its aliases;
-// matching ignores case, '-', '_' and spaces.
-func Info(name string) (Spec, error) {
-	key := normName(name)
+// PaperNames returns the canonical names of the datasets of the paper's
+// tables, in the paper's order.
+func PaperNames() []string {
+	var paper []Spec
 	for _, s := range registry {
-		if normName(s.Name) == key || slices.ContainsFunc(s.Aliases, func(a string) bool { return normName(a) == key }) {
+		if s.PaperRank > 0 {
+			paper = append(paper, s)
+		}
+	}
+	slices.SortFunc(paper, func(a, b Spec) int { return cmp.Compare(a.PaperRank, b.PaperRank) })
+	names := make([]string, len(paper))
+	for i, s := range paper {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Info returns the Spec registered under name or one of its aliases, the
+// names compared by NameKey.
+func Info(name string) (Spec, error) {
+	key := NameKey(name)
+	for _, s := range registry {
+		if NameKey(s.Name) == key || slices.ContainsFunc(s.Aliases, func(a string) bool { return NameKey(a) == key }) {
 			s.Aliases = slices.Clone(s.Aliases)
 			return s, nil
 		}
@@ -132,14 +201,17 @@ func Info(name string) (Spec, error) {
 	return Spec{}, fmt.Errorf("datasets: unknown dataset %q (known: %s)", name, strings.Join(Names(), ", "))
 }
 
-func normName(s string) string {
+// NameKey returns the form in which names of datasets (and of the grid's
+// models and settings) are compared: s lower-cased, with everything but
+// letters and digits dropped, so that "Cora-ML", "cora_ml" and " CORA ML"
+// all give "coraml".
+func NameKey(s string) string {
 	return strings.Map(func(r rune) rune {
-		switch r {
-		case '-', '_', ' ':
-			return -1
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
 		}
-		return r
-	}, strings.ToLower(s))
+		return -1
+	}, s)
 }
 
 // Dir returns the default data directory: $CUQ_DATA when set, otherwise
@@ -216,27 +288,37 @@ func NoDownload() Option { return func(c *config) { c.noDownload = true } }
 // against the Spec, so a wrong or damaged file gives an error rather than
 // a different graph.
 func Load(name string, opts ...Option) (*graph.Graph, error) {
+	g, _, err := LoadSplit(name, opts...)
+	return g, err
+}
+
+// LoadSplit is Load that also returns the dataset's official split, nil
+// for a dataset without one (see Spec.HasOfficialSplit).
+func LoadSplit(name string, opts ...Option) (*graph.Graph, *graph.Split, error) {
 	spec, err := Info(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	path, err := Download(spec.Name, opts...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var g *graph.Graph
+	var split *graph.Split
 	if spec.ogb {
-		g, _, err = LoadOGBArxiv(path)
+		var s graph.Split
+		g, s, err = LoadOGBArxiv(path)
+		split = &s
 	} else {
 		g, err = LoadNPZ(path, spec.Name)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := spec.check(g); err != nil {
-		return nil, fmt.Errorf("datasets: %s: %s: %w", spec.Name, path, err)
+		return nil, nil, fmt.Errorf("datasets: %s: %s: %w", spec.Name, path, err)
 	}
-	return g, nil
+	return g, split, nil
 }
 
 // MustLoad is Load that panics on error, for notebooks and examples.

@@ -6,13 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/datasets"
@@ -49,6 +46,80 @@ func TestNamesAndInfo(t *testing.T) {
 	}
 }
 
+// The paper's facts about each dataset, in its record: how many classes
+// the leave-out-classes setting leaves out (under the reference's names
+// too), the names in the reference's tables, the paper's order, the
+// reference's training overrides and the official split.
+func TestPaperFacts(t *testing.T) {
+	for name, want := range map[string]int{
+		"CoraML": 3, "Cora_ML": 3, "CiteSeer": 2, "CiteSeerFull": 2, "PubMed": 1,
+		"AmazonPhotos": 3, "Photos": 3, "AmazonComputers": 5, "OGBNArxiv": 15, "ogbn-arxiv": 15,
+	} {
+		if s, err := datasets.Info(name); err != nil || s.LeftOutClasses != want {
+			t.Errorf("Info(%q): %d left-out classes, %v; want %d", name, s.LeftOutClasses, err, want)
+		}
+	}
+	if _, err := datasets.Info("Reddit"); err == nil {
+		t.Error("unknown dataset reported as known")
+	}
+	want := []string{"CoraML", "CiteSeer", "AmazonPhotos", "AmazonComputers", "PubMed", "OGBNArxiv"}
+	if got := datasets.PaperNames(); !slices.Equal(got, want) {
+		t.Errorf("PaperNames = %v, want %v", got, want)
+	}
+	for name, names := range map[string][2]string{
+		"CoraML": {"CoraML", "CoraML"}, "CiteSeer": {"CiteSeer", "CiteSeer"}, "PubMed": {"PubMed", "PubMed"},
+		"AmazonPhotos": {`Amazon\\Photos`, "Photos"}, "AmazonComputers": {`Amazon\\Computers`, "Computers"},
+		"OGBNArxiv": {`OGBN\\Arxiv`, "Arxiv"},
+	} {
+		s, _ := datasets.Info(name)
+		if [2]string{s.TableName, s.ShortName} != names {
+			t.Errorf("%s: table name %q, short name %q; want %q", name, s.TableName, s.ShortName, names)
+		}
+	}
+	arxiv := datasets.Overrides{EvalEvery: 10, Patience: 5, GKDECutoff: 2, LOPGPNPrune: 0.01, LOPGPNInits: 2}
+	pruned := datasets.Overrides{LOPGPNPrune: 0.01}
+	for name, want := range map[string]datasets.Overrides{
+		"CoraML": {}, "CiteSeer": {}, "PubMed": pruned, "AmazonPhotos": pruned, "AmazonComputers": pruned, "OGBNArxiv": arxiv,
+	} {
+		s, _ := datasets.Info(name)
+		if s.Overrides != want {
+			t.Errorf("%s: overrides %+v, want %+v", name, s.Overrides, want)
+		}
+		if s.HasOfficialSplit() != (name == "OGBNArxiv") {
+			t.Errorf("%s: HasOfficialSplit %v", name, s.HasOfficialSplit())
+		}
+	}
+	// Every record leaves out at least one class and keeps two.
+	for _, name := range datasets.Names() {
+		s, _ := datasets.Info(name)
+		if s.LeftOutClasses < 1 || s.Classes-s.LeftOutClasses < 2 {
+			t.Errorf("%s leaves out %d of %d classes", name, s.LeftOutClasses, s.Classes)
+		}
+	}
+}
+
+func TestNameKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"CoraML": "coraml", "cora_ml": "coraml", " CORA-ML ": "coraml", "ogbn-arxiv": "ogbnarxiv",
+		"OGBN Arxiv": "ogbnarxiv", "cuq.gcn": "cuqgcn", "LOP-GPN": "lopgpn", "Amazon\\\\Photos": "amazonphotos", "": "",
+	} {
+		if got := datasets.NameKey(in); got != want {
+			t.Errorf("NameKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// LoadSplit returns no split for a dataset split at random.
+func TestLoadSplitNone(t *testing.T) {
+	g, split, err := datasets.LoadSplit("CoraML", datasets.FromDir(testenv.RequireDatasets(t)), datasets.NoDownload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.N != 2995 || split != nil {
+		t.Errorf("N %d, split %v; want 2995 nodes and no split", g.N, split)
+	}
+}
+
 func TestDir(t *testing.T) {
 	t.Setenv("CUQ_DATA", "/data/cuq")
 	if d := datasets.Dir(); d != "/data/cuq" {
@@ -69,25 +140,9 @@ func TestLoadMissingNoDownload(t *testing.T) {
 	}
 }
 
-// fileServer serves files by name over https and counts requests.
-func fileServer(t *testing.T, files map[string][]byte) (*httptest.Server, *atomic.Int32) {
-	var hits atomic.Int32
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		b, ok := files[strings.TrimPrefix(r.URL.Path, "/")]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(b)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &hits
-}
-
 func TestLoadChecksumMismatch(t *testing.T) {
 	// citeseer_full.npz is the last path element of CiteSeer's URL.
-	srv, _ := fileServer(t, map[string][]byte{"citeseer_full.npz": []byte("not the file"), "cora_ml.npz": make([]byte, 1622498)})
+	srv, _ := testenv.FileServer(t, map[string][]byte{"citeseer_full.npz": []byte("not the file"), "cora_ml.npz": make([]byte, 1622498)})
 	for _, c := range []struct{ name, want string }{
 		{"CiteSeer", "the server announces 12 bytes, want 519139"},
 		{"CoraML", "checksum mismatch: SHA-256 "},
@@ -114,7 +169,7 @@ func TestLoadArxivKeepsNothingUnverified(t *testing.T) {
 		w.Write(gz(content))
 	}
 	zw.Close()
-	srv, _ := fileServer(t, map[string][]byte{"arxiv.zip": zipped.Bytes()})
+	srv, _ := testenv.FileServer(t, map[string][]byte{"arxiv.zip": zipped.Bytes()})
 	dir := t.TempDir()
 	_, err := datasets.Load("arxiv", datasets.FromDir(dir), datasets.BaseURL(srv.URL), datasets.HTTPClient(srv.Client()))
 	if want := fmt.Sprintf("the server announces %d bytes, want 83058288", zipped.Len()); err == nil || !strings.Contains(err.Error(), want) {
@@ -145,7 +200,7 @@ func TestLoadDownloadsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, hits := fileServer(t, map[string][]byte{"cora_ml.npz": b})
+	srv, hits := testenv.FileServer(t, map[string][]byte{"cora_ml.npz": b})
 	dir := filepath.Join(t.TempDir(), "new", "cache")
 	for range 2 {
 		g, err := datasets.Load("CoraML", datasets.FromDir(dir), datasets.BaseURL(srv.URL+"/"), datasets.HTTPClient(srv.Client()))

@@ -81,7 +81,7 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	claim := fs.Bool("claim", false, "share -out with other workers of the same grid, here or on other machines: claim each job before running it, wait for the jobs of other workers and take over those whose claims expire")
 	lease := fs.Duration("lease", experiment.DefaultLease, "with -claim: how long a claim lasts without renewal (renewed four times per lease) before another worker takes its job over")
 	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: the paper's early stopping only)")
-	cdn := fs.String("echarts-cdn", "", "load ECharts in report.html from this address instead of inlining it (default: inlined, draws offline)")
+	report := reportFlag(fs)
 	jobs := fs.Int("jobs", 1, "jobs run at once")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	if err := fs.Parse(args); err != nil {
@@ -106,7 +106,7 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 		return nil, fmt.Errorf("grid: -datasets %q names no dataset", *dsList)
 	}
 	if len(names) == 0 {
-		names = experiment.Available(*dataDir, paperDatasets...)
+		names = experiment.Available(*dataDir, datasets.PaperNames()...)
 		if len(names) == 0 {
 			fmt.Fprintf(stderr, "notice: no dataset files in %s; running on the synthetic CoraML-like graph (pass -data DIR for the real data, or run \"cuq download\")\n", *dataDir)
 			names = []string{experiment.SyntheticName}
@@ -114,7 +114,7 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	}
 	g := experiment.Paper().Datasets(names...).Models(models...).Settings(settings...).
 		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).Workers(*jobs).
-		Report(experiment.ReportOptions{CDN: *cdn})
+		Report(*report)
 	cfg := &gridConfig{grid: g, out: *out, claim: *claim, quiet: *quiet}
 	switch {
 	case *claim:
@@ -185,9 +185,6 @@ func gridShard(flag string, lookupEnv func(string) (string, bool)) (*experiment.
 	}
 	return &experiment.EnvShard{Index: i, Count: n}, nil
 }
-
-// paperDatasets are the datasets of the paper's table, in its order.
-var paperDatasets = []string{"CoraML", "CiteSeer", "AmazonPhotos", "AmazonComputers", "PubMed", "OGBNArxiv"}
 
 // parseShard parses "i/n" with 0 ≤ i < n.
 func parseShard(s string) (i, n int, err error) {

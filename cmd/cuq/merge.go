@@ -13,32 +13,26 @@ import (
 // and the report to -out. The directories must hold grids of the same
 // protocol (experiment.Collect) and, between them, a record of every job.
 func runMerge(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("merge", "-out OUT DIR...", stderr)
-	out := fs.String("out", "", "output directory for tables/ and report.html")
-	cdn := fs.String("echarts-cdn", "", "load ECharts in report.html from this address instead of inlining it (default: inlined, draws offline)")
-	if err := fs.Parse(args); err != nil {
+	out, dirs, report, err := parseOutput("merge", "-out OUT DIR...", "output directory for tables/ and report.html", true, args, stderr)
+	if err != nil {
 		return err
 	}
-	if *out == "" || fs.NArg() == 0 {
-		fs.Usage()
-		return fmt.Errorf("merge: need -out OUT and at least one grid output directory")
-	}
-	res, err := collect(fs.Args(), stderr)
+	res, err := collect(dirs, stderr)
 	if err != nil {
 		return err
 	}
 	if n := len(res.Missing); n > 0 {
 		return fmt.Errorf("merge: %d jobs of the grid have no record in %s (the first: %v, file %s); run the missing shards (or rerun the grid with the same flags) and merge again",
-			n, strings.Join(fs.Args(), ", "), res.Missing[0], res.Missing[0].Path())
+			n, strings.Join(dirs, ", "), res.Missing[0], res.Missing[0].Path())
 	}
-	if err := res.WriteTables(*out); err != nil {
+	if err := res.WriteTables(out); err != nil {
 		return err
 	}
-	if err := res.WriteReport(*out, experiment.ReportOptions{CDN: *cdn}); err != nil {
+	if err := res.WriteReport(out, report); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%d records of %d datasets and %d models: tables in %s/tables, report %s/report.html\n",
-		len(res.Records), len(res.Datasets), len(res.Models), *out, *out)
+		len(res.Records), len(res.Datasets), len(res.Models), out, out)
 	return nil
 }
 

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,15 +69,7 @@ func TestBenchUsesDataDir(t *testing.T) {
 // downloadServer serves files over https under their names and makes the
 // download command use it.
 func downloadServer(t *testing.T, files map[string][]byte) string {
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, ok := files[strings.TrimPrefix(r.URL.Path, "/")]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(b)
-	}))
-	t.Cleanup(srv.Close)
+	srv, _ := testenv.FileServer(t, files)
 	httpClient = srv.Client()
 	t.Cleanup(func() { httpClient = nil })
 	return srv.URL

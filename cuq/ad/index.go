@@ -23,12 +23,16 @@ func (t *Tape) GatherRows(x *Value, idx []int) *Value {
 	return t.record(out, func(g *tensor.Dense) {
 		gx := gradOf(x)
 		for k, i := range idx {
-			row := gx.Row(i)
-			for j, v := range g.Row(k) {
-				row[j] += v
-			}
+			addRow(gx.Row(i), g.Row(k))
 		}
 	}, x)
+}
+
+// addRow adds src to dst elementwise.
+func addRow(dst, src []float64) {
+	for j, v := range src {
+		dst[j] += v
+	}
 }
 
 // SliceCols returns the columns from..to−1 of x, a copy of shape
@@ -113,18 +117,12 @@ func (t *Tape) ScatterAddRows(x *Value, idx []int, n int) *Value {
 	}
 	out := tensor.New(n, x.Data.Cols)
 	for k, i := range idx {
-		row := out.Row(i)
-		for j, v := range x.Data.Row(k) {
-			row[j] += v
-		}
+		addRow(out.Row(i), x.Data.Row(k))
 	}
 	return t.record(out, func(g *tensor.Dense) {
 		gx := gradOf(x)
 		for k, i := range idx {
-			row := gx.Row(k)
-			for j, v := range g.Row(i) {
-				row[j] += v
-			}
+			addRow(gx.Row(k), g.Row(i))
 		}
 	}, x)
 }

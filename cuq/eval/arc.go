@@ -1,9 +1,8 @@
-// Package eval computes the evaluation metrics of the paper and writes its
-// result tables: accuracy, accuracy-rejection curves (ARC), OOD-detection
-// AUROC, the relative uncertainty change between OOD and ID nodes, the
-// aggregation of per-run results (mean, variance, standard error), and the
-// CSV tables of the reference implementation (acc_rej_*.csv, id_ood.csv) with
-// a Markdown rendering for terminals and notebooks.
+// Package eval computes the evaluation metrics of the paper: accuracy,
+// accuracy-rejection curves (ARC), OOD-detection AUROC, the relative
+// uncertainty change between OOD and ID nodes, and the aggregation of
+// per-run results (mean, variance, standard error). The reference's table
+// formats are in package reftables.
 //
 // Scores are UNCERTAINTIES (larger = more uncertain), as produced by package
 // uq. The reference implementation ranks CONFIDENCES c = −u; every rule below

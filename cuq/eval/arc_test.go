@@ -1,10 +1,10 @@
 package eval
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -241,29 +241,28 @@ func TestAUROCRandom(t *testing.T) {
 		if err != nil || math.Abs(got-want) > 1e-12 {
 			t.Fatalf("trial %d: AUROC = %v, %v, brute force %v", trial, got, err, want)
 		}
-		y := append(slices.Clone(id), ood...)
-		classes := make([]bool, len(y))
-		for i := nID; i < len(y); i++ {
-			classes[i] = true
+		// gonum's ROC wants the scores sorted, with their classes.
+		type scored struct {
+			y   float64
+			ood bool
 		}
-		sort.Sort(byScore{y, classes})
+		var all []scored
+		for _, v := range id {
+			all = append(all, scored{v, false})
+		}
+		for _, v := range ood {
+			all = append(all, scored{v, true})
+		}
+		slices.SortFunc(all, func(a, b scored) int { return cmp.Compare(a.y, b.y) })
+		y, classes := make([]float64, len(all)), make([]bool, len(all))
+		for i, s := range all {
+			y[i], classes[i] = s.y, s.ood
+		}
 		tpr, fpr, _ := stat.ROC(nil, y, classes, nil)
 		if roc := integrate.Trapezoidal(fpr, tpr); math.Abs(got-roc) > 1e-12 {
 			t.Fatalf("trial %d: AUROC = %v, gonum ROC area %v", trial, got, roc)
 		}
 	}
-}
-
-type byScore struct {
-	y []float64
-	c []bool
-}
-
-func (b byScore) Len() int           { return len(b.y) }
-func (b byScore) Less(i, j int) bool { return b.y[i] < b.y[j] }
-func (b byScore) Swap(i, j int) {
-	b.y[i], b.y[j] = b.y[j], b.y[i]
-	b.c[i], b.c[j] = b.c[j], b.c[i]
 }
 
 func TestChange(t *testing.T) {

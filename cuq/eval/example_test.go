@@ -2,7 +2,6 @@ package eval_test
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 )
@@ -38,18 +37,4 @@ func ExampleAUROC() {
 	fmt.Printf("%.4f\n", auc) // 5 of 6 pairs, ties counting ½
 	// Output:
 	// 0.8333
-}
-
-func ExampleWriteIDOOD() {
-	row := eval.IDOODRow{Dataset: "CoraML", Model: "GPN", Acc: eval.Metric{Value: eval.Some(0.8034), SE: eval.Some(0.0012)}}
-	row.Settings[eval.OODLoc].Metrics[eval.OODTotalEntropy] = eval.Metric{Value: eval.Some(0.8551)}
-	if err := eval.WriteIDOODMarkdown(os.Stdout, []eval.IDOODRow{row}); err != nil {
-		panic(err)
-	}
-	// Output:
-	// ### CoraML
-	//
-	// | Model | Acc | loc ID acc | loc LC | loc TU | loc AU | loc EU | loc EU_PC | loc EU_SO |
-	// | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
-	// | GPN | 80.34 ± 0.12 | – | – | 85.51 | – | – | – | – |
 }

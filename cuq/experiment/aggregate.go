@@ -1,18 +1,16 @@
 package experiment
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
-	"github.com/cuqgnn/cuqgnn/cuq/uq"
+	"github.com/cuqgnn/cuqgnn/cuq/experiment/reftables"
 )
 
 // Results are the records of a grid aggregated over splits and inits.
@@ -32,7 +30,7 @@ type Results struct {
 	Models []Model
 	// Rows of id_ood.csv, datasets × models (pairs without records left
 	// out).
-	Rows []eval.IDOODRow
+	Rows []reftables.IDOODRow
 	// Curves[dataset][key][model] aggregates the accuracy-rejection curves
 	// of the classification setting; key is a measure name or
 	// PredictedAlpha.
@@ -242,21 +240,6 @@ func collectAll(dirs []string) (*Results, error) {
 	return res, nil
 }
 
-// idoodMeasures maps the AUROC columns of id_ood.csv to measures: Total
-// and Aleatoric are max-prob (LC), TotalEntropy TU, AleatoricEntropy AU,
-// Epistemic α0 (EU_PC), EpistemicEntropy EU_SO, EpistemicEntropyDiff EU.
-var idoodMeasures = map[eval.SettingMetric]uq.Measure{
-	eval.OODTotal: uq.LC, eval.OODTotalEntropy: uq.TU, eval.OODAleatoric: uq.LC,
-	eval.OODAleatoricEntropy: uq.AU, eval.OODEpistemic: uq.EUPC,
-	eval.OODEpistemicEntropy: uq.EUSO, eval.OODEpistemicEntropyDiff: uq.EU,
-}
-
-// changeMeasures are the measures of the Change columns, in order.
-var changeMeasures = [eval.NumChanges]uq.Measure{uq.TU, uq.AU, uq.EUSO, uq.EU}
-
-// oodSettings are the settings of id_ood.csv's column groups.
-var oodSettings = [eval.NumOODSettings]Setting{LeaveOutClasses, GaussianNoise, BernoulliNoise}
-
 // Aggregate aggregates records (see Results). Records of the same job and
 // setting must not repeat.
 func Aggregate(records []*Record) (*Results, error) {
@@ -293,16 +276,7 @@ func Aggregate(records []*Record) (*Results, error) {
 		}
 	}
 	out := &Results{Records: sorted, Curves: map[string]map[string]map[Model]eval.CurveStat{}}
-	for _, ds := range paperOrder {
-		if slices.Contains(dsSeen, ds) {
-			out.Datasets = append(out.Datasets, ds)
-		}
-	}
-	for _, ds := range dsSeen {
-		if !slices.Contains(paperOrder, ds) {
-			out.Datasets = append(out.Datasets, ds)
-		}
-	}
+	out.Datasets = tableOrder(dsSeen)
 	for _, m := range AllModels {
 		if models[m] {
 			out.Models = append(out.Models, m)
@@ -311,7 +285,7 @@ func Aggregate(records []*Record) (*Results, error) {
 	for _, ds := range out.Datasets {
 		for _, m := range out.Models {
 			get := func(s Setting) []*Result { return results[group{ds, m.Key(), s.String()}] }
-			row := eval.IDOODRow{Dataset: inlineName(ds), Model: m.String()}
+			row := reftables.IDOODRow{Dataset: tableName(ds), Model: m.String()}
 			found := false
 			if cl := get(Classification); len(cl) > 0 {
 				found = true
@@ -340,53 +314,6 @@ func recordKey(r *Record) string {
 	return fmt.Sprintf("%s|%s|%04d|%04d|%v", r.Dataset, r.Model, r.Split, r.Init, r.LOC)
 }
 
-// metric aggregates one number over results; results where get reports
-// false (a measure the model lacks) are left out.
-func metric(rs []*Result, get func(*Result) (float64, bool)) eval.Metric {
-	var v []float64
-	for _, r := range rs {
-		if x, ok := get(r); ok {
-			v = append(v, x)
-		}
-	}
-	if len(v) == 0 {
-		return eval.Metric{}
-	}
-	st := eval.Aggregate(v, 0)
-	return eval.Metric{Value: eval.Some(st.Mean), SE: eval.Opt{Value: st.SE, Valid: !math.IsNaN(st.SE)}}
-}
-
-// settingResult aggregates the results of one OOD setting into its
-// id_ood.csv columns.
-func settingResult(rs []*Result) eval.SettingResult {
-	var sr eval.SettingResult
-	sr.Metrics[eval.IDAcc] = metric(rs, func(r *Result) (float64, bool) { return deref(r.IDAccuracy) })
-	sr.Metrics[eval.OODAcc] = metric(rs, func(r *Result) (float64, bool) { return deref(r.OODAccuracy) })
-	for col, m := range idoodMeasures {
-		sr.Metrics[col] = metric(rs, func(r *Result) (float64, bool) {
-			v, ok := r.AUROC[m.String()]
-			return v, ok
-		})
-	}
-	for k, m := range changeMeasures {
-		id := metric(rs, func(r *Result) (float64, bool) { v, ok := r.IDMean[m.String()]; return v, ok })
-		ood := metric(rs, func(r *Result) (float64, bool) { v, ok := r.OODMean[m.String()]; return v, ok })
-		if id.Value.Valid && ood.Value.Valid {
-			if c, ok := eval.Change(id.Value.Value, ood.Value.Value); ok {
-				sr.Changes[k] = eval.Some(c)
-			}
-		}
-	}
-	return sr
-}
-
-func deref(p *float64) (float64, bool) {
-	if p == nil {
-		return 0, false
-	}
-	return *p, true
-}
-
 // addCurves aggregates the accuracy-rejection curves of model m on ds.
 func (res *Results) addCurves(ds string, m Model, rs []*Result) error {
 	byKey := map[string][][]float64{}
@@ -407,84 +334,6 @@ func (res *Results) addCurves(ds string, m Model, rs []*Result) error {
 			res.Curves[ds][k] = map[Model]eval.CurveStat{}
 		}
 		res.Curves[ds][k][m] = cs
-	}
-	return nil
-}
-
-// accRejTypes are the reference's acc_rej table types with the curves they
-// use, the first one a model has. The reference's
-// "prediction" type asks for a total measure that never exists and falls
-// back to α_ŷ, then to max-prob. For a first-order model the reference's
-// aleatoric entropy is the entropy of the softmax, its TU.
-var accRejTypes = []struct {
-	name string
-	keys []string
-}{
-	{"sample", []string{"EU_PC", "LC"}},
-	{"prediction", []string{PredictedAlpha, "LC"}},
-	{"sample_total", []string{"LC"}},
-	{"sample_total_entropy", []string{"TU"}},
-	{"sample_aleatoric", []string{"LC"}},
-	{"sample_aleatoric_entropy", []string{"AU", "TU"}},
-	{"sample_epistemic", []string{"EU_PC"}},
-	{"sample_epistemic_entropy", []string{"EU_SO"}},
-	{"sample_epistemic_entropy_diff", []string{"EU"}},
-	{"prediction_aleatoric", []string{"LC"}},
-	{"prediction_epistemic", []string{PredictedAlpha}},
-}
-
-// WriteTables writes, under dir/tables:
-//
-//   - id_ood.csv: the reference's table of accuracies, OOD AUROCs and
-//     uncertainty changes (eval.WriteIDOOD), one row per dataset and model;
-//   - id_ood.md: the same numbers as Markdown (eval.WriteIDOODMarkdown);
-//   - acc_rej_<type>_<dataset>.csv: the mean, variance and SE of each
-//     model's accuracy-rejection curve for each reference type (sample,
-//     prediction, sample_total, sample_total_entropy, sample_aleatoric,
-//     sample_aleatoric_entropy, sample_epistemic, sample_epistemic_entropy,
-//     sample_epistemic_entropy_diff, prediction_aleatoric,
-//     prediction_epistemic) with at least one curve, as eval.WriteAccRej.
-//
-// Files are written atomically.
-func (res *Results) WriteTables(dir string) error {
-	tables := filepath.Join(dir, "tables")
-	var b bytes.Buffer
-	if err := eval.WriteIDOOD(&b, res.Rows); err != nil {
-		return err
-	}
-	if err := writeFileAtomic(filepath.Join(tables, "id_ood.csv"), b.Bytes()); err != nil {
-		return err
-	}
-	b.Reset()
-	if err := eval.WriteIDOODMarkdown(&b, res.Rows); err != nil {
-		return err
-	}
-	if err := writeFileAtomic(filepath.Join(tables, "id_ood.md"), b.Bytes()); err != nil {
-		return err
-	}
-	for _, ds := range res.Datasets {
-		for _, t := range accRejTypes {
-			curves := map[string]eval.CurveStat{}
-			for _, m := range res.Models {
-				for _, k := range t.keys {
-					if c, ok := res.Curves[ds][k][m]; ok {
-						curves[eval.AccRejColumns[m]] = c
-						break
-					}
-				}
-			}
-			if len(curves) == 0 {
-				continue
-			}
-			b.Reset()
-			if err := eval.WriteAccRej(&b, eval.AccRejColumns, curves); err != nil {
-				return err
-			}
-			name := fmt.Sprintf("acc_rej_%s_%s.csv", t.name, fileName(ds))
-			if err := writeFileAtomic(filepath.Join(tables, name), b.Bytes()); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuqgnn/cuqgnn/cuq/eval"
+	"github.com/cuqgnn/cuqgnn/cuq/experiment/reftables"
 )
 
 // shift returns the map with d added to every value.
@@ -59,7 +59,7 @@ func TestAggregateTables(t *testing.T) {
 	dir := t.TempDir()
 	must(t, res.WriteTables(dir))
 	tables := readTables(t, dir)
-	rows, err := eval.ReadIDOOD(strings.NewReader(tables["id_ood.csv"]))
+	rows, err := reftables.ReadIDOOD(strings.NewReader(tables["id_ood.csv"]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,30 +71,30 @@ func TestAggregateTables(t *testing.T) {
 	if !near(gpn.Acc.Value.Value, 0.85) || !near(gpn.Acc.SE.Value, 0.05) {
 		t.Errorf("GPN acc %+v", gpn.Acc)
 	}
-	noise := gpn.Settings[eval.OODNormal]
-	for col, want := range map[eval.SettingMetric]float64{
-		eval.IDAcc: 0.7, eval.OODAcc: 0.1,
-		eval.OODTotal: 0.65, eval.OODAleatoric: 0.65, eval.OODTotalEntropy: 0.75, eval.OODAleatoricEntropy: 0.8,
-		eval.OODEpistemicEntropyDiff: 0.85, eval.OODEpistemic: 0.9, eval.OODEpistemicEntropy: 0.95,
+	noise := gpn.Settings[reftables.OODNormal]
+	for col, want := range map[reftables.SettingMetric]float64{
+		reftables.IDAcc: 0.7, reftables.OODAcc: 0.1,
+		reftables.OODTotal: 0.65, reftables.OODAleatoric: 0.65, reftables.OODTotalEntropy: 0.75, reftables.OODAleatoricEntropy: 0.8,
+		reftables.OODEpistemicEntropyDiff: 0.85, reftables.OODEpistemic: 0.9, reftables.OODEpistemicEntropy: 0.95,
 	} {
 		m := noise.Metrics[col]
 		if !m.Value.Valid || !near(m.Value.Value, want) {
-			t.Errorf("GPN noise %s = %+v, want %v", eval.SettingMetricNames[col], m.Value, want)
+			t.Errorf("GPN noise %s = %+v, want %v", reftables.SettingMetricNames[col], m.Value, want)
 		}
 	}
 	// Change TU: mean ID 1, mean OOD 2 → +100%; EU_SO: −1/|−2| − 1 = −150%;
 	// EU: the means differ in sign → absent; AU: no means → absent.
 	ch := noise.Changes
-	if !near(ch[eval.TotalEntropyChange].Value, 1) || !near(ch[eval.EpistemicEntropyChange].Value, -1.5) ||
-		ch[eval.EpistemicEntropyDiffChange].Valid || ch[eval.AleatoricEntropyChange].Valid {
+	if !near(ch[reftables.TotalEntropyChange].Value, 1) || !near(ch[reftables.EpistemicEntropyChange].Value, -1.5) ||
+		ch[reftables.EpistemicEntropyDiffChange].Valid || ch[reftables.AleatoricEntropyChange].Valid {
 		t.Errorf("GPN changes %+v", ch)
 	}
-	if gpn.Settings[eval.OODLoc].Metrics[eval.IDAcc].Value.Valid {
+	if gpn.Settings[reftables.OODLoc].Metrics[reftables.IDAcc].Value.Valid {
 		t.Errorf("leave-out classes present without records")
 	}
-	appnp := rows[1].Settings[eval.OODNormal].Metrics
-	if appnp[eval.OODAleatoricEntropy].Value.Valid || !near(appnp[eval.OODTotalEntropy].Value.Value, 0.4) {
-		t.Errorf("APPNP: AU %+v (want absent), TU %+v", appnp[eval.OODAleatoricEntropy], appnp[eval.OODTotalEntropy])
+	appnp := rows[1].Settings[reftables.OODNormal].Metrics
+	if appnp[reftables.OODAleatoricEntropy].Value.Valid || !near(appnp[reftables.OODTotalEntropy].Value.Value, 0.4) {
+		t.Errorf("APPNP: AU %+v (want absent), TU %+v", appnp[reftables.OODAleatoricEntropy], appnp[reftables.OODTotalEntropy])
 	}
 	// One run: no standard error ("0.00" in the table); Best is per dataset.
 	if !strings.Contains(tables["id_ood.csv"], "\n0,CoraML,GPN,75.00,0.00,1,") || !strings.Contains(tables["id_ood.csv"], "\n2,Amazon\\\\Photos,GPN,85.00,5.00,1,") ||

@@ -50,54 +50,50 @@ func NewDataset(g *graph.Graph, leftOut int) (*Dataset, error) {
 }
 
 // LoadDataset loads a benchmark dataset from dir (never downloading; a
-// missing file gives an error wrapping fs.ErrNotExist) with
-// its number of left-out classes (graph.LeftOutClasses) and, for OGBN
-// Arxiv, its official split. The name SyntheticName gives
+// missing file gives an error wrapping fs.ErrNotExist) with its number of
+// left-out classes and its official split, if it has one (OGBN Arxiv), as
+// its datasets.Spec records them. The name SyntheticName gives
 // datasets.Synthetic with 3 left-out classes, as CoraML.
 func LoadDataset(name, dir string) (*Dataset, error) {
-	if squash(name) == squash(SyntheticName) {
+	if isSynthetic(name) {
 		g, err := datasets.Synthetic()
 		if err != nil {
 			return nil, err
 		}
 		return &Dataset{Name: SyntheticName, Graph: g, LeftOut: 3}, nil
 	}
-	spec, path, err := datasetFile(name, dir)
+	spec, err := datasetFile(name, dir)
 	if err != nil {
 		return nil, err
 	}
-	k, ok := graph.LeftOutClasses(spec.Name)
-	if !ok {
-		return nil, fmt.Errorf("experiment: no leave-out-classes setting known for %s", spec.Name)
-	}
-	d := &Dataset{Name: spec.Name, LeftOut: k}
-	if isArxiv(spec.Name) {
-		g, split, err := datasets.LoadOGBArxiv(path)
-		if err != nil {
-			return nil, err
-		}
-		d.Graph, d.Official = g, &split
-		return d, nil
-	}
-	if d.Graph, err = datasets.Load(spec.Name, datasets.FromDir(dir), datasets.NoDownload()); err != nil {
+	g, split, err := datasets.LoadSplit(spec.Name, datasets.FromDir(dir), datasets.NoDownload())
+	if err != nil {
 		return nil, err
 	}
-	return d, nil
+	return &Dataset{Name: spec.Name, Graph: g, LeftOut: spec.LeftOutClasses, Official: split}, nil
 }
 
-// datasetFile returns the registry entry of a benchmark dataset and the
-// path of its file in dir, with an error wrapping fs.ErrNotExist when the
-// file is missing.
-func datasetFile(name, dir string) (datasets.Spec, string, error) {
+// isSynthetic reports whether name is SyntheticName.
+func isSynthetic(name string) bool { return datasets.NameKey(name) == datasets.NameKey(SyntheticName) }
+
+// record returns the registry's Spec of the benchmark dataset with the
+// canonical name name; in-memory and synthetic datasets have none.
+func record(name string) (datasets.Spec, bool) {
+	spec, err := datasets.Info(name)
+	return spec, err == nil && spec.Name == name
+}
+
+// datasetFile returns the registry entry of a benchmark dataset whose file
+// is in dir, and an error wrapping fs.ErrNotExist when the file is missing.
+func datasetFile(name, dir string) (datasets.Spec, error) {
 	spec, err := datasets.Info(name)
 	if err != nil {
-		return spec, "", fmt.Errorf("experiment: %w", err)
+		return spec, fmt.Errorf("experiment: %w", err)
 	}
-	path := filepath.Join(dir, spec.File)
-	if _, err := os.Stat(path); err != nil {
-		return spec, "", fmt.Errorf("experiment: dataset %s: %w (the data directory must hold %s)", spec.Name, err, spec.File)
+	if _, err := os.Stat(filepath.Join(dir, spec.File)); err != nil {
+		return spec, fmt.Errorf("experiment: dataset %s: %w (the data directory must hold %s)", spec.Name, err, spec.File)
 	}
-	return spec, path, nil
+	return spec, nil
 }
 
 // Available returns those of the named datasets whose files are in dir, in
@@ -105,14 +101,12 @@ func datasetFile(name, dir string) (datasets.Spec, string, error) {
 func Available(dir string, names ...string) []string {
 	var out []string
 	for _, name := range names {
-		if _, _, err := datasetFile(name, dir); err == nil {
+		if _, err := datasetFile(name, dir); err == nil {
 			out = append(out, name)
 		}
 	}
 	return out
 }
-
-func isArxiv(name string) bool { return name == "OGBNArxiv" }
 
 // Split returns split number k (1-based) of d: the official split (k must
 // be 1) or the k-th class-stratified random split of the reference.
@@ -127,63 +121,37 @@ func (d *Dataset) Split(k int) (graph.Split, error) {
 }
 
 // numInits is how many of the requested initialisations model m runs on
-// the dataset: GKDE has no parameters and runs init 1 only; the reference
-// runs LOP-GPN with at most 2 inits on OGBN Arxiv.
+// the dataset: GKDE has no parameters and runs init 1 only; LOP-GPN runs
+// at most the dataset's Overrides.LOPGPNInits (the reference: 2 on OGBN
+// Arxiv).
 func numInits(dataset string, m Model, requested int) int {
+	spec, _ := record(dataset)
 	switch {
 	case m == GKDE:
 		return 1
-	case m == LOPGPN && isArxiv(dataset):
-		return min(requested, 2)
+	case m == LOPGPN && spec.Overrides.LOPGPNInits > 0:
+		return min(requested, spec.Overrides.LOPGPNInits)
 	}
 	return requested
 }
 
-// configure applies the reference implementation's per-dataset overrides
-// to the preset of m: on OGBN Arxiv evaluation every 10 epochs, patience 5
-// and GKDE cutoff 2; LOP-GPN prunes its mixture weights at 0.01 on the
-// larger graphs (AmazonPhotos, AmazonComputers, PubMed, OGBNArxiv).
+// configure applies the dataset's Overrides of the reference
+// implementation to the preset of m (on OGBN Arxiv evaluation every 10
+// epochs, patience 5 and GKDE cutoff 2; LOP-GPN pruning at 0.01 on
+// AmazonPhotos, AmazonComputers, PubMed and OGBNArxiv).
 func (d *Dataset) configure(m Model, b *cuq.Builder) {
-	if isArxiv(d.Name) {
-		b.EvalEvery(10).Patience(5)
-		if m == GKDE {
-			b.Cutoff(2)
-		}
+	spec, _ := record(d.Name)
+	o := spec.Overrides
+	if o.EvalEvery > 0 {
+		b.EvalEvery(o.EvalEvery)
 	}
-	if m == LOPGPN {
-		switch d.Name {
-		case "AmazonPhotos", "AmazonComputers", "PubMed", "OGBNArxiv":
-			b.Prune(0.01)
-		}
+	if o.Patience > 0 {
+		b.Patience(o.Patience)
 	}
-}
-
-// tableNames maps the benchmark datasets to their names in id_ood.csv and
-// in the acc_rej file names.
-var tableNames = map[string][2]string{
-	"CoraML":          {"CoraML", "CoraML"},
-	"CiteSeer":        {"CiteSeer", "CiteSeer"},
-	"AmazonPhotos":    {`Amazon\\Photos`, "Photos"},
-	"AmazonComputers": {`Amazon\\Computers`, "Computers"},
-	"PubMed":          {"PubMed", "PubMed"},
-	"OGBNArxiv":       {`OGBN\\Arxiv`, "Arxiv"},
-}
-
-// paperOrder is the datasets' order in the paper's tables.
-var paperOrder = []string{"CoraML", "CiteSeer", "AmazonPhotos", "AmazonComputers", "PubMed", "OGBNArxiv"}
-
-// inlineName is the dataset's name in id_ood.csv.
-func inlineName(ds string) string {
-	if n, ok := tableNames[ds]; ok {
-		return n[0]
+	if m == GKDE && o.GKDECutoff > 0 {
+		b.Cutoff(o.GKDECutoff)
 	}
-	return ds
-}
-
-// fileName is the dataset's name in acc_rej_<type>_<ds>.csv.
-func fileName(ds string) string {
-	if n, ok := tableNames[ds]; ok {
-		return n[1]
+	if m == LOPGPN && o.LOPGPNPrune > 0 {
+		b.Prune(o.LOPGPNPrune)
 	}
-	return ds
 }

@@ -9,7 +9,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/cuqgnn/cuqgnn/cuq/eval"
+	"github.com/cuqgnn/cuqgnn/cuq/experiment/reftables"
 )
 
 // realRecords returns the files of records of real runs: GKDE and APPNP
@@ -84,7 +84,7 @@ func FuzzReadRecord(f *testing.F) {
 			t.Fatalf("a valid record does not aggregate: %v", err)
 		}
 		var csv bytes.Buffer
-		if err := eval.WriteIDOOD(&csv, res.Rows); err != nil {
+		if err := reftables.WriteIDOOD(&csv, res.Rows); err != nil {
 			t.Fatalf("a valid record does not make a table: %v", err)
 		}
 	})

@@ -62,7 +62,7 @@ type Grid struct {
 // init), data from datasets.Dir(), results in the directory "results".
 func Paper() *Grid {
 	return &Grid{
-		names:    slices.Clone(paperOrder),
+		names:    datasets.PaperNames(),
 		memory:   map[string]*Dataset{},
 		models:   slices.Clone(AllModels),
 		settings: slices.Clone(AllSettings),
@@ -88,7 +88,7 @@ func (g *Grid) Datasets(names ...string) *Grid {
 	g.names, g.namesSet = g.names[:0], true
 	for _, n := range names {
 		name := SyntheticName
-		if squash(n) != squash(SyntheticName) {
+		if !isSynthetic(n) {
 			spec, err := datasets.Info(n)
 			if err != nil {
 				if g.err == nil {
@@ -125,18 +125,8 @@ func (g *Grid) Dataset(d *Dataset) *Grid {
 
 // Models sets the models.
 func (g *Grid) Models(models ...Model) *Grid {
-	for _, m := range models {
-		if m < 0 || m >= numModels {
-			return g.fail("unknown model %v", m)
-		}
-	}
-	if len(models) == 0 {
-		return g.fail("no models")
-	}
-	for i, m := range models {
-		if slices.Contains(models[:i], m) {
-			return g.fail("model %v given twice", m)
-		}
+	if err := checkChoice(models, "model", func(m Model) bool { return m >= 0 && m < numModels }); err != nil {
+		return g.fail("%v", err)
 	}
 	g.models = slices.Clone(models)
 	return g
@@ -144,50 +134,56 @@ func (g *Grid) Models(models ...Model) *Grid {
 
 // Settings sets the settings.
 func (g *Grid) Settings(settings ...Setting) *Grid {
-	for _, s := range settings {
-		if s < 0 || s >= numSettings {
-			return g.fail("unknown setting %v", s)
-		}
-	}
-	if len(settings) == 0 {
-		return g.fail("no settings")
-	}
-	for i, st := range settings {
-		if slices.Contains(settings[:i], st) {
-			return g.fail("setting %v given twice", st)
-		}
+	if err := checkChoice(settings, "setting", func(s Setting) bool { return s >= 0 && s < numSettings }); err != nil {
+		return g.fail("%v", err)
 	}
 	g.settings = slices.Clone(settings)
 	return g
 }
 
+// checkChoice checks the values of an option that chooses among known
+// values (Models, Settings): each known, at least one, none twice.
+func checkChoice[T comparable](values []T, what string, known func(T) bool) error {
+	for _, v := range values {
+		if !known(v) {
+			return fmt.Errorf("unknown %s %v", what, v)
+		}
+	}
+	if len(values) == 0 {
+		return fmt.Errorf("no %ss", what)
+	}
+	return distinct(values, what)
+}
+
+// distinct returns an error naming the first value that repeats.
+func distinct[T comparable](values []T, what string) error {
+	for i, v := range values {
+		if slices.Contains(values[:i], v) {
+			return fmt.Errorf("%s %v given twice", what, v)
+		}
+	}
+	return nil
+}
+
 // Workers sets how many jobs run at once (default 1). Jobs are independent;
 // on a few cores two workers keep the cores busy through the serial parts
 // of a training epoch.
-func (g *Grid) Workers(n int) *Grid {
-	if n < 1 {
-		return g.fail("workers %d, need at least 1", n)
-	}
-	g.workers = n
-	return g
-}
+func (g *Grid) Workers(n int) *Grid { return g.setCount(&g.workers, n, "workers %d") }
 
 // Splits sets the number of random splits 1..n (the paper: 10).
-func (g *Grid) Splits(n int) *Grid {
-	if n < 1 {
-		return g.fail("%d splits, need at least 1", n)
-	}
-	g.splits = n
-	return g
-}
+func (g *Grid) Splits(n int) *Grid { return g.setCount(&g.splits, n, "%d splits") }
 
 // Inits sets the number of initialisations 1..n per split (the paper: 10;
 // its quick grid: 1).
-func (g *Grid) Inits(n int) *Grid {
+func (g *Grid) Inits(n int) *Grid { return g.setCount(&g.inits, n, "%d inits") }
+
+// setCount sets *field to n, which must be at least 1; what formats n in
+// the error.
+func (g *Grid) setCount(field *int, n int, what string) *Grid {
 	if n < 1 {
-		return g.fail("%d inits, need at least 1", n)
+		return g.fail(what+", need at least 1", n)
 	}
-	g.inits = n
+	*field = n
 	return g
 }
 
@@ -260,7 +256,8 @@ func (g *Grid) Report(o ReportOptions) *Grid { g.report = o; return g }
 // Arxiv, or an in-memory dataset with Official set).
 func (g *Grid) fixedSplit(name string) bool {
 	d, ok := g.memory[name]
-	return (ok && d.Official != nil) || isArxiv(name)
+	spec, _ := record(name)
+	return (ok && d.Official != nil) || spec.HasOfficialSplit()
 }
 
 // Jobs returns every job of the grid in the canonical order (see
@@ -408,7 +405,7 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 	}
 	for _, j := range todo {
 		if _, ok := g.memory[j.Dataset]; !ok && j.Dataset != SyntheticName {
-			if _, _, err := datasetFile(j.Dataset, g.dataDir); err != nil {
+			if _, err := datasetFile(j.Dataset, g.dataDir); err != nil {
 				return sum, err
 			}
 		}

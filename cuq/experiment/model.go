@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
-	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 // Model names one of the paper's models.
@@ -27,9 +27,13 @@ const (
 // AllModels lists every model in the paper's order.
 var AllModels = []Model{APPNP, GKDE, GPN, LOPGPN, CUQPPR, CUQGCN, CUQGAT}
 
-// modelKeys are the command-line and file names of the models, after the
-// reference's (eval.clj) model names.
-var modelKeys = [numModels]string{"appnp", "gkde", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat"}
+// modelNames are the models' names in the paper (and in its tables);
+// modelKeys are their command-line and file names, after the reference's
+// (eval.clj) model names.
+var (
+	modelNames = [numModels]string{"APPNP", "GKDE", "GPN", "LOP-GPN", "CUQ-PPR", "CUQ-GCN", "CUQ-GAT"}
+	modelKeys  = [numModels]string{"appnp", "gkde", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat"}
+)
 
 // String returns the paper's display name: APPNP, GKDE, GPN, LOP-GPN,
 // CUQ-PPR, CUQ-GCN or CUQ-GAT.
@@ -37,7 +41,7 @@ func (m Model) String() string {
 	if m < 0 || m >= numModels {
 		return fmt.Sprintf("Model(%d)", int(m))
 	}
-	return eval.PaperModels[m]
+	return modelNames[m]
 }
 
 // Key returns the command-line and file name of m: appnp, gkde, gpn,
@@ -57,9 +61,9 @@ func ModelNames() []string { return modelKeys[:] }
 // CUQ-GCN, ...) or a reference name (gdk, cuq_appnp). Case, '-' and '_' are
 // ignored.
 func ParseModel(s string) (Model, error) {
-	key := squash(s)
+	key := datasets.NameKey(s)
 	for m := range numModels {
-		if key == squash(modelKeys[m]) || key == squash(eval.PaperModels[m]) {
+		if key == datasets.NameKey(modelKeys[m]) || key == datasets.NameKey(modelNames[m]) {
 			return m, nil
 		}
 	}
@@ -79,36 +83,17 @@ func ParseModels(list string) ([]Model, error) {
 	return parseList(list, ParseModel, "model", ModelNames())
 }
 
-// Builder returns the paper's preset of m on g (see the cuq presets).
-func (m Model) Builder(g *graph.Graph) (*cuq.Builder, error) {
-	switch m {
-	case APPNP:
-		return cuq.APPNPModel(g), nil
-	case GKDE:
-		return cuq.GKDE(g), nil
-	case GPN:
-		return cuq.GPN(g), nil
-	case LOPGPN:
-		return cuq.LOPGPN(g), nil
-	case CUQPPR:
-		return cuq.CUQPPR(g), nil
-	case CUQGCN:
-		return cuq.CUQGCN(g), nil
-	case CUQGAT:
-		return cuq.CUQGAT(g), nil
-	}
-	return nil, fmt.Errorf("experiment: unknown model %v", m)
+// presets are the cuq presets of the models.
+var presets = [numModels]func(*graph.Graph) *cuq.Builder{
+	cuq.APPNPModel, cuq.GKDE, cuq.GPN, cuq.LOPGPN, cuq.CUQPPR, cuq.CUQGCN, cuq.CUQGAT,
 }
 
-// squash lower-cases s and drops '-', '_', ' ' and '.'.
-func squash(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case '-', '_', ' ', '.':
-			return -1
-		}
-		return r
-	}, strings.ToLower(strings.TrimSpace(s)))
+// Builder returns the paper's preset of m on g (see the cuq presets).
+func (m Model) Builder(g *graph.Graph) (*cuq.Builder, error) {
+	if m < 0 || m >= numModels {
+		return nil, fmt.Errorf("experiment: unknown model %v", m)
+	}
+	return presets[m](g), nil
 }
 
 // parseList parses the items of a comma-separated list with parse,

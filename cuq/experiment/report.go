@@ -6,11 +6,13 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
+	"github.com/cuqgnn/cuqgnn/cuq/experiment/reftables"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
@@ -100,23 +102,16 @@ func (res *Results) WriteARCFigure(w io.Writer, format string) error {
 // of the paper's measures.
 var oodColumns = []struct {
 	label  string
-	metric eval.SettingMetric
+	metric reftables.SettingMetric
 }{
-	{"ID acc", eval.IDAcc}, {"TU", eval.OODTotalEntropy}, {"AU", eval.OODAleatoricEntropy},
-	{"EU", eval.OODEpistemicEntropyDiff}, {"EU_PC", eval.OODEpistemic}, {"EU_SO", eval.OODEpistemicEntropy},
+	{"ID acc", reftables.IDAcc}, {"TU", reftables.OODTotalEntropy}, {"AU", reftables.OODAleatoricEntropy},
+	{"EU", reftables.OODEpistemicEntropyDiff}, {"EU_PC", reftables.OODEpistemic}, {"EU_SO", reftables.OODEpistemicEntropy},
 }
 
-// oodIndex maps an OOD setting to its index in eval.IDOODRow.Settings.
-func oodIndex(s Setting) (eval.OODSetting, bool) {
-	switch s {
-	case LeaveOutClasses:
-		return eval.OODLoc, true
-	case GaussianNoise:
-		return eval.OODNormal, true
-	case BernoulliNoise:
-		return eval.OODBer, true
-	}
-	return 0, false
+// oodIndex maps an OOD setting to its index in reftables.IDOODRow.Settings.
+func oodIndex(s Setting) (reftables.OODSetting, bool) {
+	k := slices.Index(oodSettings[:], s)
+	return reftables.OODSetting(k), k >= 0
 }
 
 // OODTable returns the OOD-detection table of dataset ds in setting s (an
@@ -136,7 +131,7 @@ func (res *Results) OODTable(ds string, s Setting) (*chart.Table, error) {
 	}
 	var rows [][]string
 	for _, r := range res.Rows {
-		if r.Dataset != inlineName(ds) {
+		if r.Dataset != tableName(ds) {
 			continue
 		}
 		ours := []string{r.Model, "cuqgnn", percent(r.Acc)}
@@ -144,7 +139,7 @@ func (res *Results) OODTable(ds string, s Setting) (*chart.Table, error) {
 			ours = append(ours, percent(r.Settings[k].Metrics[c.metric]))
 		}
 		rows = append(rows, ours)
-		if k == eval.OODBer { // the paper has no Bernoulli columns
+		if k == reftables.OODBer { // the paper has no Bernoulli columns
 			continue
 		}
 		paper, has := []string{r.Model, "paper", published(ds, r.Model, 0)}, false
@@ -177,7 +172,7 @@ func published(ds, model string, column int) string {
 }
 
 // percent formats a metric as "84.35 ±0.12" (percent), "–" when absent.
-func percent(m eval.Metric) string {
+func percent(m reftables.Metric) string {
 	if !m.Value.Valid || math.IsNaN(m.Value.Value) {
 		return "–"
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 // Setting is one experimental setting of the paper's grid.
@@ -90,7 +91,7 @@ func SettingNames() []string { return settingNames[:] }
 // (ood_loc), gaussian (normal, ood_features_normal) or bernoulli (ber,
 // ood_features_ber). Case, '-' and '_' are ignored.
 func ParseSetting(s string) (Setting, error) {
-	switch squash(s) {
+	switch datasets.NameKey(s) {
 	case "classification", "clf":
 		return Classification, nil
 	case "loc", "oodloc", "leaveoutclasses":

@@ -91,27 +91,13 @@ func (s *Spec) parse() ([]Model, []Setting, error) {
 		}
 		names = append(names, d.Name)
 	}
-	var models []Model
-	for _, k := range s.Models {
-		m, err := ParseModel(k)
-		if err != nil {
-			return nil, nil, err
-		}
-		if slices.Contains(models, m) {
-			return nil, nil, fmt.Errorf("model %v given twice", m)
-		}
-		models = append(models, m)
+	models, err := parseDistinct(s.Models, ParseModel, "model")
+	if err != nil {
+		return nil, nil, err
 	}
-	var settings []Setting
-	for _, k := range s.Settings {
-		st, err := ParseSetting(k)
-		if err != nil {
-			return nil, nil, err
-		}
-		if slices.Contains(settings, st) {
-			return nil, nil, fmt.Errorf("setting %v given twice", st)
-		}
-		settings = append(settings, st)
+	settings, err := parseDistinct(s.Settings, ParseSetting, "setting")
+	if err != nil {
+		return nil, nil, err
 	}
 	return models, settings, nil
 }
@@ -287,4 +273,21 @@ func readFileMax(path string, max int64) ([]byte, error) {
 		err = fmt.Errorf("%s: more than %d bytes", path, max)
 	}
 	return b, err
+}
+
+// parseDistinct parses every name with parse; a value named twice is an
+// error.
+func parseDistinct[T comparable](names []string, parse func(string) (T, error), what string) ([]T, error) {
+	values := make([]T, len(names))
+	for i, name := range names {
+		v, err := parse(name)
+		if err != nil {
+			return nil, err
+		}
+		values[i] = v
+	}
+	if err := distinct(values, what); err != nil {
+		return nil, err
+	}
+	return values, nil
 }

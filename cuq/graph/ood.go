@@ -5,7 +5,6 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
@@ -88,35 +87,6 @@ func filter(idx []int, keep func(int) bool) []int {
 		}
 	}
 	return out
-}
-
-// LeftOutClasses returns how many classes the paper leaves out for a
-// benchmark dataset: CoraML 3 (of 7), CiteSeer 2 (of 6), PubMed 1 (of 3),
-// AmazonPhotos 3 (of 8), AmazonComputers 5 (of 10), OGBNArxiv 15 (of 40).
-// Names are matched ignoring case and punctuation; the reference's names
-// (CiteSeerFull, PubMedFull, Photos, Computers, ogbn-arxiv) are accepted too.
-func LeftOutClasses(datasetName string) (int, bool) {
-	k, ok := leftOut[normaliseName(datasetName)]
-	return k, ok
-}
-
-var leftOut = map[string]int{
-	"coraml": 3, "cora": 3,
-	"citeseer": 2, "citeseerfull": 2,
-	"pubmed": 1, "pubmedfull": 1,
-	"amazonphotos": 3, "amazonphoto": 3, "photos": 3, "photo": 3,
-	"amazoncomputers": 5, "computers": 5,
-	"ogbnarxiv": 15, "arxiv": 15,
-}
-
-func normaliseName(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(s) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // Noise is the kind of feature perturbation of the feature-OOD settings.

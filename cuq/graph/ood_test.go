@@ -98,20 +98,6 @@ func TestLeaveOutClasses(t *testing.T) {
 	assertErr(t, err, "the sets hold 1 of")
 }
 
-func TestLeftOutClasses(t *testing.T) {
-	for name, want := range map[string]int{
-		"CoraML": 3, "Cora_ML": 3, "CiteSeer": 2, "CiteSeerFull": 2, "PubMed": 1,
-		"AmazonPhotos": 3, "Photos": 3, "AmazonComputers": 5, "OGBNArxiv": 15, "ogbn-arxiv": 15,
-	} {
-		if k, ok := LeftOutClasses(name); !ok || k != want {
-			t.Errorf("LeftOutClasses(%q) = %d, %v; want %d", name, k, ok, want)
-		}
-	}
-	if _, ok := LeftOutClasses("Reddit"); ok {
-		t.Error("unknown dataset reported as known")
-	}
-}
-
 func TestPerturbFeaturesInvariants(t *testing.T) {
 	g := featureGraph(t, []int{300, 200, 150}, 50, 200)
 	s, err := g.Split(SplitSpec{})

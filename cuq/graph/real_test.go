@@ -52,11 +52,11 @@ func TestCoraMLSplitsAndOOD(t *testing.T) {
 		}
 	}
 
-	k, ok := graph.LeftOutClasses(g.Name)
-	if !ok || k != 3 {
-		t.Fatalf("LeftOutClasses(%q) = %d, %v", g.Name, k, ok)
+	spec, err := datasets.Info(g.Name)
+	if err != nil || spec.LeftOutClasses != 3 {
+		t.Fatalf("Info(%q): %d left-out classes, %v", g.Name, spec.LeftOutClasses, err)
 	}
-	loc, err := graph.LeaveOutClasses(g, splits[0], k)
+	loc, err := graph.LeaveOutClasses(g, splits[0], spec.LeftOutClasses)
 	if err != nil {
 		t.Fatal(err)
 	}

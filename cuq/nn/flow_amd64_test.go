@@ -22,15 +22,7 @@ func TestRadialFlowLaneBackwardAgrees(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	const n, classes = 11, 3
-	f, err := NewRadialFlows("flow", classes, 10, 16, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range f.Params() {
-		for i := range p.Data.Data {
-			p.Data.Data[i] *= 4
-		}
-	}
+	f := scaledFlows(t, rng, classes, 10, 16, 4)
 	z := ad.Param("z", Uniform(rng, n, 16, 1.5))
 	copy(z.Data.Row(2), f.X0.Data.Row(1)) // node 2 sits on the centre of class 1, layer 0
 	g := Uniform(rng, n, classes, 1)

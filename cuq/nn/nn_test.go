@@ -53,16 +53,8 @@ func ring(n int) (*tensor.CSR, *AttentionGraph) {
 
 func TestRadialFlowGradients(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	f, err := NewRadialFlows("flow", 3, 4, 5, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// larger raw parameters than the init so that b h is far from 0
-	for _, p := range f.Params() {
-		for i := range p.Data.Data {
-			p.Data.Data[i] *= 3
-		}
-	}
+	f := scaledFlows(t, rng, 3, 4, 5, 3)
 	z := ad.Param("z", Uniform(rng, 6, 5, 1))
 	check(t, "RadialFlows", append(f.Params(), z), func(tp *ad.Tape) *ad.Value {
 		return weighted(tp, f.LogDensity(tp, z), 3)
@@ -213,11 +205,7 @@ func TestProjectedFormsAgree(t *testing.T) {
 // sharpen scales up the attention vectors of gat so that its attention is
 // far from uniform, and sets a bias that is not zero.
 func sharpen(gat *GAT) *GAT {
-	for _, p := range []*ad.Value{gat.ASrc, gat.ADst} {
-		for i := range p.Data.Data {
-			p.Data.Data[i] *= 4
-		}
-	}
+	scale([]*ad.Value{gat.ASrc, gat.ADst}, 4)
 	for i := range gat.B.Data.Data {
 		gat.B.Data.Data[i] = 0.1 * float64(i+1)
 	}
@@ -379,15 +367,7 @@ func TestInitializerBounds(t *testing.T) {
 // backward pass uses, and the gradients must still check.
 func TestRadialFlowFastPathAgrees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
-	f, err := NewRadialFlows("flow", 3, 10, 16, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range f.Params() {
-		for i := range p.Data.Data {
-			p.Data.Data[i] *= 4
-		}
-	}
+	f := scaledFlows(t, rng, 3, 10, 16, 4)
 	z := ad.Param("z", Uniform(rng, 5, 16, 1.5))
 	fast := f.LogDensity(ad.NewEvalTape(), z).Data
 	s := f.scalars()
@@ -404,4 +384,26 @@ func TestRadialFlowFastPathAgrees(t *testing.T) {
 	check(t, "RadialFlows(D=16)", append(f.Params(), z), func(tp *ad.Tape) *ad.Value {
 		return weighted(tp, f.LogDensity(tp, z), 5)
 	})
+}
+
+// scaledFlows returns radial flows of the given sizes whose raw parameters
+// are factor times their initial values, so that every layer is far from
+// the identity.
+func scaledFlows(t *testing.T, rng *rand.Rand, classes, layers, dim int, factor float64) *RadialFlows {
+	t.Helper()
+	f, err := NewRadialFlows("flow", classes, layers, dim, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale(f.Params(), factor)
+	return f
+}
+
+// scale multiplies the values of ps by c.
+func scale(ps []*ad.Value, c float64) {
+	for _, p := range ps {
+		for i := range p.Data.Data {
+			p.Data.Data[i] *= c
+		}
+	}
 }

@@ -64,13 +64,7 @@ func CategoricalEntropy(p []float64) float64 {
 //
 // with ψ the digamma function. It is NaN if alpha is not a valid
 // concentration vector.
-func ExpectedEntropy(alpha []float64) float64 {
-	a0, ok := concentration(alpha)
-	if !ok {
-		return math.NaN()
-	}
-	return expectedEntropy(alpha, a0)
-}
+func ExpectedEntropy(alpha []float64) float64 { return ofValid(alpha, expectedEntropy) }
 
 func expectedEntropy(alpha []float64, a0 float64) float64 {
 	psi0 := special.Digamma(a0 + 1)
@@ -96,23 +90,24 @@ func expectedEntropy(alpha []float64, a0 float64) float64 {
 // accurate when every α_c is large; it is used whatever the α_c, as in the
 // reference. The entropy can be negative. It is NaN if alpha is not a valid
 // concentration vector.
-func DirichletEntropy(alpha []float64) float64 {
-	a0, ok := concentration(alpha)
-	if !ok {
-		return math.NaN()
-	}
-	return dirichletEntropy(alpha, a0)
-}
+func DirichletEntropy(alpha []float64) float64 { return ofValid(alpha, dirichletEntropy) }
 
 func dirichletEntropy(alpha []float64, a0 float64) float64 {
-	k := float64(len(alpha))
 	if a0 >= EntropyApproxThreshold {
+		k := float64(len(alpha))
 		var sumLog float64
 		for _, a := range alpha {
 			sumLog += math.Log(a)
 		}
 		return 0.5*(k-1) + 0.5*(k-1)*math.Log(2*math.Pi) + 0.5*sumLog - (k-0.5)*math.Log(a0)
 	}
+	return exactDirichletEntropy(alpha, a0)
+}
+
+// exactDirichletEntropy is the exact differential entropy of Dir(α) with
+// α0 = Σα, whatever α0.
+func exactDirichletEntropy(alpha []float64, a0 float64) float64 {
+	k := float64(len(alpha))
 	lg0, _ := math.Lgamma(a0)
 	h := -lg0 + (a0-k)*special.Digamma(a0)
 	for _, a := range alpha {
@@ -120,6 +115,16 @@ func dirichletEntropy(alpha []float64, a0 float64) float64 {
 		h += lg - (a-1)*special.Digamma(a)
 	}
 	return h
+}
+
+// ofValid returns f(alpha, α0) for a valid concentration vector alpha
+// (see concentration), NaN otherwise.
+func ofValid(alpha []float64, f func(alpha []float64, a0 float64) float64) float64 {
+	a0, ok := concentration(alpha)
+	if !ok {
+		return math.NaN()
+	}
+	return f(alpha, a0)
 }
 
 // concentration returns α0 = Σα and whether alpha is a valid concentration

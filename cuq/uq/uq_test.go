@@ -204,18 +204,8 @@ func TestEpistemicDecreasesWithEvidence(t *testing.T) {
 
 // exactEntropy evaluates the exact Dirichlet entropy whatever α0.
 func exactEntropy(alpha []float64) float64 {
-	var a0 float64
-	for _, a := range alpha {
-		a0 += a
-	}
-	k := float64(len(alpha))
-	lg0, _ := math.Lgamma(a0)
-	h := -lg0 + (a0-k)*special.Digamma(a0)
-	for _, a := range alpha {
-		lg, _ := math.Lgamma(a)
-		h += lg - (a-1)*special.Digamma(a)
-	}
-	return h
+	a0, _ := concentration(alpha)
+	return exactDirichletEntropy(alpha, a0)
 }
 
 // TestApproximationBranch: with every α_c large the Gaussian approximation

@@ -369,23 +369,16 @@ func trim(s string) string {
 	return s
 }
 
+// fixedDtypes are the descr strings of the fixed-size dtypes.
+var fixedDtypes = map[string]Dtype{
+	"<f4": {Float, 4}, "<f8": {Float, 8}, "<i4": {Int, 4}, "<i8": {Int, 8},
+	"|u1": {Uint, 1}, "|b1": {Bool, 1}, "|O": {Object, 8},
+}
+
 // parseDtype accepts the descr strings listed in the package comment.
 func parseDtype(d string) (Dtype, error) {
-	switch d {
-	case "<f4":
-		return Dtype{Float, 4}, nil
-	case "<f8":
-		return Dtype{Float, 8}, nil
-	case "<i4":
-		return Dtype{Int, 4}, nil
-	case "<i8":
-		return Dtype{Int, 8}, nil
-	case "|u1":
-		return Dtype{Uint, 1}, nil
-	case "|b1":
-		return Dtype{Bool, 1}, nil
-	case "|O":
-		return Dtype{Object, 8}, nil
+	if t, ok := fixedDtypes[d]; ok {
+		return t, nil
 	}
 	if rest, ok := strings.CutPrefix(d, "<U"); ok {
 		n, err := strconv.Atoi(rest)

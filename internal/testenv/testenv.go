@@ -1,7 +1,9 @@
 // Package testenv locates the shared benchmark datasets for tests and
 // benchmarks ($CUQ_TEST_DATA when set, otherwise the folder shared/datasets
-// beside the repository, ../shared/datasets seen from the module root) and
-// measures what a function allocates, for tests of memory bounds.
+// beside the repository, ../shared/datasets seen from the module root),
+// measures what a function allocates, for tests of memory bounds, and
+// makes the files and the https server that tests of loading and
+// downloading need.
 package testenv
 
 import (

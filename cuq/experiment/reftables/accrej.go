@@ -1,10 +1,12 @@
-package eval
+package reftables
 
 import (
 	"fmt"
 	"io"
 	"math"
 	"strings"
+
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
 )
 
 // AccRejColumns are the column prefixes of the reference's acc_rej tables in
@@ -26,7 +28,7 @@ var AccRejColumns = []string{"appnp", "gdk", "gpn", "gpnLOP", "cuqPPR", "cuqGCN"
 // the last line has no newline: 101 points give 102 lines. It returns an
 // error if no column has a curve, the curves differ in length, or a column
 // name contains a comma, quote or newline.
-func WriteAccRej(w io.Writer, columns []string, curves map[string]CurveStat) error {
+func WriteAccRej(w io.Writer, columns []string, curves map[string]eval.CurveStat) error {
 	var present []string
 	n := -1
 	for _, col := range columns {
@@ -35,20 +37,20 @@ func WriteAccRej(w io.Writer, columns []string, curves map[string]CurveStat) err
 			continue
 		}
 		if strings.ContainsAny(col, ",\"\n\r") {
-			return fmt.Errorf("eval: WriteAccRej: column name %q contains a comma, quote or newline", col)
+			return fmt.Errorf("reftables: WriteAccRej: column name %q contains a comma, quote or newline", col)
 		}
 		if n < 0 {
 			n = len(c.Mean)
 		}
 		for name, s := range map[string][]float64{"Mean": c.Mean, "Var": c.Var, "SE": c.SE} {
 			if s != nil && len(s) != n {
-				return fmt.Errorf("eval: WriteAccRej: %s%s has %d points, want %d", col, name, len(s), n)
+				return fmt.Errorf("reftables: WriteAccRej: %s%s has %d points, want %d", col, name, len(s), n)
 			}
 		}
 		present = append(present, col)
 	}
 	if len(present) == 0 {
-		return fmt.Errorf("eval: WriteAccRej: none of the columns %v has a curve", columns)
+		return fmt.Errorf("reftables: WriteAccRej: none of the columns %v has a curve", columns)
 	}
 	var b strings.Builder
 	b.WriteString("p")
@@ -72,7 +74,7 @@ func WriteAccRej(w io.Writer, columns []string, curves map[string]CurveStat) err
 	}
 	_, err := io.WriteString(w, b.String())
 	if err != nil {
-		return fmt.Errorf("eval: WriteAccRej: %w", err)
+		return fmt.Errorf("reftables: WriteAccRej: %w", err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package eval
+package reftables
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
 )
 
 func TestCellFormats(t *testing.T) {
@@ -58,16 +60,16 @@ func TestCellFormats(t *testing.T) {
 }
 
 func TestWriteAccRej(t *testing.T) {
-	mean := make([]float64, ARCPoints)
+	mean := make([]float64, eval.ARCPoints)
 	for i := range mean {
 		mean[i] = 0.8 + 0.002*float64(i)
 	}
 	mean[3] = math.NaN()
 	mean[100] = 1
-	variance := make([]float64, ARCPoints)
+	variance := make([]float64, eval.ARCPoints)
 	variance[0] = 1e-4
-	curves := map[string]CurveStat{
-		"gpn":    {Mean: mean, Var: variance, SE: make([]float64, ARCPoints)},
+	curves := map[string]eval.CurveStat{
+		"gpn":    {Mean: mean, Var: variance, SE: make([]float64, eval.ARCPoints)},
 		"appnp":  {Mean: mean}, // no Var or SE
 		"ignore": {Mean: mean[:5]},
 	}
@@ -100,11 +102,11 @@ func TestWriteAccRej(t *testing.T) {
 	if err := WriteAccRej(&buf, []string{"cuqGAT"}, curves); err == nil || !strings.Contains(err.Error(), "none of the columns") {
 		t.Errorf("no curve error: %v", err)
 	}
-	bad := map[string]CurveStat{"a": {Mean: mean}, "b": {Mean: mean, Var: mean[:10]}}
+	bad := map[string]eval.CurveStat{"a": {Mean: mean}, "b": {Mean: mean, Var: mean[:10]}}
 	if err := WriteAccRej(&buf, []string{"a", "b"}, bad); err == nil || !strings.Contains(err.Error(), "bVar has 10 points, want 101") {
 		t.Errorf("length error: %v", err)
 	}
-	if err := WriteAccRej(&buf, []string{"a,b"}, map[string]CurveStat{"a,b": {Mean: mean}}); err == nil {
+	if err := WriteAccRej(&buf, []string{"a,b"}, map[string]eval.CurveStat{"a,b": {Mean: mean}}); err == nil {
 		t.Errorf("comma in column name: no error")
 	}
 }

@@ -1,4 +1,4 @@
-package eval
+package reftables
 
 import (
 	"fmt"
@@ -72,7 +72,7 @@ func WriteIDOODMarkdown(w io.Writer, rows []IDOODRow) error {
 		}
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
-		return fmt.Errorf("eval: WriteIDOODMarkdown: %w", err)
+		return fmt.Errorf("reftables: WriteIDOODMarkdown: %w", err)
 	}
 	return nil
 }

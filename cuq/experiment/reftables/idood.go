@@ -1,4 +1,4 @@
-package eval
+package reftables
 
 import (
 	"encoding/csv"
@@ -101,13 +101,10 @@ type SettingResult struct {
 // IDOODRow is one row of id_ood.csv: one model on one dataset.
 type IDOODRow struct {
 	Dataset  string // inline name: CoraML, Amazon\\Photos, ... (the backslashes are literal LaTeX line breaks)
-	Model    string // inline name, one of PaperModels
+	Model    string // the paper's name: APPNP, GKDE, GPN, LOP-GPN, CUQ-PPR, CUQ-GCN or CUQ-GAT
 	Acc      Metric // test accuracy in the classification setting
 	Settings [NumOODSettings]SettingResult
 }
-
-// PaperModels are the inline model names of id_ood.csv in the paper's order.
-var PaperModels = []string{"APPNP", "GKDE", "GPN", "LOP-GPN", "CUQ-PPR", "CUQ-GCN", "CUQ-GAT"}
 
 // IDOODColumns is the number of columns of id_ood.csv.
 const IDOODColumns = 6 + NumOODSettings*(3*NumSettingMetrics+NumChanges)
@@ -161,7 +158,7 @@ func WriteIDOOD(w io.Writer, rows []IDOODRow) error {
 		r := &rows[i]
 		for _, name := range []string{r.Dataset, r.Model} {
 			if strings.ContainsAny(name, ",\"\n\r") {
-				return fmt.Errorf("eval: WriteIDOOD: row %d: name %q contains a comma, quote or newline", i, name)
+				return fmt.Errorf("reftables: WriteIDOOD: row %d: name %q contains a comma, quote or newline", i, name)
 			}
 		}
 		b, ok := best[r.Dataset]
@@ -212,7 +209,7 @@ func WriteIDOOD(w io.Writer, rows []IDOODRow) error {
 		sb.WriteString(strings.Join(cells, ","))
 	}
 	if _, err := io.WriteString(w, sb.String()); err != nil {
-		return fmt.Errorf("eval: WriteIDOOD: %w", err)
+		return fmt.Errorf("reftables: WriteIDOOD: %w", err)
 	}
 	return nil
 }
@@ -229,11 +226,11 @@ func ReadIDOOD(r io.Reader) ([]IDOODRow, error) {
 	cr.FieldsPerRecord = IDOODColumns
 	header, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("eval: ReadIDOOD: header: %w", err)
+		return nil, fmt.Errorf("reftables: ReadIDOOD: header: %w", err)
 	}
 	for j, want := range IDOODHeader() {
 		if header[j] != want {
-			return nil, fmt.Errorf("eval: ReadIDOOD: header column %d is %q, want %q", j+1, header[j], want)
+			return nil, fmt.Errorf("reftables: ReadIDOOD: header column %d is %q, want %q", j+1, header[j], want)
 		}
 	}
 	var rows []IDOODRow
@@ -243,11 +240,11 @@ func ReadIDOOD(r io.Reader) ([]IDOODRow, error) {
 			return rows, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("eval: ReadIDOOD: %w", err)
+			return nil, fmt.Errorf("reftables: ReadIDOOD: %w", err)
 		}
 		row, err := parseIDOODRecord(rec, len(rows))
 		if err != nil {
-			return nil, fmt.Errorf("eval: ReadIDOOD: line %d: %w", line, err)
+			return nil, fmt.Errorf("reftables: ReadIDOOD: line %d: %w", line, err)
 		}
 		rows = append(rows, row)
 	}

@@ -1,0 +1,95 @@
+package experiment
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
+)
+
+// LoadDataset reads OGBN Arxiv through datasets.LoadSplit, so a directory
+// of the wrong size is an error rather than a different graph. (It used to
+// read the directory itself, skipping the size checks.)
+func TestLoadDatasetChecksArxivSizes(t *testing.T) {
+	dir := t.TempDir()
+	testenv.WriteGzipFiles(t, filepath.Join(dir, "ogbn_arxiv"), testenv.TinyOGB())
+	_, err := LoadDataset("ogbn-arxiv", dir)
+	if want := "graph has 3 nodes, 2 features, 2 classes; want 169343, 128, 40"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want one containing %q", err, want)
+	}
+}
+
+// LoadDataset takes the number of left-out classes from the dataset's
+// record.
+func TestLoadDatasetLeftOut(t *testing.T) {
+	d, err := LoadDataset("citeseer", testenv.RequireDatasets(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != "CiteSeer" || d.LeftOut != 2 || d.Official != nil {
+		t.Errorf("dataset %s, %d left out, official split %v; want CiteSeer, 2, none", d.Name, d.LeftOut, d.Official)
+	}
+}
+
+// The tables list the paper's datasets in the paper's order, then others
+// in order of appearance, under the reference's names.
+func TestTableNames(t *testing.T) {
+	got := tableOrder([]string{"Tiny", "OGBNArxiv", "PubMed", "Toy", "CoraML", "AmazonPhotos"})
+	if want := []string{"CoraML", "AmazonPhotos", "PubMed", "OGBNArxiv", "Tiny", "Toy"}; !slices.Equal(got, want) {
+		t.Errorf("tableOrder = %v, want %v", got, want)
+	}
+	for ds, want := range map[string][2]string{
+		"CoraML": {"CoraML", "CoraML"}, "AmazonComputers": {`Amazon\\Computers`, "Computers"},
+		"OGBNArxiv": {`OGBN\\Arxiv`, "Arxiv"}, "Tiny": {"Tiny", "Tiny"},
+		"arxiv": {"arxiv", "arxiv"}, // an in-memory dataset, not the registry's
+	} {
+		if got := [2]string{tableName(ds), shortName(ds)}; got != want {
+			t.Errorf("%s: table name %q, file name %q; want %q", ds, got[0], got[1], want)
+		}
+	}
+}
+
+// configure applies the dataset record's overrides: on OGBN Arxiv GKDE
+// looks at most 2 hops far (the reference's cutoff there), elsewhere 10.
+// On a path whose only training node is node 0, node 3 gets evidence on a
+// graph named CoraML but none on one named OGBNArxiv; node 2 the same on
+// both.
+func TestConfigureAppliesOverrides(t *testing.T) {
+	alphaSums := func(name string) []float64 {
+		g, err := datasets.Lattice(1, 6).Classes(2).Done()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &Dataset{Name: name, Graph: g, LeftOut: 1}
+		b := cuq.GKDE(g)
+		d.configure(GKDE, b)
+		m, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Fit(graph.Split{Train: []int{0}, Val: []int{1}, Test: []int{2, 3}, Unused: []int{4, 5}}); err != nil {
+			t.Fatal(err)
+		}
+		p, err := m.Predict(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums := make([]float64, g.N)
+		for i := range sums {
+			for _, a := range p.Alpha.Row(i) {
+				sums[i] += a
+			}
+		}
+		return sums
+	}
+	cora, arxiv := alphaSums("CoraML"), alphaSums("OGBNArxiv")
+	if cora[2] != arxiv[2] || !(cora[3] > arxiv[3]) {
+		t.Errorf("α0 of nodes 2 and 3: CoraML %v, %v; OGBNArxiv %v, %v; want equal at 2 and less evidence at 3 on OGBNArxiv",
+			cora[2], cora[3], arxiv[2], arxiv[3])
+	}
+}

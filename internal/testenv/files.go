@@ -1,0 +1,67 @@
+package testenv
+
+import (
+	"bytes"
+	"compress/gzip"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// WriteGzipFiles writes each of files, gzip-compressed, at its
+// slash-separated path under dir, creating directories as needed: the
+// layout of OGB's raw datasets (raw/edge.csv.gz, ...) from their text.
+func WriteGzipFiles(tb testing.TB, dir string, files map[string]string) {
+	tb.Helper()
+	for rel, content := range files {
+		path := filepath.Join(dir, filepath.FromSlash(rel))
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(content))
+		zw.Close()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// TinyOGB returns the files of a 3-node graph in OGB's raw layout, by
+// their paths below the dataset's directory (write them with
+// WriteGzipFiles): the path 0 – 1 – 2 (edges stored once, as OGB does),
+// features (1, 2), (3, 4), (5, 6), labels 0, 1, 1, and the official split
+// train {0}, valid {1}, test {2}.
+func TinyOGB() map[string]string {
+	return map[string]string{
+		"raw/edge.csv.gz":         "0,1\n1,2\n",
+		"raw/node-feat.csv.gz":    "1,2\n3,4\n5,6\n",
+		"raw/node-label.csv.gz":   "0\n1\n1\n",
+		"split/time/train.csv.gz": "0\n",
+		"split/time/valid.csv.gz": "1\n",
+		"split/time/test.csv.gz":  "2\n",
+	}
+}
+
+// FileServer serves files by name (the request path without its leading
+// "/") over https until the test ends, answering 404 for other paths, and
+// counts the requests.
+func FileServer(tb testing.TB, files map[string][]byte) (*httptest.Server, *atomic.Int32) {
+	var hits atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		b, ok := files[strings.TrimPrefix(r.URL.Path, "/")]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(b)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv, &hits
+}
