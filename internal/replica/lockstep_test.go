@@ -40,26 +40,6 @@ func script(t *testing.T) string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "scripts", "replica", "replica.py")
 }
 
-// lockStepBuilder returns the paper's preset of model with all dropout off.
-func lockStepBuilder(g *graph.Graph, model string) *cuq.Builder {
-	enc := cuq.MLP(64).Dropout(0)
-	switch model {
-	case "appnp":
-		return cuq.APPNPModel(g).Encoder(enc)
-	case "gpn":
-		return cuq.GPN(g).Encoder(enc)
-	case "gpn_lop":
-		return cuq.LOPGPN(g).Encoder(enc)
-	case "cuq_ppr":
-		return cuq.CUQPPR(g).Encoder(enc)
-	case "cuq_gcn":
-		return cuq.CUQGCN(g).Encoder(enc).Conv(cuq.GCN(64).Dropout(0))
-	case "cuq_gat":
-		return cuq.CUQGAT(g).Encoder(enc).Conv(cuq.GAT(64).Dropout(0))
-	}
-	panic("unknown model " + model)
-}
-
 // rel is the relative difference of a and b.
 func rel(a, b float64) float64 {
 	if a == b {
@@ -183,7 +163,11 @@ func TestLockStep(t *testing.T) {
 	}
 	for _, model := range replica.Models {
 		t.Run(model, func(t *testing.T) {
-			m, err := lockStepBuilder(g, model).MaxEpochs(lockStepEpochs).Build()
+			b, err := replica.Preset(g, model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := b.MaxEpochs(lockStepEpochs).Build()
 			if err != nil {
 				t.Fatal(err)
 			}

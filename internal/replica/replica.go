@@ -18,6 +18,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
@@ -27,6 +28,27 @@ import (
 
 // Models lists the model kinds the replica implements, by the grid's keys.
 var Models = []string{"appnp", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat"}
+
+// Preset returns the paper's preset of model (one of Models) on g with all
+// dropout off, the form the replica trains in lock step.
+func Preset(g *graph.Graph, model string) (*cuq.Builder, error) {
+	enc := cuq.MLP(64).Dropout(0)
+	switch model {
+	case "appnp":
+		return cuq.APPNPModel(g).Encoder(enc), nil
+	case "gpn":
+		return cuq.GPN(g).Encoder(enc), nil
+	case "gpn_lop":
+		return cuq.LOPGPN(g).Encoder(enc), nil
+	case "cuq_ppr":
+		return cuq.CUQPPR(g).Encoder(enc), nil
+	case "cuq_gcn":
+		return cuq.CUQGCN(g).Encoder(enc).Conv(cuq.GCN(64).Dropout(0)), nil
+	case "cuq_gat":
+		return cuq.CUQGAT(g).Encoder(enc).Conv(cuq.GAT(64).Dropout(0)), nil
+	}
+	return nil, fmt.Errorf("replica: unknown model %q (want one of %v)", model, Models)
+}
 
 // Run describes an exported run; it is the content of run.json.
 type Run struct {
@@ -102,15 +124,11 @@ type Param struct {
 // Export writes what the replica needs to repeat one training run of m on
 // split: m's graph, split, labels, initial parameters and hyperparameters.
 // Call it before training. model is m's kind, one of Models; k and
-// teleport are the propagation's (the presets use 10 and 0.1). Training
-// runs with the encoder's and convolutions' dropout as built, but the
-// replica implements none: build m with dropout 0 for a lock-step check.
+// teleport are the propagation's (the presets use 10 and 0.1). The replica
+// implements no dropout and no pruning of LOP-GPN's mixture weights: build
+// m with Preset for a lock-step check.
 func Export(dir string, m *cuq.Model, model string, k int, teleport float64, split graph.Split) (*Run, error) {
-	known := false
-	for _, name := range Models {
-		known = known || name == model
-	}
-	if !known {
+	if !slices.Contains(Models, model) {
 		return nil, fmt.Errorf("replica: unknown model %q (want one of %v)", model, Models)
 	}
 	g := m.Graph()
