@@ -2,14 +2,12 @@ package replica_test
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
 
-	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/internal/replica"
@@ -40,54 +38,6 @@ func script(t *testing.T) string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "scripts", "replica", "replica.py")
 }
 
-// rel is the relative difference of a and b.
-func rel(a, b float64) float64 {
-	if a == b {
-		return 0
-	}
-	return math.Abs(a-b) / math.Max(math.Abs(a), math.Abs(b))
-}
-
-// goRun is cuqgnn's side of a lock-step run.
-type goRun struct {
-	epochs []cuq.EpochStats
-	grads  []map[string]float64
-	hist   *cuq.History
-	output []float64
-}
-
-// trainGo trains m for the lock-step epochs, recording every epoch's loss
-// and each parameter's gradient norm.
-func trainGo(t *testing.T, m *cuq.Model, split graph.Split) *goRun {
-	r := &goRun{}
-	flows, others := m.Parameters()
-	params := append(others, flows...)
-	hist, err := m.Fit(split, cuq.OnEpoch(func(e cuq.EpochStats) {
-		r.epochs = append(r.epochs, e)
-		norms := map[string]float64{}
-		for _, p := range params {
-			s := 0.0
-			if p.Grad != nil {
-				for _, v := range p.Grad.Data {
-					s += v * v
-				}
-			}
-			norms[p.Name] = math.Sqrt(s)
-		}
-		r.grads = append(r.grads, norms)
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.hist = hist
-	out, err := m.Forward(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.output = out.Data
-	return r
-}
-
 // runReplica runs the replica on the exported run in dir with dtype and
 // reads its result.
 func runReplica(t *testing.T, py, dir, dtype string) *replica.Result {
@@ -101,47 +51,6 @@ func runReplica(t *testing.T, py, dir, dtype string) *replica.Result {
 		t.Fatal(err)
 	}
 	return r
-}
-
-// drift holds the largest relative differences of a replica run from
-// cuqgnn's.
-type drift struct {
-	loss, grad, valCE, output float64
-	lossAt                    []float64 // per epoch
-}
-
-func compare(t *testing.T, g *goRun, r *replica.Result) drift {
-	t.Helper()
-	var d drift
-	if len(r.Epochs) != len(g.epochs) {
-		t.Fatalf("replica ran %d epochs, cuqgnn %d", len(r.Epochs), len(g.epochs))
-	}
-	for i, re := range r.Epochs {
-		ge := g.epochs[i]
-		if re.Phase != ge.Phase.String() || re.Epoch != ge.Epoch {
-			t.Fatalf("epoch %d: replica at %s %d, cuqgnn at %s %d", i, re.Phase, re.Epoch, ge.Phase, ge.Epoch)
-		}
-		l := rel(re.Loss, ge.Loss)
-		d.lossAt = append(d.lossAt, l)
-		d.loss = max(d.loss, l)
-		if !math.IsNaN(ge.ValCE) {
-			d.valCE = max(d.valCE, rel(re.ValCE, ge.ValCE))
-		}
-		for name, gn := range g.grads[i] {
-			rn, ok := re.GradNorms[name]
-			if !ok {
-				t.Fatalf("replica reports no gradient of %s", name)
-			}
-			d.grad = max(d.grad, rel(rn, gn))
-		}
-	}
-	if len(r.Values) != len(g.output) {
-		t.Fatalf("replica output has %d values, cuqgnn %d", len(r.Values), len(g.output))
-	}
-	for i, v := range r.Values {
-		d.output = max(d.output, rel(v, g.output[i]))
-	}
-	return d
 }
 
 // TestLockStep trains each model on CoraML split 1, init 1, with dropout
@@ -175,24 +84,32 @@ func TestLockStep(t *testing.T) {
 			if _, err := replica.Export(dir, m, model, 10, 0.1, split); err != nil {
 				t.Fatal(err)
 			}
-			goSide := trainGo(t, m, split)
+			goSide, err := replica.Train(m, split)
+			if err != nil {
+				t.Fatal(err)
+			}
 			r64 := runReplica(t, py, dir, "float64")
-			d := compare(t, goSide, r64)
-			t.Logf("float64: max relative difference: loss %.2g, gradient norms %.2g, val CE %.2g, output %.2g",
-				d.loss, d.grad, d.valCE, d.output)
-			if d.loss > 1e-8 || d.grad > 1e-8 || d.valCE > 1e-8 {
-				t.Errorf("float64 runs differ: loss %.3g, gradient norms %.3g, val CE %.3g (want ≤ 1e-8)", d.loss, d.grad, d.valCE)
+			d, err := replica.Compare(goSide, r64)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if d.output > 1e-6 {
-				t.Errorf("final outputs differ by %.3g relative (want ≤ 1e-6)", d.output)
+			t.Logf("float64: max relative difference: loss %.2g, gradient norms %.2g (%s), val CE %.2g, output %.2g; gradient norms by epoch %.1e",
+				d.Loss, d.GradNorm, d.WorstGrad, d.ValCE, d.Output, d.GradNormAt)
+			if !(d.Loss <= 1e-8 && d.GradNorm <= 1e-8 && d.ValCE <= 1e-8) {
+				t.Errorf("float64 runs differ: loss %.3g, gradient norms %.3g, val CE %.3g (want ≤ 1e-8)", d.Loss, d.GradNorm, d.ValCE)
 			}
-			if r64.BestEpoch != goSide.hist.BestEpoch {
-				t.Errorf("best epoch: replica %d, cuqgnn %d", r64.BestEpoch, goSide.hist.BestEpoch)
+			if !(d.Output <= 1e-6) {
+				t.Errorf("final outputs differ by %.3g relative (want ≤ 1e-6)", d.Output)
 			}
-			r32 := runReplica(t, py, dir, "float32")
-			d32 := compare(t, goSide, r32)
+			if r64.BestEpoch != goSide.BestEpoch {
+				t.Errorf("best epoch: replica %d, cuqgnn %d", r64.BestEpoch, goSide.BestEpoch)
+			}
+			d32, err := replica.Compare(goSide, runReplica(t, py, dir, "float32"))
+			if err != nil {
+				t.Fatal(err)
+			}
 			t.Logf("float32: max relative difference: loss %.2g, gradient norms %.2g, val CE %.2g, output %.2g; loss by epoch %.1e",
-				d32.loss, d32.grad, d32.valCE, d32.output, d32.lossAt)
+				d32.Loss, d32.GradNorm, d32.ValCE, d32.Output, d32.LossAt)
 		})
 	}
 }

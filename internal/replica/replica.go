@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -266,6 +267,149 @@ func (e *Epoch) UnmarshalJSON(b []byte) error {
 		e.ValCE = *p.ValCE
 	}
 	return nil
+}
+
+// MarshalJSON writes a NaN validation loss as null.
+func (e Epoch) MarshalJSON() ([]byte, error) {
+	type plain Epoch
+	p := struct {
+		plain
+		ValCE *float64 `json:"val_ce"`
+	}{plain: plain(e)}
+	if !math.IsNaN(e.ValCE) {
+		p.ValCE = &e.ValCE
+	}
+	return json.Marshal(p)
+}
+
+// Train trains m on split with Fit, as the replica trains an exported run,
+// and records the same: every epoch's loss, validation cross entropy and
+// each parameter's gradient norm, the restored best epoch and the output
+// of Model.Forward after training.
+func Train(m *cuq.Model, split graph.Split, opts ...cuq.FitOption) (*Result, error) {
+	r := &Result{Dtype: "float64"}
+	flows, others := m.Parameters()
+	params := append(others, flows...)
+	record := cuq.OnEpoch(func(e cuq.EpochStats) {
+		norms := make(map[string]float64, len(params))
+		for _, p := range params {
+			s := 0.0
+			if p.Grad != nil {
+				for _, v := range p.Grad.Data {
+					s += v * v
+				}
+			}
+			norms[p.Name] = math.Sqrt(s)
+		}
+		r.Epochs = append(r.Epochs, Epoch{Phase: e.Phase.String(), Epoch: e.Epoch, Loss: e.Loss, ValCE: e.ValCE, GradNorms: norms})
+	})
+	hist, err := m.Fit(split, append(opts, record)...)
+	if err != nil {
+		return nil, err
+	}
+	r.BestEpoch, r.BestValCE = hist.BestEpoch, hist.BestValCE
+	out, err := m.Forward(nil)
+	if err != nil {
+		return nil, err
+	}
+	r.Output = Array{File: "output.f64", Dtype: "f8", Shape: []int{out.Rows, out.Cols}}
+	r.Values = out.Data
+	return r, nil
+}
+
+// WriteResult writes r as the replica does: result.json and the output
+// values into dir.
+func WriteResult(dir string, r *Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeRaw(filepath.Join(dir, r.Output.File), r.Values); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "result.json"), b, 0o644)
+}
+
+// GradFloor is the smallest gradient norm, as a fraction of the epoch's
+// largest, whose relative difference Compare measures: a smaller one is
+// zero but for rounding (the last GAT layer's a_dst, about 10⁻¹⁹ against
+// gradients of 10⁻⁵ to 10³) and its difference is taken relative to the
+// floor instead.
+const GradFloor = 1e-10
+
+// Drift holds the largest relative differences |a−b|/max(|a|, |b|) of one
+// result from another (for gradient norms, the denominator is at least
+// GradFloor times the epoch's largest gradient norm).
+type Drift struct {
+	Loss, GradNorm, ValCE, Output float64
+	WorstGrad                     string    // the parameter and epoch of GradNorm
+	LossAt, GradNormAt            []float64 // the largest per epoch
+}
+
+// Compare returns how far b is from a: both must have run the same epochs
+// and report the same parameters and output shape.
+func Compare(a, b *Result) (Drift, error) {
+	var d Drift
+	if len(a.Epochs) != len(b.Epochs) {
+		return d, fmt.Errorf("replica: %d epochs against %d", len(a.Epochs), len(b.Epochs))
+	}
+	for i, ea := range a.Epochs {
+		eb := b.Epochs[i]
+		if ea.Phase != eb.Phase || ea.Epoch != eb.Epoch {
+			return d, fmt.Errorf("replica: epoch %d is %s %d against %s %d", i, ea.Phase, ea.Epoch, eb.Phase, eb.Epoch)
+		}
+		l := rel(ea.Loss, eb.Loss)
+		d.LossAt = append(d.LossAt, l)
+		d.Loss = max(d.Loss, l)
+		if math.IsNaN(ea.ValCE) != math.IsNaN(eb.ValCE) {
+			return d, fmt.Errorf("replica: %s epoch %d evaluated in one result only", ea.Phase, ea.Epoch)
+		}
+		if !math.IsNaN(ea.ValCE) {
+			d.ValCE = max(d.ValCE, rel(ea.ValCE, eb.ValCE))
+		}
+		if len(ea.GradNorms) != len(eb.GradNorms) {
+			return d, fmt.Errorf("replica: %s epoch %d: %d gradients against %d", ea.Phase, ea.Epoch, len(ea.GradNorms), len(eb.GradNorms))
+		}
+		largest := 0.0
+		for _, g := range ea.GradNorms {
+			largest = max(largest, g)
+		}
+		worst := 0.0
+		for _, name := range slices.Sorted(maps.Keys(ea.GradNorms)) {
+			ga, gb := ea.GradNorms[name], eb.GradNorms[name]
+			if _, ok := eb.GradNorms[name]; !ok {
+				return d, fmt.Errorf("replica: no gradient of %s", name)
+			}
+			g := math.Abs(ga-gb) / max(math.Abs(ga), math.Abs(gb), GradFloor*largest)
+			if ga == gb {
+				g = 0
+			}
+			worst = max(worst, g)
+			if g > d.GradNorm {
+				d.GradNorm, d.WorstGrad = g, fmt.Sprintf("%s at %s epoch %d", name, ea.Phase, ea.Epoch)
+			}
+		}
+		d.GradNormAt = append(d.GradNormAt, worst)
+	}
+	if !slices.Equal(a.Output.Shape, b.Output.Shape) || len(a.Values) != len(b.Values) {
+		return d, fmt.Errorf("replica: output of shape %v against %v", a.Output.Shape, b.Output.Shape)
+	}
+	for i, v := range a.Values {
+		d.Output = max(d.Output, rel(v, b.Values[i]))
+	}
+	return d, nil
+}
+
+// rel is the relative difference of a and b (0 when equal, infinities
+// included).
+func rel(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	return math.Abs(a-b) / math.Max(math.Abs(a), math.Abs(b))
 }
 
 // ReadResult reads the replica's result.json and output from dir.

@@ -217,3 +217,43 @@ func TestReadResult(t *testing.T) {
 		t.Errorf("short output: error %v", err)
 	}
 }
+
+func result(loss float64, grads map[string]float64, out ...float64) *replica.Result {
+	return &replica.Result{
+		Epochs: []replica.Epoch{
+			{Phase: "warmup", Epoch: 1, Loss: 10, ValCE: math.NaN(), GradNorms: map[string]float64{"w": 1, "a_dst": 0}},
+			{Phase: "train", Epoch: 1, Loss: loss, ValCE: 0.5, GradNorms: grads},
+		},
+		Output: replica.Array{File: "output.f64", Dtype: "f8", Shape: []int{1, len(out)}},
+		Values: out,
+	}
+}
+
+// Compare measures relative differences, takes gradients below the floor
+// relative to it, and refuses results of different runs.
+func TestCompare(t *testing.T) {
+	a := result(2, map[string]float64{"w": 4, "a_dst": 1e-19}, 1, 2)
+	b := result(2*(1+1e-6), map[string]float64{"w": 4 * (1 - 2e-9), "a_dst": 5e-19}, 1, 2*(1+3e-7))
+	d, err := replica.Compare(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-3*want }
+	// a_dst differs by 4e-19 against the floor 1e-10·4: 1e-9 < w's 2e-9.
+	if !near(d.Loss, 1e-6/(1+1e-6)) || !near(d.GradNorm, 2e-9) || d.WorstGrad != "w at train epoch 1" ||
+		!near(d.Output, 3e-7/(1+3e-7)) || d.ValCE != 0 || len(d.LossAt) != 2 || d.LossAt[0] != 0 {
+		t.Errorf("drift %+v", d)
+	}
+	if d, err := replica.Compare(a, a); err != nil || d.Loss != 0 || d.GradNorm != 0 || d.Output != 0 {
+		t.Errorf("a result against itself: %+v, %v", d, err)
+	}
+	short := result(2, map[string]float64{"w": 4, "a_dst": 0}, 1, 2)
+	short.Epochs = short.Epochs[:1]
+	if _, err := replica.Compare(a, short); err == nil || !strings.Contains(err.Error(), "2 epochs against 1") {
+		t.Errorf("different epoch counts: %v", err)
+	}
+	other := result(2, map[string]float64{"w": 4, "b": 1}, 1, 2)
+	if _, err := replica.Compare(a, other); err == nil || !strings.Contains(err.Error(), "no gradient of a_dst") {
+		t.Errorf("different parameters: %v", err)
+	}
+}
