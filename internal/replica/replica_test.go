@@ -239,7 +239,7 @@ func TestCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-3*want }
-	// a_dst differs by 4e-19 against the floor 1e-10·4: 1e-9 < w's 2e-9.
+	// a_dst differs by 4e-19 against the floor 1e-8·4: 1e-11 < w's 2e-9.
 	if !near(d.Loss, 1e-6/(1+1e-6)) || !near(d.GradNorm, 2e-9) || d.WorstGrad != "w at train epoch 1" ||
 		!near(d.Output, 3e-7/(1+3e-7)) || d.ValCE != 0 || len(d.LossAt) != 2 || d.LossAt[0] != 0 {
 		t.Errorf("drift %+v", d)

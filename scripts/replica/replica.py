@@ -11,7 +11,7 @@ CUQ models, the per-node alpha_ft for LOP-GPN).
 Written from the reference's facts, not from cuqgnn's code: plain torch, no
 torch_geometric. Usage:
 
-    replica.py RUN_DIR [--dtype float64|float32] [--out DIR]
+    replica.py RUN_DIR [--dtype float64|float32] [--epochs N] [--out DIR] [--threads N]
 """
 
 import argparse
@@ -236,6 +236,20 @@ class Replica:
                     p = self.pi @ p
             return -torch.log(p[self.val_nodes, self.y_val]).mean().item()
 
+    grad_noise = 0.0
+
+    def add_grad_noise(self):
+        """Multiplies each gradient element by (1 + grad_noise*u), u ~ U(-1, 1)."""
+        if not self.grad_noise:
+            return
+        gen = getattr(self, "_gen", None) or torch.Generator().manual_seed(1)
+        self._gen = gen
+        with torch.no_grad():
+            for v in self.params.values():
+                if v.grad is not None:
+                    u = torch.rand(v.grad.shape, generator=gen, dtype=v.grad.dtype) * 2 - 1
+                    v.grad.mul_(1 + self.grad_noise * u)
+
     def grad_norms(self):
         return {n: (self.params[n].grad.norm().item() if self.params[n].grad is not None else 0.0)
                 for n in self.order}
@@ -251,6 +265,7 @@ class Replica:
                 warm.zero_grad()  # the flows' gradients only, as the reference
                 loss = self.loss()
                 loss.backward()
+                self.add_grad_noise()
                 log.append({"phase": "warmup", "epoch": e, "loss": loss.item(), "val_ce": None,
                             "grad_norms": self.grad_norms()})
                 warm.step()
@@ -263,6 +278,7 @@ class Replica:
             opt.zero_grad()
             loss = self.loss()
             loss.backward()
+            self.add_grad_noise()
             entry = {"phase": "train", "epoch": e, "loss": loss.item(), "val_ce": None,
                      "grad_norms": self.grad_norms()}
             opt.step()
@@ -290,10 +306,16 @@ def main():
     ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     ap.add_argument("--epochs", type=int, help="main-phase epochs (default: the run's max_epochs)")
     ap.add_argument("--out", help="output directory (default: RUN_DIR)")
+    ap.add_argument("--grad-noise", type=float, default=0.0,
+                    help="multiply every gradient element by (1 + NOISE*u), u uniform in [-1, 1], before each "
+                         "step: a control of how rounding-sized differences grow over the epochs (default 0)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads (default 1; another count changes the summation order)")
     args = ap.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     dtype = getattr(torch, args.dtype)
     r = Replica(args.run_dir, dtype)
+    r.grad_noise = args.grad_noise
     log, best_epoch, best = r.train(args.epochs or r.hp["max_epochs"])
     with torch.no_grad():
         out = r.output().to(torch.float64).numpy()
