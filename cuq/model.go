@@ -72,6 +72,18 @@ func (m *Model) IsPostNet() bool {
 	return ok
 }
 
+// Parameters returns the trainable parameters in the reference's two
+// optimizer groups: the flows of a PostNet head (x₀, a′, b′; none for
+// APPNP and GKDE), and all others in the order encoder, convolution,
+// latent projection (APPNP: encoder, output layer). Each value's Data is
+// the parameter and, after a training epoch, Grad its gradient; they are
+// the model's own, for inspection and export (an OnEpoch callback of Fit
+// sees the gradients of the epoch just run).
+func (m *Model) Parameters() (flows, others []*ad.Value) { return m.fam.params() }
+
+// Training returns the model's training schedule.
+func (m *Model) Training() TrainConfig { return m.train }
+
 // NumParams returns the number of trainable scalars.
 func (m *Model) NumParams() int {
 	flows, others := m.fam.params()

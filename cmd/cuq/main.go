@@ -9,6 +9,7 @@
 //	cuq report [-out OUT] DIR...
 //	cuq bench  [-data DIR] [-dataset NAME] [-models M,N] [-epochs N]
 //	cuq download [-data DIR] [-mirror URL] NAME...
+//	cuq export [-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-epochs N] -out DIR
 //
 // train trains one model and prints its accuracy and OOD-detection AUROCs;
 // with -dataset synthetic, or without -dataset when CoraML's file is
@@ -26,7 +27,10 @@
 // directories.
 // report rebuilds the report alone. bench times training epochs. download
 // fetches the named datasets (or all) into the data directory, checking
-// their sizes and SHA-256 (package datasets).
+// their sizes and SHA-256 (package datasets). export writes one run
+// (graph, split, initial weights, hyperparameters; dropout off) for the
+// PyTorch replica of the reference in scripts/replica, and with -epochs N
+// also cuqgnn's training of it, for an epoch-by-epoch comparison.
 //
 // Every flag is checked before the first epoch. The first interrupt
 // (Ctrl-C) or SIGTERM stops the work after the current epoch, keeping
@@ -66,6 +70,7 @@ var commands = []command{
 	{"report", "rebuild the HTML report from grid output directories", withoutContext(runReport)},
 	{"bench", "time a training epoch and an evaluation pass of each model", withoutContext(runBench)},
 	{"download", "fetch datasets into the data directory, checksummed", runDownload},
+	{"export", "write one run for the PyTorch replica of the reference (scripts/replica)", runExport},
 }
 
 // withoutContext adapts a command that cannot be interrupted.

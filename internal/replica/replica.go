@@ -1,0 +1,443 @@
+// Package replica exports one training run of a cuqgnn model for the
+// independent PyTorch replica of the reference implementation
+// (scripts/replica in the repository) and reads back what the replica
+// writes, so that tests can compare the two trainings epoch by epoch.
+//
+// An exported run is a directory holding run.json (the model's kind, sizes,
+// hyperparameters, split, labels and the list of arrays) and one raw
+// little-endian file per array: float64 values (.f64) or int64 indices
+// (.i64), row-major. The adjacency and sparse features are exported as
+// CSR triples (row pointers, column indices, values); the replica derives
+// the normalisations, propagations and class prior itself.
+package replica
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/ad"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+)
+
+// Models lists the model kinds the replica implements, by the grid's keys.
+var Models = []string{"appnp", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat"}
+
+// Preset returns the paper's preset of model (one of Models) on g with all
+// dropout off, the form the replica trains in lock step.
+func Preset(g *graph.Graph, model string) (*cuq.Builder, error) {
+	enc := cuq.MLP(64).Dropout(0)
+	switch model {
+	case "appnp":
+		return cuq.APPNPModel(g).Encoder(enc), nil
+	case "gpn":
+		return cuq.GPN(g).Encoder(enc), nil
+	case "gpn_lop":
+		return cuq.LOPGPN(g).Encoder(enc), nil
+	case "cuq_ppr":
+		return cuq.CUQPPR(g).Encoder(enc), nil
+	case "cuq_gcn":
+		return cuq.CUQGCN(g).Encoder(enc).Conv(cuq.GCN(64).Dropout(0)), nil
+	case "cuq_gat":
+		return cuq.CUQGAT(g).Encoder(enc).Conv(cuq.GAT(64).Dropout(0)), nil
+	}
+	return nil, fmt.Errorf("replica: unknown model %q (want one of %v)", model, Models)
+}
+
+// Run describes an exported run; it is the content of run.json.
+type Run struct {
+	Model    string `json:"model"` // one of Models
+	Nodes    int    `json:"nodes"`
+	Classes  int    `json:"classes"`
+	Features int    `json:"features"`
+
+	// Propagation of APPNP, GPN's evidence, LOP-GPN's mixture weights and
+	// CUQ-PPR's hidden features: K steps with teleport probability.
+	K        int     `json:"k"`
+	Teleport float64 `json:"teleport"`
+
+	Train Hyper `json:"train"`
+
+	TrainNodes []int `json:"train_nodes"`
+	ValNodes   []int `json:"val_nodes"`
+	TestNodes  []int `json:"test_nodes"`
+	Labels     []int `json:"labels"` // −1: unlabelled
+
+	Adjacency Sparse `json:"adjacency"`
+	// The node features as the encoder reads them: FeatureCSR when they
+	// are sparse, FeatureDense (row-major N×F) otherwise.
+	FeatureCSR   *Sparse `json:"feature_csr,omitempty"`
+	FeatureDense *Array  `json:"feature_dense,omitempty"`
+
+	// Params lists every parameter's initial value, non-flow parameters
+	// first in the order encoder, convolution, latent projection (or
+	// output layer), then the flows' x₀, a′, b′. A weight W of a linear
+	// map is In×Out and applied as x·W + b.
+	Params []Param `json:"params"`
+}
+
+// Hyper is the training schedule.
+type Hyper struct {
+	LR              float64 `json:"lr"`
+	WeightDecay     float64 `json:"weight_decay"`      // coupled L2 decay of the non-flow group
+	FlowWeightDecay float64 `json:"flow_weight_decay"` // decay of the flow group
+	EntropyReg      float64 `json:"entropy_reg"`
+	WarmupEpochs    int     `json:"warmup_epochs"` // flow-only epochs with their own Adam
+	MaxEpochs       int     `json:"max_epochs"`
+	Patience        int     `json:"patience"`
+	EvalEvery       int     `json:"eval_every"`
+	// Latent dimension and flow layers per class of a PostNet head.
+	Latent     int `json:"latent,omitempty"`
+	FlowLayers int `json:"flow_layers,omitempty"`
+}
+
+// Array names a raw file of Len values of the given dtype ("f8" or "i8").
+type Array struct {
+	File  string `json:"file,omitempty"`
+	Dtype string `json:"dtype,omitempty"`
+	Shape []int  `json:"shape,omitempty"`
+}
+
+// Sparse is a Rows×Cols CSR matrix stored in three arrays.
+type Sparse struct {
+	Rows int   `json:"rows"`
+	Cols int   `json:"cols"`
+	Ptr  Array `json:"ptr"`
+	Ind  Array `json:"ind"`
+	Val  Array `json:"val"`
+}
+
+// Param is one parameter: its name in cuqgnn, its optimizer group ("flows"
+// or "others"), shape and file.
+type Param struct {
+	Name  string `json:"name"`
+	Group string `json:"group"`
+	Array
+}
+
+// Export writes what the replica needs to repeat one training run of m on
+// split: m's graph, split, labels, initial parameters and hyperparameters.
+// Call it before training. model is m's kind, one of Models; k and
+// teleport are the propagation's (the presets use 10 and 0.1). The replica
+// implements no dropout and no pruning of LOP-GPN's mixture weights: build
+// m with Preset for a lock-step check.
+func Export(dir string, m *cuq.Model, model string, k int, teleport float64, split graph.Split) (*Run, error) {
+	if !slices.Contains(Models, model) {
+		return nil, fmt.Errorf("replica: unknown model %q (want one of %v)", model, Models)
+	}
+	g := m.Graph()
+	if err := split.Validate(g.N); err != nil {
+		return nil, fmt.Errorf("replica: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	w := writer{dir: dir}
+	tc := m.Training()
+	_, f := g.Features.Dims()
+	r := &Run{Model: model, Nodes: g.N, Classes: g.NumClasses, Features: f, K: k, Teleport: teleport,
+		Train: Hyper{LR: tc.LR, WeightDecay: tc.WeightDecay, FlowWeightDecay: tc.FlowWeightDecay,
+			EntropyReg: tc.EntropyReg, WarmupEpochs: tc.WarmupEpochs, MaxEpochs: tc.MaxEpochs,
+			Patience: tc.Patience, EvalEvery: tc.EvalEvery},
+		TrainNodes: split.Train, ValNodes: split.Val, TestNodes: split.Test, Labels: g.Labels}
+	r.Adjacency = w.csr("adj", g.Adj)
+	switch x := g.Features.(type) {
+	case *tensor.CSR:
+		s := w.csr("features", x)
+		r.FeatureCSR = &s
+	case *tensor.Dense:
+		a := w.floats("features.f64", x.Data, x.Rows, x.Cols)
+		r.FeatureDense = &a
+	default:
+		return nil, fmt.Errorf("replica: features of type %T", g.Features)
+	}
+	flows, others := m.Parameters()
+	if !m.IsPostNet() {
+		r.Train.WarmupEpochs = 0
+	} else if len(flows) == 3 {
+		r.Train.Latent = flows[0].Data.Cols
+		r.Train.FlowLayers = flows[1].Data.Rows
+	}
+	for gi, group := range [][]*ad.Value{others, flows} {
+		name := []string{"others", "flows"}[gi]
+		for _, p := range group {
+			a := w.floats(p.Name+".f64", p.Data.Data, p.Data.Rows, p.Data.Cols)
+			r.Params = append(r.Params, Param{Name: p.Name, Group: name, Array: a})
+		}
+	}
+	if w.err != nil {
+		return nil, w.err
+	}
+	b, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	return r, os.WriteFile(filepath.Join(dir, "run.json"), b, 0o644)
+}
+
+// writer writes raw arrays into dir, keeping the first error.
+type writer struct {
+	dir string
+	err error
+}
+
+func (w *writer) csr(name string, s *tensor.CSR) Sparse {
+	ptr := make([]int64, len(s.Ptr))
+	for i, v := range s.Ptr {
+		ptr[i] = int64(v)
+	}
+	ind := make([]int64, len(s.Ind))
+	for i, v := range s.Ind {
+		ind[i] = int64(v)
+	}
+	return Sparse{Rows: s.Rows, Cols: s.Cols,
+		Ptr: w.write(name+".ptr.i64", "i8", ptr, len(ptr)),
+		Ind: w.write(name+".ind.i64", "i8", ind, len(ind)),
+		Val: w.floats(name+".val.f64", s.Val, len(s.Val))}
+}
+
+func (w *writer) floats(file string, v []float64, shape ...int) Array {
+	return w.write(file, "f8", v, shape...)
+}
+
+func (w *writer) write(file, dtype string, data any, shape ...int) Array {
+	if w.err == nil {
+		w.err = writeRaw(filepath.Join(w.dir, file), data)
+	}
+	return Array{File: file, Dtype: dtype, Shape: shape}
+}
+
+func writeRaw(path string, data any) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := binary.Write(f, binary.LittleEndian, data); err != nil {
+		f.Close()
+		return fmt.Errorf("replica: writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// Result is what the replica writes after training: result.json and the
+// final outputs in alpha.f64.
+type Result struct {
+	Dtype  string  `json:"dtype"` // float64 or float32
+	Epochs []Epoch `json:"epochs"`
+	// BestEpoch is the main-phase epoch whose parameters were restored.
+	BestEpoch int     `json:"best_epoch"`
+	BestValCE float64 `json:"best_val_ce"`
+	// Output is Model.Forward's counterpart after the restore, N×C:
+	// log-probabilities (APPNP), α (GPN, CUQ-*) or α_ft (LOP-GPN).
+	Output Array     `json:"output"`
+	Values []float64 `json:"-"`
+}
+
+// Epoch is one epoch of the replica's training.
+type Epoch struct {
+	Phase string  `json:"phase"` // "warmup" or "train"
+	Epoch int     `json:"epoch"`
+	Loss  float64 `json:"loss"`
+	ValCE float64 `json:"val_ce"` // NaN in warm-up (written as null)
+	// GradNorms holds each parameter's gradient Frobenius norm after the
+	// epoch's backward pass, before the step, by name.
+	GradNorms map[string]float64 `json:"grad_norms"`
+}
+
+// UnmarshalJSON reads a null validation loss as NaN.
+func (e *Epoch) UnmarshalJSON(b []byte) error {
+	type plain Epoch
+	var p struct {
+		plain
+		ValCE *float64 `json:"val_ce"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*e = Epoch(p.plain)
+	e.ValCE = math.NaN()
+	if p.ValCE != nil {
+		e.ValCE = *p.ValCE
+	}
+	return nil
+}
+
+// MarshalJSON writes a NaN validation loss as null.
+func (e Epoch) MarshalJSON() ([]byte, error) {
+	type plain Epoch
+	p := struct {
+		plain
+		ValCE *float64 `json:"val_ce"`
+	}{plain: plain(e)}
+	if !math.IsNaN(e.ValCE) {
+		p.ValCE = &e.ValCE
+	}
+	return json.Marshal(p)
+}
+
+// Train trains m on split with Fit, as the replica trains an exported run,
+// and records the same: every epoch's loss, validation cross entropy and
+// each parameter's gradient norm, the restored best epoch and the output
+// of Model.Forward after training.
+func Train(m *cuq.Model, split graph.Split, opts ...cuq.FitOption) (*Result, error) {
+	r := &Result{Dtype: "float64"}
+	flows, others := m.Parameters()
+	params := append(others, flows...)
+	record := cuq.OnEpoch(func(e cuq.EpochStats) {
+		norms := make(map[string]float64, len(params))
+		for _, p := range params {
+			s := 0.0
+			if p.Grad != nil {
+				for _, v := range p.Grad.Data {
+					s += v * v
+				}
+			}
+			norms[p.Name] = math.Sqrt(s)
+		}
+		r.Epochs = append(r.Epochs, Epoch{Phase: e.Phase.String(), Epoch: e.Epoch, Loss: e.Loss, ValCE: e.ValCE, GradNorms: norms})
+	})
+	hist, err := m.Fit(split, append(opts, record)...)
+	if err != nil {
+		return nil, err
+	}
+	r.BestEpoch, r.BestValCE = hist.BestEpoch, hist.BestValCE
+	out, err := m.Forward(nil)
+	if err != nil {
+		return nil, err
+	}
+	r.Output = Array{File: "output.f64", Dtype: "f8", Shape: []int{out.Rows, out.Cols}}
+	r.Values = out.Data
+	return r, nil
+}
+
+// WriteResult writes r as the replica does: result.json and the output
+// values into dir.
+func WriteResult(dir string, r *Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeRaw(filepath.Join(dir, r.Output.File), r.Values); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "result.json"), b, 0o644)
+}
+
+// GradFloor is the smallest gradient norm, as a fraction of the epoch's
+// largest, whose relative difference Compare measures; a smaller one is
+// compared relative to the floor instead. Some gradients are zero but for
+// rounding: in both codes the a_dst gradients of CUQ-GAT's layers are
+// 10⁻¹⁹ to 10⁻¹⁶ in most epochs (the softmax over a node's in-edges
+// cancels its own score while all its edges are on one side of the
+// LeakyReLU), against gradients of 10 to 10³ elsewhere.
+const GradFloor = 1e-8
+
+// Drift holds the largest relative differences |a−b|/max(|a|, |b|) of one
+// result from another (for gradient norms, the denominator is at least
+// GradFloor times the epoch's largest gradient norm).
+type Drift struct {
+	Loss, GradNorm, ValCE, Output float64
+	WorstGrad                     string    // the parameter and epoch of GradNorm
+	LossAt, GradNormAt            []float64 // the largest per epoch
+}
+
+// Compare returns how far b is from a: both must have run the same epochs
+// and report the same parameters and output shape.
+func Compare(a, b *Result) (Drift, error) {
+	var d Drift
+	if len(a.Epochs) != len(b.Epochs) {
+		return d, fmt.Errorf("replica: %d epochs against %d", len(a.Epochs), len(b.Epochs))
+	}
+	for i, ea := range a.Epochs {
+		eb := b.Epochs[i]
+		if ea.Phase != eb.Phase || ea.Epoch != eb.Epoch {
+			return d, fmt.Errorf("replica: epoch %d is %s %d against %s %d", i, ea.Phase, ea.Epoch, eb.Phase, eb.Epoch)
+		}
+		l := rel(ea.Loss, eb.Loss)
+		d.LossAt = append(d.LossAt, l)
+		d.Loss = max(d.Loss, l)
+		if math.IsNaN(ea.ValCE) != math.IsNaN(eb.ValCE) {
+			return d, fmt.Errorf("replica: %s epoch %d evaluated in one result only", ea.Phase, ea.Epoch)
+		}
+		if !math.IsNaN(ea.ValCE) {
+			d.ValCE = max(d.ValCE, rel(ea.ValCE, eb.ValCE))
+		}
+		if len(ea.GradNorms) != len(eb.GradNorms) {
+			return d, fmt.Errorf("replica: %s epoch %d: %d gradients against %d", ea.Phase, ea.Epoch, len(ea.GradNorms), len(eb.GradNorms))
+		}
+		largest := 0.0
+		for _, g := range ea.GradNorms {
+			largest = max(largest, g)
+		}
+		worst := 0.0
+		for _, name := range slices.Sorted(maps.Keys(ea.GradNorms)) {
+			ga, gb := ea.GradNorms[name], eb.GradNorms[name]
+			if _, ok := eb.GradNorms[name]; !ok {
+				return d, fmt.Errorf("replica: no gradient of %s", name)
+			}
+			g := math.Abs(ga-gb) / max(math.Abs(ga), math.Abs(gb), GradFloor*largest)
+			if ga == gb {
+				g = 0
+			}
+			worst = max(worst, g)
+			if g > d.GradNorm {
+				d.GradNorm, d.WorstGrad = g, fmt.Sprintf("%s at %s epoch %d", name, ea.Phase, ea.Epoch)
+			}
+		}
+		d.GradNormAt = append(d.GradNormAt, worst)
+	}
+	if !slices.Equal(a.Output.Shape, b.Output.Shape) || len(a.Values) != len(b.Values) {
+		return d, fmt.Errorf("replica: output of shape %v against %v", a.Output.Shape, b.Output.Shape)
+	}
+	for i, v := range a.Values {
+		d.Output = max(d.Output, rel(v, b.Values[i]))
+	}
+	return d, nil
+}
+
+// rel is the relative difference of a and b (0 when equal, infinities
+// included).
+func rel(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	return math.Abs(a-b) / math.Max(math.Abs(a), math.Abs(b))
+}
+
+// ReadResult reads the replica's result.json and output from dir.
+func ReadResult(dir string) (*Result, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("replica: %s: %w", filepath.Join(dir, "result.json"), err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, r.Output.File))
+	if err != nil {
+		return nil, err
+	}
+	n := 1
+	for _, s := range r.Output.Shape {
+		n *= s
+	}
+	if len(raw) != 8*n {
+		return nil, fmt.Errorf("replica: %s has %d bytes, want %d float64 of shape %v", r.Output.File, len(raw), n, r.Output.Shape)
+	}
+	r.Values = make([]float64, n)
+	for i := range r.Values {
+		r.Values[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+	}
+	return &r, nil
+}

@@ -1,0 +1,259 @@
+package replica_test
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/replica"
+)
+
+func csbm(t *testing.T, sparse bool) (*graph.Graph, graph.Split) {
+	t.Helper()
+	c := datasets.CSBM(120, 3).Features(12).Seed(4)
+	if sparse {
+		c = c.BagOfWords(5)
+	}
+	g, err := c.Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := g.Split(graph.Stratified(0.1, 0.2, 0.7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, s
+}
+
+func readRun(t *testing.T, dir string) *replica.Run {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r replica.Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+func readFloats(t *testing.T, dir string, a replica.Array) []float64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, a.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Dtype != "f8" {
+		t.Fatalf("%s: dtype %q, want f8", a.File, a.Dtype)
+	}
+	v := make([]float64, len(b)/8)
+	for i := range v {
+		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return v
+}
+
+func readInts(t *testing.T, dir string, a replica.Array) []int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, a.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Dtype != "i8" {
+		t.Fatalf("%s: dtype %q, want i8", a.File, a.Dtype)
+	}
+	v := make([]int, len(b)/8)
+	for i := range v {
+		v[i] = int(int64(binary.LittleEndian.Uint64(b[8*i:])))
+	}
+	return v
+}
+
+func checkCSR(t *testing.T, dir, what string, s replica.Sparse, want *tensor.CSR) {
+	t.Helper()
+	if s.Rows != want.Rows || s.Cols != want.Cols ||
+		!slices.Equal(readInts(t, dir, s.Ptr), want.Ptr) ||
+		!slices.Equal(readInts(t, dir, s.Ind), want.Ind) ||
+		!slices.Equal(readFloats(t, dir, s.Val), want.Val) {
+		t.Errorf("%s: exported CSR differs from the graph's", what)
+	}
+}
+
+// Every exported array reads back bit for bit as the model's own, in the
+// documented order and groups, with the schedule of the preset.
+func TestExportRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		model  string
+		sparse bool
+	}{{"cuq_gcn", true}, {"gpn", false}, {"appnp", false}} {
+		t.Run(tc.model, func(t *testing.T) {
+			g, split := csbm(t, tc.sparse)
+			b, err := replica.Preset(g, tc.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := b.MustBuild()
+			dir := t.TempDir()
+			if _, err := replica.Export(dir, m, tc.model, 10, 0.1, split); err != nil {
+				t.Fatal(err)
+			}
+			r := readRun(t, dir)
+			if r.Model != tc.model || r.Nodes != g.N || r.Classes != g.NumClasses || r.K != 10 || r.Teleport != 0.1 {
+				t.Errorf("header %+v", r)
+			}
+			if !slices.Equal(r.TrainNodes, split.Train) || !slices.Equal(r.ValNodes, split.Val) ||
+				!slices.Equal(r.TestNodes, split.Test) || !slices.Equal(r.Labels, g.Labels) {
+				t.Error("split or labels differ")
+			}
+			checkCSR(t, dir, "adjacency", r.Adjacency, g.Adj)
+			if tc.sparse {
+				if r.FeatureCSR == nil || r.FeatureDense != nil {
+					t.Fatal("sparse features not exported as CSR")
+				}
+				checkCSR(t, dir, "features", *r.FeatureCSR, g.Features.(*tensor.CSR))
+			} else {
+				if r.FeatureDense == nil || r.FeatureCSR != nil {
+					t.Fatal("dense features not exported dense")
+				}
+				if !slices.Equal(readFloats(t, dir, *r.FeatureDense), g.Features.(*tensor.Dense).Data) {
+					t.Error("features differ")
+				}
+			}
+			h := r.Train
+			if tc.model == "appnp" {
+				if h.LR != 0.01 || h.WeightDecay != 1e-4 || h.WarmupEpochs != 0 || h.Latent != 0 {
+					t.Errorf("APPNP schedule %+v", h)
+				}
+			} else if h.LR != 0.01 || h.WeightDecay != 1e-3 || h.FlowWeightDecay != 0 || h.EntropyReg != 1e-4 ||
+				h.WarmupEpochs != 5 || h.Latent != 16 || h.FlowLayers != 10 || h.Patience != 50 || h.EvalEvery != 1 {
+				t.Errorf("PostNet schedule %+v", h)
+			}
+			flows, others := m.Parameters()
+			all := append(others, flows...)
+			if len(r.Params) != len(all) {
+				t.Fatalf("%d parameters exported, the model has %d", len(r.Params), len(all))
+			}
+			for i, p := range r.Params {
+				want, group := all[i], "others"
+				if i >= len(others) {
+					group = "flows"
+				}
+				if p.Name != want.Name || p.Group != group || !slices.Equal(p.Shape, []int{want.Data.Rows, want.Data.Cols}) {
+					t.Errorf("parameter %d: %s (%s, %v), want %s (%s, %d×%d)", i, p.Name, p.Group, p.Shape, want.Name, group, want.Data.Rows, want.Data.Cols)
+				}
+				if !slices.Equal(readFloats(t, dir, p.Array), want.Data.Data) {
+					t.Errorf("%s: values differ", p.Name)
+				}
+			}
+		})
+	}
+}
+
+func TestExportRejectsBadInput(t *testing.T) {
+	g, split := csbm(t, false)
+	m := replicaModel(t, g, "gpn")
+	if _, err := replica.Export(t.TempDir(), m, "gkde", 10, 0.1, split); err == nil || !strings.Contains(err.Error(), `unknown model "gkde"`) {
+		t.Errorf("GKDE export: error %v", err)
+	}
+	bad := graph.Split{Train: []int{0, g.N}, Val: split.Val}
+	if _, err := replica.Export(t.TempDir(), m, "gpn", 10, 0.1, bad); err == nil {
+		t.Error("a split with a node out of range was exported")
+	}
+	if _, err := replica.Preset(g, "mlp"); err == nil || !strings.Contains(err.Error(), `unknown model "mlp"`) {
+		t.Errorf("Preset: error %v", err)
+	}
+}
+
+func replicaModel(t *testing.T, g *graph.Graph, model string) *cuq.Model {
+	t.Helper()
+	b, err := replica.Preset(g, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.MustBuild()
+}
+
+// ReadResult reads a null validation loss as NaN and the output bit for
+// bit, and rejects an output file of the wrong size.
+func TestReadResult(t *testing.T) {
+	dir := t.TempDir()
+	js := `{"dtype": "float64", "best_epoch": 2, "best_val_ce": 0.5,
+ "epochs": [{"phase": "warmup", "epoch": 1, "loss": 3.5, "val_ce": null, "grad_norms": {"flow.a": 0.25}},
+            {"phase": "train", "epoch": 1, "loss": 2.5, "val_ce": 0.75, "grad_norms": {"flow.a": 0.125}}],
+ "output": {"file": "output.f64", "dtype": "f8", "shape": [1, 2]}}`
+	if err := os.WriteFile(filepath.Join(dir, "result.json"), []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := binary.LittleEndian.AppendUint64(nil, math.Float64bits(1.5))
+	out = binary.LittleEndian.AppendUint64(out, math.Float64bits(-0.1))
+	if err := os.WriteFile(filepath.Join(dir, "output.f64"), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := replica.ReadResult(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Epochs) != 2 || !math.IsNaN(r.Epochs[0].ValCE) || r.Epochs[1].ValCE != 0.75 ||
+		r.Epochs[1].Loss != 2.5 || r.Epochs[0].GradNorms["flow.a"] != 0.25 || r.BestEpoch != 2 {
+		t.Errorf("result %+v", r)
+	}
+	if !slices.Equal(r.Values, []float64{1.5, -0.1}) {
+		t.Errorf("output %v", r.Values)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "output.f64"), out[:8], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replica.ReadResult(dir); err == nil || !strings.Contains(err.Error(), "has 8 bytes, want 2 float64") {
+		t.Errorf("short output: error %v", err)
+	}
+}
+
+func result(loss float64, grads map[string]float64, out ...float64) *replica.Result {
+	return &replica.Result{
+		Epochs: []replica.Epoch{
+			{Phase: "warmup", Epoch: 1, Loss: 10, ValCE: math.NaN(), GradNorms: map[string]float64{"w": 1, "a_dst": 0}},
+			{Phase: "train", Epoch: 1, Loss: loss, ValCE: 0.5, GradNorms: grads},
+		},
+		Output: replica.Array{File: "output.f64", Dtype: "f8", Shape: []int{1, len(out)}},
+		Values: out,
+	}
+}
+
+// Compare measures relative differences, takes gradients below the floor
+// relative to it, and refuses results of different runs.
+func TestCompare(t *testing.T) {
+	a := result(2, map[string]float64{"w": 4, "a_dst": 1e-19}, 1, 2)
+	b := result(2*(1+1e-6), map[string]float64{"w": 4 * (1 - 2e-9), "a_dst": 5e-19}, 1, 2*(1+3e-7))
+	d, err := replica.Compare(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-3*want }
+	// a_dst differs by 4e-19 against the floor 1e-8·4: 1e-11 < w's 2e-9.
+	if !near(d.Loss, 1e-6/(1+1e-6)) || !near(d.GradNorm, 2e-9) || d.WorstGrad != "w at train epoch 1" ||
+		!near(d.Output, 3e-7/(1+3e-7)) || d.ValCE != 0 || len(d.LossAt) != 2 || d.LossAt[0] != 0 {
+		t.Errorf("drift %+v", d)
+	}
+	if d, err := replica.Compare(a, a); err != nil || d.Loss != 0 || d.GradNorm != 0 || d.Output != 0 {
+		t.Errorf("a result against itself: %+v, %v", d, err)
+	}
+	short := result(2, map[string]float64{"w": 4, "a_dst": 0}, 1, 2)
+	short.Epochs = short.Epochs[:1]
+	if _, err := replica.Compare(a, short); err == nil || !strings.Contains(err.Error(), "2 epochs against 1") {
+		t.Errorf("different epoch counts: %v", err)
+	}
+	other := result(2, map[string]float64{"w": 4, "b": 1}, 1, 2)
+	if _, err := replica.Compare(a, other); err == nil || !strings.Contains(err.Error(), "no gradient of a_dst") {
+		t.Errorf("different parameters: %v", err)
+	}
+}

@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+"""Independent PyTorch replica of the reference implementation's training.
+
+Reads a run exported by cuqgnn (internal/replica.Export: run.json plus raw
+little-endian arrays), trains it as the reference does, with dropout off, and
+writes result.json (per-epoch losses, validation cross entropies and
+per-parameter gradient norms, the restored best epoch) and output.f64 (the
+final per-node output: log-probabilities for APPNP, alpha for GPN and the
+CUQ models, the per-node alpha_ft for LOP-GPN).
+
+Written from the reference's facts, not from cuqgnn's code: plain torch, no
+torch_geometric. Usage:
+
+    replica.py RUN_DIR [--dtype float64|float32] [--epochs N] [--out DIR] [--threads N]
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+
+ENTROPY_APPROX_THRESHOLD = 1e4  # Dirichlet entropy: exact below, asymptotic above
+
+
+def load_array(run_dir, a, dtype):
+    np_dtype = {"f8": "<f8", "i8": "<i8"}[a["dtype"]]
+    v = np.fromfile(os.path.join(run_dir, a["file"]), dtype=np_dtype)
+    shape = a.get("shape") or [v.size]
+    if len(shape) == 2 and shape[0] * shape[1] != v.size:
+        sys.exit(f"{a['file']}: {v.size} values for shape {shape}")
+    v = v.reshape(shape)
+    if a["dtype"] == "f8":
+        return torch.tensor(v, dtype=dtype)
+    return torch.tensor(v, dtype=torch.long)
+
+
+def load_dense_csr(run_dir, s, dtype):
+    """A CSR matrix from the export, as a dense tensor."""
+    ptr = load_array(run_dir, s["ptr"], dtype)
+    ind = load_array(run_dir, s["ind"], dtype)
+    val = load_array(run_dir, s["val"], dtype)
+    rows = torch.repeat_interleave(torch.arange(s["rows"]), ptr[1:] - ptr[:-1])
+    m = torch.zeros(s["rows"], s["cols"], dtype=dtype)
+    m.index_put_((rows, ind), val, accumulate=True)
+    return m
+
+
+def with_remaining_self_loops(a):
+    """A + I where the diagonal is missing (weight 1); existing loops stay."""
+    a = a.clone()
+    d = torch.diagonal(a)
+    d[d == 0] = 1.0
+    return a
+
+
+def sym_norm(a):
+    """D^-1/2 (A+I) D^-1/2, d_i the weighted in-degree; a zero degree gives 0."""
+    a = with_remaining_self_loops(a)
+    deg = a.sum(dim=1)
+    inv = torch.where(deg > 0, deg.pow(-0.5), torch.zeros_like(deg))
+    return inv[:, None] * a * inv[None, :]
+
+
+def rw_norm(a):
+    """D^-1 (A+I): each row sums to 1."""
+    a = with_remaining_self_loops(a)
+    deg = a.sum(dim=1)
+    inv = torch.where(deg > 0, 1.0 / deg, torch.zeros_like(deg))
+    return inv[:, None] * a
+
+
+def appnp_prop(a_hat, x, k, t):
+    """APPNP propagation: h0 = x; K times x <- (1-t) A_hat x + t h0."""
+    h0 = x
+    for _ in range(k):
+        x = (1 - t) * (a_hat @ x) + t * h0
+    return x
+
+
+def dirichlet_entropy(alpha):
+    """Differential entropy of Dir(alpha) per row, asymptotic from alpha0 >= 1e4."""
+    k = alpha.shape[1]
+    a0 = alpha.sum(dim=1)
+    exact = (torch.lgamma(alpha).sum(dim=1) - torch.lgamma(a0)
+             + (a0 - k) * torch.digamma(a0)
+             - ((alpha - 1) * torch.digamma(alpha)).sum(dim=1))
+    approx = (0.5 * (k - 1) + 0.5 * (k - 1) * math.log(2 * math.pi)
+              + 0.5 * torch.log(alpha).sum(dim=1) - (k - 0.5) * torch.log(a0))
+    return torch.where(a0 >= ENTROPY_APPROX_THRESHOLD, approx, exact)
+
+
+class RadialFlows:
+    """One chain of radial flows per class on R^d with a standard normal base.
+
+    Layer l of class c: centre x0[l*C + c], raw scalars a'[l, c], b'[l, c];
+    a = softplus(a'), b = -a + softplus(b'), r = |z - x0|, h = 1/(a + r),
+    z' = z + b h (z - x0), log|det| = (d-1) log(1 + b h) + log(1 + b h - b h^2 r).
+    """
+
+    def __init__(self, x0, a, b):
+        self.x0, self.a, self.b = x0, a, b
+        self.layers, self.classes = a.shape
+
+    def log_density(self, z):
+        n, d = z.shape
+        c = self.classes
+        zc = z[:, None, :].expand(n, c, d)
+        logdet = torch.zeros(n, c, dtype=z.dtype)
+        for l in range(self.layers):
+            x0 = self.x0[l * c:(l + 1) * c]  # C x d
+            alpha = torch.nn.functional.softplus(self.a[l])  # C
+            beta = -alpha + torch.nn.functional.softplus(self.b[l])
+            diff = zc - x0[None]
+            r = diff.norm(dim=2)
+            h = 1.0 / (alpha[None] + r)
+            bh = beta[None] * h
+            zc = zc + bh[..., None] * diff
+            logdet = logdet + (d - 1) * torch.log1p(bh) + torch.log1p(bh - beta[None] * h * h * r)
+        return -0.5 * d * math.log(2 * math.pi) - 0.5 * (zc * zc).sum(dim=2) + logdet
+
+
+class Replica:
+    def __init__(self, run_dir, dtype):
+        with open(os.path.join(run_dir, "run.json")) as f:
+            run = json.load(f)
+        self.run, self.dtype = run, dtype
+        self.kind = run["model"]
+        self.hp = run["train"]
+        self.k, self.t = run["k"], run["teleport"]
+        if run.get("feature_csr"):
+            self.x = load_dense_csr(run_dir, run["feature_csr"], dtype)
+        else:
+            self.x = load_array(run_dir, run["feature_dense"], dtype)
+        adj = load_dense_csr(run_dir, run["adjacency"], dtype)
+        self.labels = torch.tensor(run["labels"], dtype=torch.long)
+        self.train_nodes = torch.tensor(run["train_nodes"], dtype=torch.long)
+        self.val_nodes = torch.tensor(run["val_nodes"], dtype=torch.long)
+        self.y_train = self.labels[self.train_nodes]
+        self.y_val = self.labels[self.val_nodes]
+        self.params, self.groups = {}, {"flows": [], "others": []}
+        for p in run["params"]:
+            v = load_array(run_dir, p, dtype).requires_grad_(True)
+            self.params[p["name"]] = v
+            self.groups[p["group"]].append(p["name"])
+        self.order = [p["name"] for p in run["params"]]
+        if self.kind in ("appnp", "gpn", "cuq_ppr", "cuq_gcn"):
+            self.a_sym = sym_norm(adj)
+        if self.kind == "gpn_lop":
+            n = adj.shape[0]
+            self.pi = appnp_prop(rw_norm(adj), torch.eye(n, dtype=dtype), self.k, self.t)
+        if self.kind == "cuq_gat":
+            a = adj.clone()
+            a.fill_diagonal_(0)
+            self.att_mask = (a != 0) | torch.eye(a.shape[0], dtype=torch.bool)
+        if self.kind != "appnp":
+            counts = torch.bincount(self.y_train, minlength=run["classes"]).to(dtype)
+            self.log_prior = torch.log(counts / counts.sum())
+            d = self.hp["latent"]
+            self.budget = 0.5 * d * math.log(4 * math.pi)
+            p = self.params
+            self.flows = RadialFlows(p["flow.x0"], p["flow.a"], p["flow.b"])
+
+    def linear(self, name, x):
+        return x @ self.params[name + ".W"] + self.params[name + ".b"]
+
+    def gat(self, name, x):
+        """Single-head GATConv: e_ij = LeakyReLU(a_src.h_j + a_dst.h_i, 0.2) over
+        the in-edges of i with a self loop, softmax over j, out_i = sum_j a_ij h_j + b."""
+        p = self.params
+        h = x @ p[name + ".W"]
+        s_src = h @ p[name + ".a_src"][0]
+        s_dst = h @ p[name + ".a_dst"][0]
+        e = torch.nn.functional.leaky_relu(s_dst[:, None] + s_src[None, :], 0.2)
+        e = e.masked_fill(~self.att_mask, float("-inf"))
+        att = torch.softmax(e, dim=1)
+        return att @ h + p[name + ".b"]
+
+    def encode(self):
+        return torch.relu(self.linear("encoder0", self.x))
+
+    def output(self):
+        """Raw output per node: log-probabilities (APPNP), alpha, or alpha_ft (LOP-GPN)."""
+        h = self.encode()
+        if self.kind == "appnp":
+            logits = appnp_prop(self.a_sym, self.linear("output", h), self.k, self.t)
+            return torch.log_softmax(logits, dim=1)
+        if self.kind == "cuq_ppr":
+            h = appnp_prop(self.a_sym, h, self.k, self.t)
+        elif self.kind == "cuq_gcn":
+            h = torch.relu(self.a_sym @ (h @ self.params["gcn0.W"]) + self.params["gcn0.b"])
+            h = self.a_sym @ (h @ self.params["gcn1.W"]) + self.params["gcn1.b"]
+        elif self.kind == "cuq_gat":
+            h = torch.nn.functional.elu(self.gat("gat0", h))
+            h = self.gat("gat1", h)
+        z = self.linear("latent", h)
+        log_p = self.flows.log_density(z)
+        if not torch.is_grad_enabled():  # evaluation: a NaN density counts as 0
+            log_p = torch.where(torch.isnan(log_p), torch.full_like(log_p, -math.inf), log_p)
+        log_beta = log_p + self.log_prior[None] + self.budget
+        beta = torch.exp(torch.clamp(log_beta, -30.0, 30.0))
+        if self.kind == "gpn":
+            beta = appnp_prop(self.a_sym, beta, self.k, self.t)
+        return 1.0 + beta
+
+    def loss(self):
+        out = self.output()
+        y, idx = self.y_train, self.train_nodes
+        reg = self.hp["entropy_reg"]
+        if self.kind == "appnp":
+            return -out[idx, y].mean()
+        if self.kind == "gpn_lop":
+            pi = self.pi[idx]
+            d = torch.digamma(out.sum(dim=1, keepdim=True)) - torch.digamma(out)
+            uce = (pi @ d)[torch.arange(len(idx)), y].sum()
+            w = torch.where(pi > 0, pi * torch.log(pi), torch.zeros_like(pi))
+            h_cat = -w.sum()
+            return uce + reg * ((pi @ (-dirichlet_entropy(out))).sum() - h_cat)
+        a = out[idx]
+        uce = (torch.digamma(a.sum(dim=1)) - torch.digamma(a[torch.arange(len(idx)), y])).sum()
+        return uce + reg * (-dirichlet_entropy(a)).sum()
+
+    def val_ce(self):
+        with torch.no_grad():
+            out = self.output()
+            if self.kind == "appnp":
+                p = torch.exp(out)
+            else:
+                if torch.isnan(out).any():
+                    sys.exit("NaN output in evaluation")
+                p = out / out.sum(dim=1, keepdim=True)
+                if self.kind == "gpn_lop":
+                    p = self.pi @ p
+            return -torch.log(p[self.val_nodes, self.y_val]).mean().item()
+
+    grad_noise = 0.0
+
+    def add_grad_noise(self):
+        """Multiplies each gradient element by (1 + grad_noise*u), u ~ U(-1, 1)."""
+        if not self.grad_noise:
+            return
+        gen = getattr(self, "_gen", None) or torch.Generator().manual_seed(1)
+        self._gen = gen
+        with torch.no_grad():
+            for v in self.params.values():
+                if v.grad is not None:
+                    u = torch.rand(v.grad.shape, generator=gen, dtype=v.grad.dtype) * 2 - 1
+                    v.grad.mul_(1 + self.grad_noise * u)
+
+    def grad_norms(self):
+        return {n: (self.params[n].grad.norm().item() if self.params[n].grad is not None else 0.0)
+                for n in self.order}
+
+    def adam(self, names, wd):
+        return {"params": [self.params[n] for n in names], "lr": self.hp["lr"], "weight_decay": wd}
+
+    def train(self, epochs):
+        hp, log = self.hp, []
+        if self.kind != "appnp" and hp["warmup_epochs"] > 0:
+            warm = torch.optim.Adam([self.adam(self.groups["flows"], hp["flow_weight_decay"])])
+            for e in range(1, hp["warmup_epochs"] + 1):
+                warm.zero_grad()  # the flows' gradients only, as the reference
+                loss = self.loss()
+                loss.backward()
+                self.add_grad_noise()
+                log.append({"phase": "warmup", "epoch": e, "loss": loss.item(), "val_ce": None,
+                            "grad_norms": self.grad_norms()})
+                warm.step()
+        groups = [self.adam(self.groups["others"], hp["weight_decay"])]
+        if self.groups["flows"]:
+            groups.append(self.adam(self.groups["flows"], hp["flow_weight_decay"]))
+        opt = torch.optim.Adam(groups)
+        best, best_epoch, best_state, since = math.inf, 0, None, 0
+        for e in range(1, epochs + 1):
+            opt.zero_grad()
+            loss = self.loss()
+            loss.backward()
+            self.add_grad_noise()
+            entry = {"phase": "train", "epoch": e, "loss": loss.item(), "val_ce": None,
+                     "grad_norms": self.grad_norms()}
+            opt.step()
+            if e % hp["eval_every"] == 0:
+                ce = self.val_ce()
+                entry["val_ce"] = ce
+                if ce < best:
+                    best, best_epoch, since = ce, e, 0
+                    best_state = {n: v.detach().clone() for n, v in self.params.items()}
+                else:
+                    since += 1
+            log.append(entry)
+            if since >= hp["patience"]:
+                break
+        if best_state is not None:
+            with torch.no_grad():
+                for n, v in best_state.items():
+                    self.params[n].copy_(v)
+        return log, best_epoch, best
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run_dir")
+    ap.add_argument("--dtype", choices=["float64", "float32"], default="float64")
+    ap.add_argument("--epochs", type=int, help="main-phase epochs (default: the run's max_epochs)")
+    ap.add_argument("--out", help="output directory (default: RUN_DIR)")
+    ap.add_argument("--grad-noise", type=float, default=0.0,
+                    help="multiply every gradient element by (1 + NOISE*u), u uniform in [-1, 1], before each "
+                         "step: a control of how rounding-sized differences grow over the epochs (default 0)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads (default 1; another count changes the summation order)")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    dtype = getattr(torch, args.dtype)
+    r = Replica(args.run_dir, dtype)
+    r.grad_noise = args.grad_noise
+    log, best_epoch, best = r.train(args.epochs or r.hp["max_epochs"])
+    with torch.no_grad():
+        out = r.output().to(torch.float64).numpy()
+    out_dir = args.out or args.run_dir
+    os.makedirs(out_dir, exist_ok=True)
+    out.astype("<f8").tofile(os.path.join(out_dir, "output.f64"))
+    result = {"dtype": args.dtype, "epochs": log, "best_epoch": best_epoch, "best_val_ce": best,
+              "output": {"file": "output.f64", "dtype": "f8", "shape": list(out.shape)}}
+    with open(os.path.join(out_dir, "result.json"), "w") as f:
+        json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
