@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
-	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
@@ -24,16 +23,8 @@ import (
 // TU puts the wrong node last, AU first.
 func calibrationPrediction(t *testing.T) *cuq.Prediction {
 	t.Helper()
-	b := graph.NewBuilder(2)
-	for i := range 5 {
-		b.Node(i%2, float64(i))
-	}
-	g, err := b.Chain(0, 1, 2, 3, 4).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
 	return &cuq.Prediction{
-		Model: "Toy", Graph: g, Classes: 2, Class: []int{0, 1, 0, 1, 1},
+		Model: "Toy", Graph: pathGraph(t), Classes: 2, Class: []int{0, 1, 0, 1, 1},
 		Prob: tensor.MustFromSlice(5, 2, []float64{0.9, 0.1, 0.3, 0.7, 0.65, 0.35, 0.2, 0.8, 0.4, 0.6}),
 		Measures: uq.Measures{
 			TU: []float64{0.1, 0.2, 0.3, 0.4, 0.6},

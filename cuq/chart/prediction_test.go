@@ -10,10 +10,9 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
-// testPrediction returns a prediction on a path 0 – 1 – 2 – 3 – 4 with two
-// classes: nodes 0 to 3 are predicted right, node 4 wrong; node 4 is the
-// most uncertain by every measure, so rejecting it first helps.
-func testPrediction(t *testing.T) *cuq.Prediction {
+// pathGraph returns the path 0 – 1 – 2 – 3 – 4 with two classes, labels
+// 0, 1, 0, 1, 0.
+func pathGraph(t *testing.T) *graph.Graph {
 	t.Helper()
 	b := graph.NewBuilder(2)
 	for i := range 5 {
@@ -23,8 +22,16 @@ func testPrediction(t *testing.T) *cuq.Prediction {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return g
+}
+
+// testPrediction returns a prediction on a path 0 – 1 – 2 – 3 – 4 with two
+// classes: nodes 0 to 3 are predicted right, node 4 wrong; node 4 is the
+// most uncertain by every measure, so rejecting it first helps.
+func testPrediction(t *testing.T) *cuq.Prediction {
+	t.Helper()
 	return &cuq.Prediction{
-		Model: "Toy", Graph: g, Classes: 2, Class: []int{0, 1, 0, 1, 1},
+		Model: "Toy", Graph: pathGraph(t), Classes: 2, Class: []int{0, 1, 0, 1, 1},
 		Measures: uq.Measures{
 			TU:   []float64{0.1, 0.2, 0.3, 0.4, 0.6},
 			AU:   []float64{0.05, 0.1, 0.1, 0.2, 0.3},
