@@ -2,9 +2,8 @@
 """nbcheck.py: checks for scripts/ci-notebooks.sh (Python standard library only).
 
   nbcheck.py clean NB...        committed notebooks carry no outputs
-  nbcheck.py layout NB...       notebooks are prose with short cells: every code cell that runs
-                                (has a %% body) has at most 15 lines, and code lines are at most
-                                1.5 times the prose lines
+  nbcheck.py layout NB...       notebooks are prose with short cells: every code cell has at
+                                most 15 lines, and code lines are at most 1.5 times the prose lines
   nbcheck.py export HTML...     HTML exports highlight the code as Go
   nbcheck.py dom HTML           DOM dumped by Chromium: every chart element holds a drawn canvas
                                 or svg, and no MathJax badge is left showing
@@ -56,8 +55,8 @@ def layout(paths):
                 prose += len(lines)
                 continue
             code += len(lines)
-            if any(l.strip() == "%%" for l in lines) and len(lines) > 15:
-                fail(f"{p}: code cell {i} has {len(lines)} lines; a cell that runs has at most 15")
+            if len(lines) > 15:
+                fail(f"{p}: code cell {i} has {len(lines)} lines; a code cell has at most 15")
         if code > 1.5 * prose:
             fail(f"{p}: {code} code lines for {prose} prose lines (at most 1.5 code lines per prose line)")
         print(f"ok: {p}: {code} code lines, {prose} prose lines ({code / prose:.2f}:1)")
