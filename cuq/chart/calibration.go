@@ -17,6 +17,8 @@ type ReliabilityChart struct {
 	nodes []int
 	bins  int
 	title string
+	// given are the bins of ReliabilityOfBins.
+	given []eval.Bin
 }
 
 // ReliabilityOf starts the reliability diagram of p on nodes (usually the
@@ -29,6 +31,16 @@ type ReliabilityChart struct {
 // confidence (see eval.CalibrationOf). Empty bins have no bar.
 func ReliabilityOf(p *cuq.Prediction, nodes []int) *ReliabilityChart {
 	return &ReliabilityChart{pred: p, nodes: nodes}
+}
+
+// ReliabilityOfBins starts the reliability diagram of equal-width bins
+// computed elsewhere, such as the bins of several runs added up (see
+// eval.EqualWidthBins for their meaning; an empty bin has Count 0). The
+// subtitle's ECE and MCE are eval.ECE and eval.MCE of the bins, its
+// accuracy and mean confidence their count-weighted means. Bins has no
+// effect on it.
+func ReliabilityOfBins(bins []eval.Bin) *ReliabilityChart {
+	return &ReliabilityChart{given: bins}
 }
 
 // Bins sets the number of bins, by default eval.DefaultBins (10).
@@ -48,19 +60,16 @@ return 'confidence ' + d.range + '<br/>' + d.count + (d.count === 1 ? ' node' : 
 // Done returns the chart, or an error for a nil prediction, a bad number of
 // bins or the errors of cuq.Prediction.Calibration.
 func (r *ReliabilityChart) Done() (*Chart, error) {
-	if r.pred == nil {
-		return nil, fmt.Errorf("chart.ReliabilityOf: nil prediction")
-	}
-	if r.bins < 0 {
-		return nil, fmt.Errorf("chart.ReliabilityOf: %d bins", r.bins)
-	}
-	c, err := r.pred.Calibration(r.nodes, eval.CalibrationOptions{Bins: r.bins})
+	c, err := r.calibration()
 	if err != nil {
-		return nil, fmt.Errorf("chart.ReliabilityOf: %w", err)
+		return nil, err
 	}
 	title := r.title
 	if title == "" {
-		title = r.pred.Model + ": reliability diagram"
+		title = "reliability diagram"
+		if r.pred != nil {
+			title = r.pred.Model + ": " + title
+		}
 	}
 	n := len(c.Bins)
 	accuracy := make([]any, n)
@@ -120,6 +129,41 @@ func (r *ReliabilityChart) Done() (*Chart, error) {
 		},
 	}
 	return newChart(title, 560, 480, opt), nil
+}
+
+// calibration returns the summary the diagram shows: the prediction's
+// calibration, or the given bins' with their totals.
+func (r *ReliabilityChart) calibration() (eval.Calibration, error) {
+	if r.given != nil {
+		c := eval.Calibration{Bins: r.given, ECE: eval.ECE(r.given), MCE: eval.MCE(r.given)}
+		for _, b := range r.given {
+			if b.Count < 0 {
+				return c, fmt.Errorf("chart.ReliabilityOfBins: bin of %d nodes", b.Count)
+			}
+			if b.Count > 0 {
+				c.Nodes += b.Count
+				c.Accuracy += float64(b.Count) * b.Accuracy
+				c.Confidence += float64(b.Count) * b.Confidence
+			}
+		}
+		if c.Nodes == 0 {
+			return c, fmt.Errorf("chart.ReliabilityOfBins: no nodes in %d bins", len(r.given))
+		}
+		c.Accuracy /= float64(c.Nodes)
+		c.Confidence /= float64(c.Nodes)
+		return c, nil
+	}
+	if r.pred == nil {
+		return eval.Calibration{}, fmt.Errorf("chart.ReliabilityOf: nil prediction")
+	}
+	if r.bins < 0 {
+		return eval.Calibration{}, fmt.Errorf("chart.ReliabilityOf: %d bins", r.bins)
+	}
+	c, err := r.pred.Calibration(r.nodes, eval.CalibrationOptions{Bins: r.bins})
+	if err != nil {
+		return eval.Calibration{}, fmt.Errorf("chart.ReliabilityOf: %w", err)
+	}
+	return c, nil
 }
 
 // RiskCoverageChart builds the risk-coverage curves of one prediction.

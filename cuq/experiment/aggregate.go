@@ -35,6 +35,15 @@ type Results struct {
 	// of the classification setting; key is a measure name or
 	// PredictedAlpha.
 	Curves map[string]map[string]map[Model]eval.CurveStat
+	// Extended holds the rows of the extended table: every dataset, model
+	// and setting whose records carry the metrics beyond the paper (see
+	// Metric), committees and extended settings included, in table order.
+	Extended []ExtendedRow
+	// Reliability[dataset][model] adds up the reliability bins of the
+	// classification setting over the runs; SetSizes[dataset][model][score]
+	// the counts of conformal set sizes.
+	Reliability map[string]map[Model][]BinCount
+	SetSizes    map[string]map[Model]map[string][]int
 	// Records are the records aggregated, in a deterministic order.
 	Records []*Record
 	// Damaged lists the record files that were skipped because they could
@@ -121,7 +130,7 @@ func collectGrid(specs []*Spec, dirs []string) (*Results, error) {
 			}
 			// The same run asked for by several grids: all their settings.
 			var union []Setting
-			for _, st := range AllSettings {
+			for _, st := range knownSettings {
 				if slices.Contains(jobs[k].Settings, st) || slices.Contains(j.Settings, st) {
 					union = append(union, st)
 				}
@@ -306,6 +315,9 @@ func Aggregate(records []*Record) (*Results, error) {
 				out.Rows = append(out.Rows, row)
 			}
 		}
+	}
+	if err := out.aggregateExtended(sorted); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

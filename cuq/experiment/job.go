@@ -151,11 +151,12 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	if err != nil {
 		return fail(err)
 	}
+	shift := shiftEvaluator{model: model, labels: labels, test: split.Test}
 	for _, s := range j.Settings {
 		var res *Result
 		switch s {
 		case Classification:
-			res, err = classification(pred, split.Test)
+			res, err = classification(pred, split)
 		case LeaveOutClasses:
 			res, err = detection(pred, labels, loc.IDTest, loc.OODTest)
 			if err == nil {
@@ -163,17 +164,15 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 			}
 		case GaussianNoise, BernoulliNoise:
 			noise, _ := s.noise()
-			var p *graph.Perturbed
-			if p, err = graph.PerturbFeatures(d.Graph, split, noise, NoiseBudget, NoiseSeed); err != nil {
-				break
+			res, err = shift.evaluate(graph.PerturbFeatures(d.Graph, split, noise, NoiseBudget, NoiseSeed))
+		case RandomEdges, DICE:
+			kind := graph.RandomEdges
+			if s == DICE {
+				kind = graph.DICE
 			}
-			var pp *cuq.Prediction
-			if pp, err = model.Predict(p.Graph); err != nil {
-				break
-			}
-			if res, err = detection(pp, labels, p.IDTest, p.OODTest); err == nil {
-				res.Accuracy, err = eval.Accuracy(pp.Class, labels, split.Test)
-			}
+			res, err = shift.evaluate(graph.PerturbStructure(d.Graph, split, kind, StructureFraction, NoiseSeed))
+		case GaussianSweep, BernoulliSweep:
+			res, err = shift.sweep(d.Graph, split, s)
 		default:
 			err = fmt.Errorf("unknown setting %v", s)
 		}
@@ -186,9 +185,11 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	return rec, nil
 }
 
-// classification evaluates the test nodes: accuracy and one
-// accuracy-rejection curve per available measure.
-func classification(pred *cuq.Prediction, test []int) (*Result, error) {
+// classification evaluates the test nodes of split: accuracy, one
+// accuracy-rejection curve per available measure, and the metrics beyond
+// the paper (see classificationMetrics).
+func classification(pred *cuq.Prediction, split graph.Split) (*Result, error) {
+	test := split.Test
 	acc, err := eval.Accuracy(pred.Class, pred.Graph.Labels, test)
 	if err != nil {
 		return nil, err
@@ -226,6 +227,9 @@ func classification(pred *cuq.Prediction, test []int) (*Result, error) {
 			return nil, err
 		}
 	}
+	if err := classificationMetrics(pred, split, res); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -261,6 +265,9 @@ func detection(pred *cuq.Prediction, labels, id, ood []int) (*Result, error) {
 		if mi, mo := mean(ui), mean(uo); finite(mi) && finite(mo) {
 			res.IDMean[m.String()], res.OODMean[m.String()] = mi, mo
 		}
+	}
+	if err := detectionMetrics(pred, id, ood, res); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

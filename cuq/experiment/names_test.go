@@ -32,12 +32,14 @@ func TestParseSetting(t *testing.T) {
 		"classification": Classification, "loc": LeaveOutClasses, "ood_loc": LeaveOutClasses,
 		"gaussian": GaussianNoise, "Normal": GaussianNoise, "ood_features_normal": GaussianNoise,
 		"bernoulli": BernoulliNoise, "ber": BernoulliNoise, "ood_features_ber": BernoulliNoise,
+		"edges": RandomEdges, "random-edges": RandomEdges, "DICE": DICE, "gaussian_sweep": GaussianSweep,
+		"BernoulliSweep": BernoulliSweep,
 	} {
 		if got, err := ParseSetting(name); err != nil || got != want {
 			t.Errorf("ParseSetting(%q) = %v, %v, want %v", name, got, err, want)
 		}
 	}
-	for _, s := range AllSettings {
+	for _, s := range knownSettings {
 		if got, err := ParseSetting(s.String()); err != nil || got != s {
 			t.Errorf("ParseSetting(%q) = %v, %v", s.String(), got, err)
 		}
@@ -46,13 +48,13 @@ func TestParseSetting(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0] != LeaveOutClasses || got[1] != GaussianNoise {
 		t.Errorf("ParseSettings = %v, %v", got, err)
 	}
-	if _, err := ParseSetting("dice"); err == nil || !strings.Contains(err.Error(), `"dice" (valid: classification, loc, gaussian, bernoulli)`) {
+	if _, err := ParseSetting("shuffle"); err == nil || !strings.Contains(err.Error(), `"shuffle" (valid: classification, loc, gaussian, bernoulli, edges, dice, gaussian_sweep, bernoulli_sweep)`) {
 		t.Errorf("unknown setting error: %v", err)
 	}
-	if _, err := ParseSettings("loc, ,dice"); err == nil || !strings.Contains(err.Error(), `unknown setting "dice"`) {
+	if _, err := ParseSettings("loc, ,shuffle"); err == nil || !strings.Contains(err.Error(), `unknown setting "shuffle"`) {
 		t.Errorf("list with an unknown setting: %v", err)
 	}
-	if _, err := ParseSettings(" "); err == nil || err.Error() != "experiment: empty setting list (valid: classification, loc, gaussian, bernoulli)" {
+	if _, err := ParseSettings(" "); err == nil || err.Error() != "experiment: empty setting list (valid: classification, loc, gaussian, bernoulli, edges, dice, gaussian_sweep, bernoulli_sweep)" {
 		t.Errorf("empty list error: %v", err)
 	}
 }

@@ -61,6 +61,30 @@ type Result struct {
 	// (eval.ARCPoints accuracies at p = 0, 0.01, …, 1) per measure and
 	// PredictedAlpha.
 	ARC map[string][]float64 `json:"arc,omitempty"`
+	// Metrics holds the metrics beyond the paper, keyed by Metric.Key.
+	// Records written before cuqgnn recorded them have none.
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// Reliability holds the classification setting's test nodes in
+	// eval.DefaultBins equal-width confidence bins, the data of its
+	// reliability diagram.
+	Reliability []BinCount `json:"reliability,omitempty"`
+	// SetSizes counts, per conformal score, the evaluated test nodes by
+	// the size of their prediction set: SetSizes[score][k] sets of k
+	// classes.
+	SetSizes map[string][]int `json:"set_sizes,omitempty"`
+	// Severity is the noise severity of a point of a sweep (GaussianSweep,
+	// BernoulliSweep), whose result holds the points in Sweep.
+	Severity float64   `json:"severity,omitempty"`
+	Sweep    []*Result `json:"sweep,omitempty"`
+}
+
+// BinCount is one confidence bin of a reliability diagram in a form that
+// adds up over runs: the number of nodes, how many of them are predicted
+// correctly, and the sum of their confidences.
+type BinCount struct {
+	Count         int     `json:"count"`
+	Correct       int     `json:"correct"`
+	ConfidenceSum float64 `json:"confidence_sum"`
 }
 
 // Job returns the job the record belongs to, with the settings it holds in
@@ -71,7 +95,7 @@ func (r *Record) Job() (Job, error) {
 		return Job{}, err
 	}
 	j := Job{Dataset: r.Dataset, Model: m, Split: r.Split, Init: r.Init, LOC: r.LOC}
-	for _, s := range AllSettings {
+	for _, s := range knownSettings {
 		if _, ok := r.Results[s.String()]; ok {
 			j.Settings = append(j.Settings, s)
 		}
@@ -156,13 +180,40 @@ func (r *Record) validate() error {
 			}
 			continue
 		}
-		if res.IDAccuracy == nil || res.OODAccuracy == nil || len(res.AUROC) == 0 {
-			return fmt.Errorf("%v: missing ID/OOD accuracy or AUROC", s)
-		}
-		for k := range res.AUROC {
-			if _, err := uq.ParseMeasure(k); err != nil {
+		if !s.sweep() {
+			if err := res.validateDetection(); err != nil {
 				return fmt.Errorf("%v: %w", s, err)
 			}
+			continue
+		}
+		if len(res.Sweep) == 0 {
+			return fmt.Errorf("%v: no severities", s)
+		}
+		for _, p := range res.Sweep {
+			if p == nil {
+				return fmt.Errorf("%v: empty result", s)
+			}
+			if err := p.validateDetection(); err != nil {
+				return fmt.Errorf("%v severity %v: %w", s, p.Severity, err)
+			}
+		}
+	}
+	return nil
+}
+
+// validateDetection checks the result of an OOD setting.
+func (res *Result) validateDetection() error {
+	if res.IDAccuracy == nil || res.OODAccuracy == nil || len(res.AUROC) == 0 {
+		return fmt.Errorf("missing ID/OOD accuracy or AUROC")
+	}
+	for k := range res.AUROC {
+		if _, err := uq.ParseMeasure(k); err != nil {
+			return err
+		}
+	}
+	for k := range res.Metrics {
+		if _, _, err := parseMetricKey(k); err != nil {
+			return err
 		}
 	}
 	return nil

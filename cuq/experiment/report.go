@@ -209,7 +209,7 @@ func (res *Results) RunTable() (*chart.Table, error) {
 	}
 	var rows [][]string
 	for _, ds := range res.Datasets {
-		for _, m := range res.Models {
+		for m := range numModels {
 			for _, loc := range []bool{false, true} {
 				a, ok := stats[key{ds, m.Key(), loc}]
 				if !ok {
@@ -259,6 +259,9 @@ func (res *Results) Report() (*chart.Page, error) {
 			}
 			p.AddTables(t)
 		}
+	}
+	if err := res.addExtendedSections(p); err != nil {
+		return nil, err
 	}
 	t, err := res.RunTable()
 	if err != nil {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
@@ -26,17 +27,41 @@ const (
 	// BernoulliNoise is GaussianNoise with Bernoulli(0.5) rows normalised to
 	// sum 1.
 	BernoulliNoise
+	// RandomEdges evaluates the classification model on a graph with
+	// graph.RandomEdges structure noise (StructureFraction of the edges
+	// added at random); the OOD test nodes are those incident to an added
+	// edge. Not in the paper.
+	RandomEdges
+	// DICE is RandomEdges with the DICE attack (graph.DICE): edges within
+	// classes removed, edges between classes added. Not in the paper.
+	DICE
+	// GaussianSweep repeats GaussianNoise at every severity of
+	// graph.GaussianSeverities. Not in the paper.
+	GaussianSweep
+	// BernoulliSweep repeats BernoulliNoise at every severity of
+	// graph.BernoulliSeverities. Not in the paper.
+	BernoulliSweep
 	numSettings
 )
 
-// AllSettings lists every setting in the reference's order.
+// AllSettings lists the paper's settings in the reference's order.
 var AllSettings = []Setting{Classification, LeaveOutClasses, GaussianNoise, BernoulliNoise}
+
+// ExtendedSettings lists the settings beyond the paper: structure noise
+// and the feature-noise severity sweeps. Like the noise settings they
+// evaluate the classification model without retraining.
+var ExtendedSettings = []Setting{RandomEdges, DICE, GaussianSweep, BernoulliSweep}
+
+// knownSettings lists every setting, the paper's first.
+var knownSettings = append(slices.Clone(AllSettings), ExtendedSettings...)
 
 // settingNames are the settings' names in cuqgnn's vocabulary (flags,
 // records, progress lines, tables); referenceKeys are the reference
 // implementation's, which only its file formats use.
 var (
-	settingNames  = [numSettings]string{"classification", "loc", "gaussian", "bernoulli"}
+	settingNames  = [numSettings]string{"classification", "loc", "gaussian", "bernoulli", "edges", "dice", "gaussian_sweep", "bernoulli_sweep"}
+	settingTitles = [numSettings]string{"classification", "leave-out classes", "Gaussian noise", "Bernoulli noise",
+		"random edges", "DICE", "Gaussian noise severity", "Bernoulli noise severity"}
 	referenceKeys = [numSettings]string{"classification", "ood_loc", "ood_features_normal", "ood_features_ber"}
 )
 
@@ -50,7 +75,8 @@ func (s Setting) String() string {
 }
 
 // ReferenceKey returns the reference implementation's name of s:
-// classification, ood_loc, ood_features_normal or ood_features_ber.
+// classification, ood_loc, ood_features_normal or ood_features_ber; ""
+// for a setting the reference does not have.
 func (s Setting) ReferenceKey() string {
 	if s < 0 || s >= numSettings {
 		return ""
@@ -59,47 +85,57 @@ func (s Setting) ReferenceKey() string {
 }
 
 // Title returns the setting's name in prose and table captions:
-// "classification", "leave-out classes", "Gaussian noise" or "Bernoulli
-// noise".
+// "classification", "leave-out classes", "Gaussian noise", "Bernoulli
+// noise", "random edges", "DICE", "Gaussian noise severity" or "Bernoulli
+// noise severity".
 func (s Setting) Title() string {
-	switch s {
-	case LeaveOutClasses:
-		return "leave-out classes"
-	case GaussianNoise:
-		return "Gaussian noise"
-	case BernoulliNoise:
-		return "Bernoulli noise"
+	if s < 0 || s >= numSettings {
+		return s.String()
 	}
-	return s.String()
+	return settingTitles[s]
 }
 
-// noise returns the perturbation of a feature-noise setting.
+// noise returns the feature noise of a feature-noise setting or sweep.
 func (s Setting) noise() (graph.Noise, bool) {
 	switch s {
-	case GaussianNoise:
+	case GaussianNoise, GaussianSweep:
 		return graph.Gaussian, true
-	case BernoulliNoise:
+	case BernoulliNoise, BernoulliSweep:
 		return graph.Bernoulli, true
 	}
 	return 0, false
 }
 
-// SettingNames returns the names of the settings (see Setting.String).
+// sweep reports whether s is a severity sweep, whose result holds one
+// result per severity.
+func (s Setting) sweep() bool { return s == GaussianSweep || s == BernoulliSweep }
+
+// SettingNames returns the names of the settings (see Setting.String), the
+// paper's first.
 func SettingNames() []string { return settingNames[:] }
 
-// ParseSetting returns the setting named s: classification (clf), loc
-// (ood_loc), gaussian (normal, ood_features_normal) or bernoulli (ber,
-// ood_features_ber). Case, '-' and '_' are ignored.
+// ParseSetting returns the setting named s: a name of SettingNames, or one
+// of the aliases clf, ood_loc, leave_out_classes, normal,
+// ood_features_normal, ber, ood_features_ber, random_edges. Case, '-' and
+// '_' are ignored.
 func ParseSetting(s string) (Setting, error) {
-	switch datasets.NameKey(s) {
-	case "classification", "clf":
+	key := datasets.NameKey(s)
+	for st := range numSettings {
+		if key == datasets.NameKey(settingNames[st]) {
+			return st, nil
+		}
+	}
+	switch key {
+	case "clf":
 		return Classification, nil
-	case "loc", "oodloc", "leaveoutclasses":
+	case "oodloc", "leaveoutclasses":
 		return LeaveOutClasses, nil
-	case "gaussian", "normal", "oodfeaturesnormal", "oodnormal":
+	case "normal", "oodfeaturesnormal", "oodnormal":
 		return GaussianNoise, nil
-	case "bernoulli", "ber", "oodfeaturesber", "oodber":
+	case "ber", "oodfeaturesber", "oodber":
 		return BernoulliNoise, nil
+	case "randomedges":
+		return RandomEdges, nil
 	}
 	return 0, fmt.Errorf("experiment: unknown setting %q (valid: %s)", s, strings.Join(SettingNames(), ", "))
 }

@@ -114,7 +114,7 @@ func (s *Spec) Jobs() ([]Job, error) {
 	}
 	var clean []Setting
 	loc := false
-	for _, st := range AllSettings {
+	for _, st := range knownSettings {
 		switch {
 		case !slices.Contains(settings, st):
 		case st == LeaveOutClasses:

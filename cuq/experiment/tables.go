@@ -109,9 +109,13 @@ var accRejTypes = []struct {
 //     prediction, sample_total, sample_total_entropy, sample_aleatoric,
 //     sample_aleatoric_entropy, sample_epistemic, sample_epistemic_entropy,
 //     sample_epistemic_entropy_diff, prediction_aleatoric,
-//     prediction_epistemic) with at least one curve, as reftables.WriteAccRej.
+//     prediction_epistemic) with at least one curve, as reftables.WriteAccRej;
+//   - extended.csv and extended.md: the metrics beyond the paper, of every
+//     model including the committees and of every setting including the
+//     extended ones, when the records carry them (WriteExtendedTables).
 //
-// Files are written atomically.
+// The reference's tables hold the paper's models and settings only. Files
+// are written atomically.
 func (res *Results) WriteTables(dir string) error {
 	tables := filepath.Join(dir, "tables")
 	var b bytes.Buffer
@@ -152,7 +156,7 @@ func (res *Results) WriteTables(dir string) error {
 			}
 		}
 	}
-	return nil
+	return res.WriteExtendedTables(dir)
 }
 
 // tableOrder orders dataset names as the tables list them: the paper's

@@ -1,0 +1,159 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/conformal"
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+)
+
+// StructureFraction is the fraction of the edges that the structure-noise
+// settings (RandomEdges, DICE) perturb.
+const StructureFraction = 0.1
+
+// ConformalAlpha is the miscoverage level of the grid's conformal
+// prediction sets: each set should hold the label with probability at
+// least 1 − ConformalAlpha = 90%.
+const ConformalAlpha = 0.1
+
+// ConformalSeed seeds the grid's split of the test nodes into calibration
+// and evaluation halves, and the randomisation of the APS and RAPS scores.
+const ConformalSeed = 42
+
+// conformalScores are the scores of the grid's conformal prediction sets.
+var conformalScores = []conformal.Score{conformal.APS{}, conformal.RAPS{}, conformal.DAPS{}}
+
+// shiftEvaluator evaluates a classification-trained model on shifted
+// graphs, without retraining.
+type shiftEvaluator struct {
+	model  *cuq.Model
+	labels []int
+	test   []int
+}
+
+// evaluate predicts on the perturbed graph p and evaluates the detection
+// of its OOD test nodes, and the accuracy on all test nodes.
+func (e shiftEvaluator) evaluate(p *graph.Perturbed, err error) (*Result, error) {
+	if err != nil {
+		return nil, err
+	}
+	pred, err := e.model.Predict(p.Graph)
+	if err != nil {
+		return nil, err
+	}
+	res, err := detection(pred, e.labels, p.IDTest, p.OODTest)
+	if err != nil {
+		return nil, err
+	}
+	if res.Accuracy, err = eval.Accuracy(pred.Class, e.labels, e.test); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// sweep evaluates the feature noise of setting s at every severity of its
+// sweep.
+func (e shiftEvaluator) sweep(g *graph.Graph, split graph.Split, s Setting) (*Result, error) {
+	noise, _ := s.noise()
+	res := &Result{}
+	for _, severity := range noise.Severities() {
+		p, err := e.evaluate(graph.PerturbFeaturesWith(g, split, graph.FeatureShift{
+			Noise: noise, Budget: NoiseBudget, Severity: severity, Seed: NoiseSeed}))
+		if err != nil {
+			return nil, fmt.Errorf("severity %v: %w", severity, err)
+		}
+		p.Severity = severity
+		res.Sweep = append(res.Sweep, p)
+	}
+	return res, nil
+}
+
+// classificationMetrics records in res the metrics beyond the paper on the
+// test nodes of split: calibration (with its reliability bins) before and
+// after temperature scaling fitted on the validation nodes, and for every
+// measure the AURC and the detection of misclassified nodes; the coverage
+// and set sizes of conformal prediction sets calibrated on half of the
+// test nodes and evaluated on the other half.
+func classificationMetrics(pred *cuq.Prediction, split graph.Split, res *Result) error {
+	test := split.Test
+	res.Metrics = map[string]float64{}
+	put := func(m Metric, of string, v float64) { res.Metrics[m.Key(of)] = v }
+	cal, err := pred.Calibration(test, eval.CalibrationOptions{})
+	if err != nil {
+		return err
+	}
+	put(ECE, "", cal.ECE)
+	put(AdaptiveECE, "", cal.AdaptiveECE)
+	put(MCE, "", cal.MCE)
+	put(Brier, "", cal.Brier)
+	put(NLL, "", cal.NLL)
+	res.Reliability = make([]BinCount, len(cal.Bins))
+	for k, b := range cal.Bins {
+		if b.Count > 0 {
+			res.Reliability[k] = BinCount{Count: b.Count, Correct: int(math.Round(b.Accuracy * float64(b.Count))),
+				ConfidenceSum: b.Confidence * float64(b.Count)}
+		}
+	}
+	scaled, t, err := pred.TemperatureScaled(split.Val)
+	if err != nil {
+		return err
+	}
+	if cal, err = scaled.Calibration(test, eval.CalibrationOptions{}); err != nil {
+		return err
+	}
+	put(Temperature, "", t)
+	put(ECEScaled, "", cal.ECE)
+	put(NLLScaled, "", cal.NLL)
+	right, wrong, err := pred.SplitByCorrectness(test)
+	if err != nil {
+		return err
+	}
+	for _, m := range pred.Available() {
+		rc, err := pred.RiskCoverage(m, test)
+		if err != nil {
+			return err
+		}
+		put(AURC, m.String(), rc.AURC())
+		if len(right) == 0 || len(wrong) == 0 {
+			continue
+		}
+		d, err := pred.MisclassificationDetection(m, test)
+		if err != nil {
+			return err
+		}
+		put(MisclassAUROC, m.String(), d.AUROC)
+		put(MisclassAUPR, m.String(), d.AUPRPositive)
+	}
+	res.SetSizes = map[string][]int{}
+	for _, score := range conformalScores {
+		c, err := pred.Conformal(test, conformal.Options{Score: score, Alpha: ConformalAlpha, Seed: ConformalSeed})
+		if err != nil {
+			return err
+		}
+		name := score.String()
+		put(Coverage, name, c.Coverage)
+		put(SetSize, name, c.MeanSize)
+		put(Singletons, name, c.Singletons)
+		res.SetSizes[name] = c.SizeCounts(pred.Classes)
+	}
+	return nil
+}
+
+// detectionMetrics records in res, for every measure, the AUPR-Out,
+// AUPR-In and FPR@95 of detecting the ood nodes among the id nodes.
+func detectionMetrics(pred *cuq.Prediction, id, ood []int, res *Result) error {
+	res.Metrics = map[string]float64{}
+	for _, m := range pred.Available() {
+		d, err := pred.OODDetection(m, id, ood)
+		if err != nil {
+			return err
+		}
+		res.Metrics[AUPROut.Key(m.String())] = d.AUPRPositive
+		res.Metrics[AUPRIn.Key(m.String())] = d.AUPRNegative
+		res.Metrics[FPR95.Key(m.String())] = d.FPR95
+	}
+	return nil
+}

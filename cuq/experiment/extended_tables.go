@@ -1,0 +1,359 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"maps"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+)
+
+// ExtendedRow aggregates the runs of one dataset, model and setting (and,
+// in a sweep, severity) over splits and inits: every metric of the
+// extended table, keyed as in Result.Metrics, plus "ACC" (accuracy on the
+// test nodes), "ID_ACC" (on the ID test nodes) and "AUROC/<measure>".
+// Each Stat is eval.Aggregate with the textbook standard error.
+type ExtendedRow struct {
+	Dataset  string
+	Model    Model
+	Setting  Setting
+	Severity float64 // of a sweep's point; 0 otherwise
+	Runs     int
+	Stats    map[string]eval.Stat
+}
+
+// Extended-table keys of the accuracies, beside Metric.Key's.
+const (
+	accuracyKey   = "ACC"
+	idAccuracyKey = "ID_ACC"
+	aurocMetric   = "AUROC"
+)
+
+// extendedSums holds what the extended tables add up over runs.
+type extendedSums struct {
+	values      map[string][]float64
+	runs        int
+	reliability []BinCount
+	setSizes    map[string][]int
+}
+
+// extendedKey identifies a row of the extended table.
+type extendedKey struct {
+	ds       string
+	model    Model
+	setting  Setting
+	severity float64
+}
+
+// aggregateExtended aggregates the results of records (sorted) that carry
+// the metrics beyond the paper into res.Extended, res.Reliability and
+// res.SetSizes.
+func (res *Results) aggregateExtended(records []*Record) error {
+	sums := map[extendedKey]*extendedSums{}
+	var keys []extendedKey
+	add := func(k extendedKey, r *Result) {
+		s := sums[k]
+		if s == nil {
+			s = &extendedSums{values: map[string][]float64{}, setSizes: map[string][]int{}}
+			sums[k] = s
+			keys = append(keys, k)
+		}
+		s.runs++
+		put := func(key string, v float64) { s.values[key] = append(s.values[key], v) }
+		put(accuracyKey, r.Accuracy)
+		if r.IDAccuracy != nil {
+			put(idAccuracyKey, *r.IDAccuracy)
+		}
+		for m, v := range r.AUROC {
+			put(aurocMetric+"/"+m, v)
+		}
+		for key, v := range r.Metrics {
+			put(key, v)
+		}
+		s.reliability = addCounts(s.reliability, r.Reliability, func(a, b BinCount) BinCount {
+			return BinCount{Count: a.Count + b.Count, Correct: a.Correct + b.Correct, ConfidenceSum: a.ConfidenceSum + b.ConfidenceSum}
+		})
+		for score, counts := range r.SetSizes {
+			s.setSizes[score] = addCounts(s.setSizes[score], counts, func(a, b int) int { return a + b })
+		}
+	}
+	for _, r := range records {
+		m, err := ParseModel(r.Model)
+		if err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
+		for _, st := range knownSettings {
+			result := r.Results[st.String()]
+			switch {
+			case result == nil:
+			case st.sweep():
+				for _, p := range result.Sweep {
+					if len(p.Metrics) > 0 {
+						add(extendedKey{r.Dataset, m, st, p.Severity}, p)
+					}
+				}
+			case len(result.Metrics) > 0:
+				add(extendedKey{r.Dataset, m, st, 0}, result)
+			}
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b extendedKey) int {
+		if c := slices.Index(res.Datasets, a.ds) - slices.Index(res.Datasets, b.ds); c != 0 {
+			return c
+		}
+		if c := int(a.setting) - int(b.setting); c != 0 {
+			return c
+		}
+		if c := int(a.model) - int(b.model); c != 0 {
+			return c
+		}
+		return compareFloat(a.severity, b.severity)
+	})
+	res.Reliability, res.SetSizes = map[string]map[Model][]BinCount{}, map[string]map[Model]map[string][]int{}
+	for _, k := range keys {
+		s := sums[k]
+		row := ExtendedRow{Dataset: k.ds, Model: k.model, Setting: k.setting, Severity: k.severity, Runs: s.runs,
+			Stats: map[string]eval.Stat{}}
+		for key, v := range s.values {
+			row.Stats[key] = eval.Aggregate(v, 0)
+		}
+		res.Extended = append(res.Extended, row)
+		if k.setting != Classification {
+			continue
+		}
+		if res.Reliability[k.ds] == nil {
+			res.Reliability[k.ds], res.SetSizes[k.ds] = map[Model][]BinCount{}, map[Model]map[string][]int{}
+		}
+		res.Reliability[k.ds][k.model] = s.reliability
+		res.SetSizes[k.ds][k.model] = s.setSizes
+	}
+	return nil
+}
+
+// addCounts adds b to a elementwise with add, extending a to b's length.
+func addCounts[T any](a, b []T, add func(T, T) T) []T {
+	for len(a) < len(b) {
+		var zero T
+		a = append(a, zero)
+	}
+	for i, v := range b {
+		a[i] = add(a[i], v)
+	}
+	return a
+}
+
+func compareFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// extendedColumn is a column of a Markdown table of the extended table.
+type extendedColumn struct {
+	title string
+	key   string
+	// percent formats the value in percent with one decimal, others
+	// with three decimals.
+	percent bool
+}
+
+// metricColumn returns the column of metric m of measure or score of.
+func metricColumn(m Metric, of string) extendedColumn {
+	title := m.Title()
+	if of != "" {
+		title += " " + of
+	}
+	return extendedColumn{title: title, key: m.Key(of), percent: m.percent()}
+}
+
+// percent reports whether m is a rate or a probability, shown in percent.
+func (m Metric) percent() bool {
+	switch m {
+	case Brier, NLL, Temperature, NLLScaled, SetSize:
+		return false
+	}
+	return true
+}
+
+// extendedMeasures are the measures of the Markdown tables' columns; the
+// CSV holds every measure.
+var extendedMeasures = []uq.Measure{uq.TU, uq.AU, uq.EU}
+
+// extendedTable is one Markdown table of the extended tables: the rows of
+// setting with the columns.
+type extendedTable struct {
+	caption string
+	setting Setting
+	columns []extendedColumn
+}
+
+// extendedTables lists the Markdown tables per dataset.
+func extendedTables() []extendedTable {
+	acc := extendedColumn{title: "Acc", key: accuracyKey, percent: true}
+	calibration := []extendedColumn{acc}
+	for _, m := range []Metric{ECE, AdaptiveECE, MCE, Brier, NLL, Temperature, ECEScaled, NLLScaled} {
+		calibration = append(calibration, metricColumn(m, ""))
+	}
+	var selective []extendedColumn
+	for _, m := range []Metric{AURC, MisclassAUROC, MisclassAUPR} {
+		for _, u := range extendedMeasures {
+			selective = append(selective, metricColumn(m, u.String()))
+		}
+	}
+	var sets []extendedColumn
+	for _, s := range conformalScores {
+		for _, m := range []Metric{Coverage, SetSize, Singletons} {
+			sets = append(sets, metricColumn(m, s.String()))
+		}
+	}
+	tables := []extendedTable{
+		{"calibration (test nodes; TS: after temperature scaling on the validation nodes)", Classification, calibration},
+		{"selective prediction and misclassification detection", Classification, selective},
+		{fmt.Sprintf("conformal prediction sets at α = %v (calibrated on half of the test nodes)", ConformalAlpha), Classification, sets},
+	}
+	for _, s := range knownSettings[1:] {
+		cols := []extendedColumn{acc}
+		if s == LeaveOutClasses {
+			cols = []extendedColumn{{title: "ID Acc", key: idAccuracyKey, percent: true}}
+		}
+		for _, u := range extendedMeasures {
+			cols = append(cols, extendedColumn{title: "AUROC " + u.String(), key: aurocMetric + "/" + u.String(), percent: true})
+		}
+		for _, m := range []Metric{AUPROut, AUPRIn, FPR95} {
+			for _, u := range extendedMeasures {
+				cols = append(cols, metricColumn(m, u.String()))
+			}
+		}
+		tables = append(tables, extendedTable{"OOD detection: " + s.Title(), s, cols})
+	}
+	return tables
+}
+
+// formatStat formats a statistic as "mean ± se", in percent for rates.
+func formatStat(st eval.Stat, percent bool) string {
+	scale, prec := 1.0, 3
+	if percent {
+		scale, prec = 100, 1
+	}
+	s := strconv.FormatFloat(scale*st.Mean, 'f', prec, 64)
+	if !math.IsNaN(st.SE) {
+		s += " ± " + strconv.FormatFloat(scale*st.SE, 'f', prec, 64)
+	}
+	return s
+}
+
+// WriteExtendedTables writes the metrics beyond the paper under dir/tables:
+//
+//   - extended.csv: one line per dataset, model, setting, severity and
+//     metric: dataset, model (Model.Key), setting (Setting.String),
+//     severity (empty outside sweeps), metric (Metric.String, ACC, ID_ACC
+//     or AUROC), of (measure or conformal score, or empty), mean, se
+//     (textbook, empty with one run), n;
+//   - extended.md: per dataset, Markdown tables of calibration, selective
+//     prediction, conformal sets and every OOD setting, each cell
+//     "mean ± se" over the runs (rates in percent).
+//
+// It writes nothing when no record carries the metrics.
+func (res *Results) WriteExtendedTables(dir string) error {
+	if len(res.Extended) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"dataset", "model", "setting", "severity", "metric", "of", "mean", "se", "n"})
+	for _, row := range res.Extended {
+		severity := ""
+		if row.Setting.sweep() {
+			severity = strconv.FormatFloat(row.Severity, 'g', -1, 64)
+		}
+		for _, key := range slices.Sorted(maps.Keys(row.Stats)) {
+			st := row.Stats[key]
+			metric, of, _ := strings.Cut(key, "/")
+			se := ""
+			if !math.IsNaN(st.SE) {
+				se = strconv.FormatFloat(st.SE, 'g', -1, 64)
+			}
+			w.Write([]string{row.Dataset, row.Model.Key(), row.Setting.String(), severity, metric, of,
+				strconv.FormatFloat(st.Mean, 'g', -1, 64), se, strconv.Itoa(st.N)})
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "tables", "extended.csv"), b.Bytes()); err != nil {
+		return err
+	}
+	b.Reset()
+	res.writeExtendedMarkdown(&b)
+	return writeFileAtomic(filepath.Join(dir, "tables", "extended.md"), b.Bytes())
+}
+
+// writeExtendedMarkdown writes the Markdown tables of WriteExtendedTables.
+func (res *Results) writeExtendedMarkdown(b *bytes.Buffer) {
+	for _, ds := range res.Datasets {
+		fmt.Fprintf(b, "# %s\n", ds)
+		for _, t := range extendedTables() {
+			header, rows := res.extendedCells(ds, t)
+			if len(rows) == 0 {
+				continue
+			}
+			fmt.Fprintf(b, "\n%s, %s (mean ± standard error over runs)\n\n", ds, t.caption)
+			markdownRow(b, header)
+			rule := make([]string, len(header))
+			for i := range rule {
+				rule[i] = "---"
+			}
+			markdownRow(b, rule)
+			for _, cells := range rows {
+				markdownRow(b, cells)
+			}
+		}
+		b.WriteString("\n")
+	}
+}
+
+// extendedCells returns the header and the rows of table t for dataset ds,
+// one row per model (and severity) with runs in t's setting.
+func (res *Results) extendedCells(ds string, t extendedTable) (header []string, rows [][]string) {
+	header = []string{"Model"}
+	if t.setting.sweep() {
+		header = append(header, "severity")
+	}
+	for _, c := range t.columns {
+		header = append(header, c.title)
+	}
+	for _, row := range res.Extended {
+		if row.Dataset != ds || row.Setting != t.setting {
+			continue
+		}
+		cells := []string{row.Model.String()}
+		if t.setting.sweep() {
+			cells = append(cells, strconv.FormatFloat(row.Severity, 'g', -1, 64))
+		}
+		for _, c := range t.columns {
+			cell := "–"
+			if st, ok := row.Stats[c.key]; ok {
+				cell = formatStat(st, c.percent)
+			}
+			cells = append(cells, cell)
+		}
+		rows = append(rows, cells)
+	}
+	return header, rows
+}
+
+func markdownRow(b *bytes.Buffer, cells []string) {
+	b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+}

@@ -1,0 +1,110 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Metric names a metric beyond the paper's accuracies and AUROCs. Every
+// job records them (Result.Metrics); the extended table
+// (Results.WriteExtendedTables) and the report's calibration and conformal
+// sections aggregate them. A metric of an uncertainty measure or of a
+// conformal score is recorded once per measure or score, under Key.
+type Metric int
+
+// The metrics of Result.Metrics. The calibration metrics, AURC, the
+// misclassification-detection metrics and the conformal ones are recorded
+// in the classification setting on the test nodes; AUPROut, AUPRIn and
+// FPR95 in every OOD setting on its ID and OOD test nodes.
+const (
+	// ECE is the expected calibration error over eval.DefaultBins
+	// equal-width confidence bins (eval.ECE).
+	ECE Metric = iota
+	// AdaptiveECE is the ECE over equal-mass bins.
+	AdaptiveECE
+	// MCE is the maximum calibration error over the equal-width bins.
+	MCE
+	// Brier is the squared Brier score, NLL the negative log-likelihood of
+	// the labels (eval.CalibrationOf).
+	Brier
+	NLL
+	// Temperature is the temperature T that temperature scaling fits on
+	// the validation nodes (cuq.Prediction.TemperatureScaled); ECEScaled
+	// and NLLScaled are the ECE and NLL of the scaled prediction on the
+	// test nodes.
+	Temperature
+	ECEScaled
+	NLLScaled
+	// AURC is the area under the risk-coverage curve of a measure
+	// (eval.RiskCoverage.AURC).
+	AURC
+	// MisclassAUROC and MisclassAUPR measure how well a measure detects
+	// the wrong predictions among the test nodes: AUROC, and AUPR with the
+	// wrong predictions as positives (eval.DetectionOf). A run whose test
+	// predictions are all right or all wrong has none.
+	MisclassAUROC
+	MisclassAUPR
+	// AUPROut and AUPRIn are the average precisions of OOD detection by a
+	// measure with OOD and with ID as the positives, FPR95 its
+	// false-positive rate at 95% true-positive rate (eval.DetectionOf).
+	AUPROut
+	AUPRIn
+	FPR95
+	// Coverage, SetSize and Singletons describe the split-conformal
+	// prediction sets of a score at level ConformalAlpha: the fraction of
+	// evaluated test nodes whose set holds the label, the mean set size
+	// and the fraction of sets with one class.
+	Coverage
+	SetSize
+	Singletons
+	numMetrics
+)
+
+var metricNames = [numMetrics]string{"ECE", "aECE", "MCE", "Brier", "NLL", "T", "ECE_TS", "NLL_TS", "AURC",
+	"MISC_AUROC", "MISC_AUPR", "AUPR_OUT", "AUPR_IN", "FPR95", "COVERAGE", "SET_SIZE", "SINGLETONS"}
+
+// metricTitles are the metrics' column titles in the Markdown tables and
+// the report.
+var metricTitles = [numMetrics]string{"ECE", "adaptive ECE", "MCE", "Brier", "NLL", "T", "ECE (TS)", "NLL (TS)", "AURC",
+	"misclassification AUROC", "misclassification AUPR", "AUPR-Out", "AUPR-In", "FPR@95", "coverage", "set size",
+	"singletons"}
+
+// String returns the metric's name in records and tables: ECE, aECE, MCE,
+// Brier, NLL, T, ECE_TS, NLL_TS, AURC, MISC_AUROC, MISC_AUPR, AUPR_OUT,
+// AUPR_IN, FPR95, COVERAGE, SET_SIZE or SINGLETONS.
+func (m Metric) String() string {
+	if m < 0 || m >= numMetrics {
+		return fmt.Sprintf("Metric(%d)", int(m))
+	}
+	return metricNames[m]
+}
+
+// Title returns the metric's name in prose and table headers.
+func (m Metric) Title() string {
+	if m < 0 || m >= numMetrics {
+		return m.String()
+	}
+	return metricTitles[m]
+}
+
+// Key returns the key of m in Result.Metrics: its name, followed by "/"
+// and of, the measure or conformal score, when of is not empty
+// ("MISC_AUROC/EU", "COVERAGE/DAPS").
+func (m Metric) Key(of string) string {
+	if of == "" {
+		return m.String()
+	}
+	return m.String() + "/" + of
+}
+
+// parseMetricKey splits a key of Result.Metrics into its metric and
+// qualifier.
+func parseMetricKey(key string) (Metric, string, error) {
+	name, of, _ := strings.Cut(key, "/")
+	for m := range numMetrics {
+		if metricNames[m] == name {
+			return m, of, nil
+		}
+	}
+	return 0, "", fmt.Errorf("unknown metric %q", key)
+}

@@ -1,0 +1,119 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/cuqgnn/cuqgnn/cuq/chart"
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
+)
+
+// bins returns the equal-width bins over [0, 1] of the counts: the bin's
+// mean confidence and accuracy, NaN where it is empty (see eval.Bin).
+func bins(counts []BinCount) []eval.Bin {
+	out := make([]eval.Bin, len(counts))
+	for k, c := range counts {
+		b := eval.Bin{Lo: float64(k) / float64(len(counts)), Hi: float64(k+1) / float64(len(counts)), Count: c.Count,
+			Confidence: math.NaN(), Accuracy: math.NaN()}
+		if c.Count > 0 {
+			b.Confidence = c.ConfidenceSum / float64(c.Count)
+			b.Accuracy = float64(c.Correct) / float64(c.Count)
+		}
+		out[k] = b
+	}
+	return out
+}
+
+// modelsOf returns the models of m's keys in the order of the Model enum.
+func modelsOf[V any](m map[Model]V) []Model {
+	var out []Model
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ReliabilityDiagrams returns the reliability diagram of every model on
+// dataset ds, over the test nodes of all its classification runs (their
+// bins added up), in the order of the models.
+func (res *Results) ReliabilityDiagrams(ds string) ([]*chart.Chart, error) {
+	var out []*chart.Chart
+	for _, m := range modelsOf(res.Reliability[ds]) {
+		c, err := chart.ReliabilityOfBins(bins(res.Reliability[ds][m])).Title(m.String() + " on " + ds).Done()
+		if err != nil {
+			return nil, fmt.Errorf("experiment: %s %s: %w", ds, m, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// extendedTable returns table t of the extended tables (see
+// WriteExtendedTables) for dataset ds, or nil when no run has its numbers.
+func (res *Results) extendedTable(ds string, t extendedTable) (*chart.Table, error) {
+	header, rows := res.extendedCells(ds, t)
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	return chart.NewTable(ds+": "+t.caption, header, rows)
+}
+
+// addExtendedSections adds to p the sections of the metrics beyond the
+// paper: calibration (the reliability diagrams and the calibration table),
+// selective prediction, conformal prediction sets and the extended OOD
+// settings, for the datasets whose records carry them.
+func (res *Results) addExtendedSections(p *chart.Page) error {
+	if len(res.Extended) == 0 {
+		return nil
+	}
+	tables := extendedTables()
+	p.AddSection("Calibration", fmt.Sprintf("Reliability diagrams of the test nodes of all classification runs, "+
+		"in %d equal-width confidence bins: a bar's height is the bin's accuracy, its mark the bin's mean confidence; "+
+		"bars below the diagonal are overconfident. The table gives the calibration metrics before and after "+
+		"temperature scaling (TS), fitted on the validation nodes of each run.", eval.DefaultBins))
+	for _, ds := range res.Datasets {
+		diagrams, err := res.ReliabilityDiagrams(ds)
+		if err != nil {
+			return err
+		}
+		if len(diagrams) > 0 {
+			p.AddRow(diagrams...)
+		}
+		if err := res.addTables(p, ds, tables[:2]); err != nil {
+			return err
+		}
+	}
+	p.AddSection("Conformal prediction sets", fmt.Sprintf("Split-conformal prediction sets at level α = %v: "+
+		"each run calibrates the APS, RAPS and DAPS scores on half of its test nodes and evaluates the sets on the "+
+		"other half. Coverage should be at least %v%%; smaller sets are more informative.", ConformalAlpha, 100*(1-ConformalAlpha)))
+	for _, ds := range res.Datasets {
+		if err := res.addTables(p, ds, tables[2:3]); err != nil {
+			return err
+		}
+	}
+	p.AddSection("OOD detection, all metrics", "AUROC, AUPR with OOD (Out) and ID (In) as positives, and the "+
+		"false-positive rate at 95% true-positive rate, of the measures TU, AU and EU, for every OOD setting run, "+
+		"including the structure perturbations and the feature-noise severity sweeps.")
+	for _, ds := range res.Datasets {
+		if err := res.addTables(p, ds, tables[3:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addTables adds the extended tables ts of dataset ds that have rows.
+func (res *Results) addTables(p *chart.Page, ds string, ts []extendedTable) error {
+	for _, t := range ts {
+		table, err := res.extendedTable(ds, t)
+		if err != nil {
+			return err
+		}
+		if table != nil {
+			p.AddTables(table)
+		}
+	}
+	return nil
+}
