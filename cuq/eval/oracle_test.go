@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 // oracleScript computes the metrics of this package independently with
@@ -20,21 +22,6 @@ var oracleScript = filepath.Join("..", "..", "scripts", "metrics-oracle.py")
 // oracleTolerance is the agreement required between Go and numpy, relative
 // to max(1, |value|).
 const oracleTolerance = 1e-9
-
-// pythonWithNumpy returns a Python interpreter that imports numpy: python3
-// on the PATH or /usr/bin/python3, or "" if neither does.
-func pythonWithNumpy() string {
-	for _, name := range []string{"python3", "/usr/bin/python3"} {
-		path, err := exec.LookPath(name)
-		if err != nil {
-			continue
-		}
-		if exec.Command(path, "-c", "import numpy").Run() == nil {
-			return path
-		}
-	}
-	return ""
-}
 
 // jsonFloat encodes NaN and ±Inf as the strings "NaN", "Inf" and "-Inf",
 // which encoding/json cannot write as numbers, and finite values exactly.
@@ -193,7 +180,7 @@ func randomCases(rng *rand.Rand, n int) []oracleCase {
 // independent numpy implementation on a few hundred random inputs. It skips
 // where no Python with numpy is installed.
 func TestMetricsAgreeWithPython(t *testing.T) {
-	python := pythonWithNumpy()
+	python := testenv.PythonWithNumpy()
 	if python == "" {
 		t.Skip("no python3 with numpy")
 	}

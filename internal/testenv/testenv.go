@@ -1,7 +1,8 @@
 // Package testenv locates the shared benchmark datasets for tests and
 // benchmarks ($CUQ_TEST_DATA when set, otherwise the folder shared/datasets
 // beside the repository, ../shared/datasets seen from the module root),
-// measures what a function allocates, for tests of memory bounds, and
+// measures what a function allocates, for tests of memory bounds, finds a
+// Python with numpy for the tests against independent numpy scripts, and
 // makes the files and the https server that tests of loading and
 // downloading need.
 package testenv
