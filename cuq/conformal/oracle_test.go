@@ -1,22 +1,14 @@
 package conformal
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
-
-// oracleScript computes scores, q̂ and sets independently with numpy (see
-// the script's documentation).
-var oracleScript = filepath.Join("..", "..", "scripts", "conformal-oracle.py")
 
 // oracleTolerance is the agreement required between Go and numpy in the
 // scores and q̂.
@@ -130,31 +122,13 @@ func randomOracleCase(rng *rand.Rand) oracleCase {
 // is left out of the comparison of sets then (in the cases of exact
 // multiples of ⅛ nothing is left out).
 func TestConformalAgreesWithPython(t *testing.T) {
-	python := testenv.PythonWithNumpy()
-	if python == "" {
-		t.Skip("no python3 with numpy")
-	}
 	rng := rand.New(rand.NewPCG(5, 2026))
 	cases := make([]oracleCase, 150)
 	for i := range cases {
 		cases[i] = randomOracleCase(rng)
 	}
-	in, err := json.Marshal(cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(python, oracleScript)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", python, oracleScript, err, stderr.String())
-	}
 	var want [][]oracleResult
-	if err := json.Unmarshal(out, &want); err != nil {
-		t.Fatalf("script output: %v", err)
-	}
+	testenv.NumpyOracle(t, "conformal-oracle.py", cases, &want)
 	if len(want) != len(cases) {
 		t.Fatalf("%d results for %d cases", len(want), len(cases))
 	}

@@ -1,23 +1,14 @@
 package eval
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
-
-// oracleScript computes the metrics of this package independently with
-// numpy (see the script's documentation).
-var oracleScript = filepath.Join("..", "..", "scripts", "metrics-oracle.py")
 
 // oracleTolerance is the agreement required between Go and numpy, relative
 // to max(1, |value|).
@@ -180,13 +171,6 @@ func randomCases(rng *rand.Rand, n int) []oracleCase {
 // independent numpy implementation on a few hundred random inputs. It skips
 // where no Python with numpy is installed.
 func TestMetricsAgreeWithPython(t *testing.T) {
-	python := testenv.PythonWithNumpy()
-	if python == "" {
-		t.Skip("no python3 with numpy")
-	}
-	if _, err := os.Stat(oracleScript); err != nil {
-		t.Fatal(err)
-	}
 	cases := randomCases(rand.New(rand.NewPCG(12, 2026)), 120)
 	// The curves of the selective cases come from ARC, for Curve.Area.
 	for i := range cases {
@@ -200,22 +184,8 @@ func TestMetricsAgreeWithPython(t *testing.T) {
 		}
 		c.Rejection, c.Accuracy = curve.P, curve.Acc
 	}
-	in, err := json.Marshal(cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(python, oracleScript)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", python, oracleScript, err, stderr.String())
-	}
 	var want []oracleResult
-	if err := json.Unmarshal(out, &want); err != nil {
-		t.Fatalf("script output: %v", err)
-	}
+	testenv.NumpyOracle(t, "metrics-oracle.py", cases, &want)
 	if len(want) != len(cases) {
 		t.Fatalf("%d results for %d cases", len(want), len(cases))
 	}

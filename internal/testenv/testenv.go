@@ -20,17 +20,27 @@ func DatasetsDir() string {
 	if d := os.Getenv("CUQ_TEST_DATA"); d != "" {
 		return d
 	}
+	root := moduleRoot()
+	if root == "" {
+		return ""
+	}
+	cand := filepath.Join(root, "..", "shared", "datasets")
+	if st, err := os.Stat(cand); err == nil && st.IsDir() {
+		return cand
+	}
+	return ""
+}
+
+// moduleRoot returns the directory of the go.mod above the working
+// directory (a test's package directory), or "" when there is none.
+func moduleRoot() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			cand := filepath.Join(dir, "..", "shared", "datasets")
-			if st, err := os.Stat(cand); err == nil && st.IsDir() {
-				return cand
-			}
-			return ""
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
