@@ -6,35 +6,48 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/conformal"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
-	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
-// Prediction sets for a trained model's test nodes: half of them calibrate,
+// Prediction sets for a prediction's test nodes: half of them calibrate,
 // the other half get sets that hold their label with probability at least
-// 90%, by APS, RAPS and DAPS on the same split.
+// 1−α, here by non-randomised APS and by its diffusion over the graph
+// (DAPS) on the same split. The prediction is made by hand: two
+// communities on a path, the model unsure at their border (nodes 2, 3).
+// The border nodes calibrate, and APS needs both classes everywhere to
+// cover them; DAPS averages each node's scores with its neighbours', which
+// agree away from the border, and gets singletons. Any model's Predict
+// gives a prediction to use the same way.
 func ExamplePrediction_Conformal() {
-	g, _ := datasets.CSBM(300, 3).Seed(2).Done()
-	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.7))
-	model := cuq.APPNPModel(g).MustBuild()
-	if _, err := model.Fit(split); err != nil {
-		panic(err)
-	}
-	pred, _ := model.Predict(nil)
-
-	res, err := pred.Conformal(split.Test, conformal.Options{Alpha: 0.1, Seed: 1})
+	g, _ := graph.NewBuilder(2).Nodes(3, 0, 1).Nodes(3, 1, 2).Chain(0, 1, 2, 3, 4, 5).Done()
+	pred := &cuq.Prediction{Model: "Hand", Graph: g, Classes: 2, Class: []int{0, 0, 1, 0, 1, 1},
+		Prob: tensor.MustFromSlice(6, 2, []float64{0.9, 0.1, 0.8, 0.2, 0.45, 0.55, 0.55, 0.45, 0.3, 0.7, 0.1, 0.9})}
+	aps := conformal.APS{NonRandomized: true}
+	res, err := pred.Conformal([]int{0, 1, 2, 3, 4, 5}, conformal.Options{
+		Scores: []conformal.Score{aps, conformal.DAPS{Base: aps}},
+		Alpha:  0.25,
+		Seed:   1,
+	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	for _, r := range res {
-		fmt.Printf("%-22s %d calibration, %d evaluation nodes, coverage ≥ 85%%: %v\n",
-			r.Score, len(r.Calibration), len(r.Nodes), r.Coverage >= 0.85)
+		fmt.Printf("%s: calibration %v, q̂ %.3f\n", r.Score, r.Calibration, r.Quantile)
+		for k, node := range r.Nodes {
+			fmt.Printf("  node %d: set %v\n", node, r.Sets[k])
+		}
+		fmt.Printf("  coverage %.2f, mean size %.2f\n", r.Coverage, r.MeanSize)
 	}
-	// Diffusing the scores over the graph shrinks the sets.
-	fmt.Println("DAPS sets smaller than APS's:", res[2].MeanSize < res[0].MeanSize)
 	// Output:
-	// APS                    75 calibration, 75 evaluation nodes, coverage ≥ 85%: true
-	// RAPS (λ 0.1, k_reg 1)  75 calibration, 75 evaluation nodes, coverage ≥ 85%: true
-	// DAPS (λ 0.5)           75 calibration, 75 evaluation nodes, coverage ≥ 85%: true
-	// DAPS sets smaller than APS's: true
+	// APS (non-randomised): calibration [1 2 3], q̂ 1.000
+	//   node 0: set [0 1]
+	//   node 4: set [0 1]
+	//   node 5: set [0 1]
+	//   coverage 1.00, mean size 2.00
+	// DAPS (λ 0.5) of APS (non-randomised): calibration [1 2 3], q̂ 0.875
+	//   node 0: set [0]
+	//   node 4: set [1]
+	//   node 5: set [1]
+	//   coverage 1.00, mean size 1.00
 }
