@@ -156,7 +156,7 @@ func DefaultScores() []Score { return []Score{APS{}, DefaultRAPS, DAPS{}} }
 
 // Options configures Evaluate; the zero value is the defaults.
 type Options struct {
-	// Scores are the scores to run, nil for DefaultScores.
+	// Scores are the scores to run, none for DefaultScores.
 	Scores []Score
 	// Alpha is the miscoverage level α, 0 for DefaultAlpha.
 	Alpha float64
@@ -173,7 +173,7 @@ type Options struct {
 // The errors are those of Predictor.Done.
 func Evaluate(prob []float64, classes int, labels []int, adj *tensor.CSR, nodes []int, opts Options) ([]Result, error) {
 	scores := opts.Scores
-	if scores == nil {
+	if len(scores) == 0 {
 		scores = DefaultScores()
 	}
 	alpha, fraction := opts.Alpha, opts.CalibrationFraction
