@@ -2,7 +2,6 @@ package conformal
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -296,37 +295,6 @@ func TestScoreNames(t *testing.T) {
 	} {
 		if got := s.String(); got != want {
 			t.Errorf("%#v named %q, want %q", s, got, want)
-		}
-	}
-}
-
-// TestEvaluateDefaults checks that the zero Options (and an empty list of
-// scores) mean α = 0.1, half the nodes calibrating and DefaultScores, and
-// that every score sees the same split.
-func TestEvaluateDefaults(t *testing.T) {
-	prob, labels, adj := categoricalData(t, rand.New(rand.NewPCG(1, 2)), 40, 4)
-	all := make([]int, 40)
-	for i := range all {
-		all[i] = i
-	}
-	got, err := Evaluate(prob, 4, labels, adj, all, Options{Scores: []Score{}, Seed: 6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := Evaluate(prob, 4, labels, adj, all,
-		Options{Scores: []Score{APS{}, DefaultRAPS, DAPS{}}, Alpha: 0.1, CalibrationFraction: 0.5, Seed: 6})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 3 || len(want) != 3 {
-		t.Fatalf("%d and %d results, want 3", len(got), len(want))
-	}
-	for k := range got {
-		if want[k].Score = got[k].Score; !sameResult(got[k], want[k]) || got[k].Alpha != 0.1 || len(got[k].Calibration) != 20 || math.IsInf(got[k].Quantile, 1) {
-			t.Errorf("defaults %+v, explicit %+v", got[k], want[k])
-		}
-		if !slices.Equal(got[k].Calibration, got[0].Calibration) {
-			t.Errorf("%s calibrates on %v, %s on %v", got[k].Score, got[k].Calibration, got[0].Score, got[0].Calibration)
 		}
 	}
 }
