@@ -1,40 +1,18 @@
 package eval
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
-)
 
-// oracleScript computes the metrics of this package independently with
-// numpy (see the script's documentation).
-var oracleScript = filepath.Join("..", "..", "scripts", "metrics-oracle.py")
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
+)
 
 // oracleTolerance is the agreement required between Go and numpy, relative
 // to max(1, |value|).
 const oracleTolerance = 1e-9
-
-// pythonWithNumpy returns a Python interpreter that imports numpy: python3
-// on the PATH or /usr/bin/python3, or "" if neither does.
-func pythonWithNumpy() string {
-	for _, name := range []string{"python3", "/usr/bin/python3"} {
-		path, err := exec.LookPath(name)
-		if err != nil {
-			continue
-		}
-		if exec.Command(path, "-c", "import numpy").Run() == nil {
-			return path
-		}
-	}
-	return ""
-}
 
 // jsonFloat encodes NaN and ±Inf as the strings "NaN", "Inf" and "-Inf",
 // which encoding/json cannot write as numbers, and finite values exactly.
@@ -193,13 +171,6 @@ func randomCases(rng *rand.Rand, n int) []oracleCase {
 // independent numpy implementation on a few hundred random inputs. It skips
 // where no Python with numpy is installed.
 func TestMetricsAgreeWithPython(t *testing.T) {
-	python := pythonWithNumpy()
-	if python == "" {
-		t.Skip("no python3 with numpy")
-	}
-	if _, err := os.Stat(oracleScript); err != nil {
-		t.Fatal(err)
-	}
 	cases := randomCases(rand.New(rand.NewPCG(12, 2026)), 120)
 	// The curves of the selective cases come from ARC, for Curve.Area.
 	for i := range cases {
@@ -213,22 +184,8 @@ func TestMetricsAgreeWithPython(t *testing.T) {
 		}
 		c.Rejection, c.Accuracy = curve.P, curve.Acc
 	}
-	in, err := json.Marshal(cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(python, oracleScript)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", python, oracleScript, err, stderr.String())
-	}
 	var want []oracleResult
-	if err := json.Unmarshal(out, &want); err != nil {
-		t.Fatalf("script output: %v", err)
-	}
+	testenv.NumpyOracle(t, "metrics-oracle.py", cases, &want)
 	if len(want) != len(cases) {
 		t.Fatalf("%d results for %d cases", len(want), len(cases))
 	}

@@ -1,7 +1,8 @@
 // Package testenv locates the shared benchmark datasets for tests and
 // benchmarks ($CUQ_TEST_DATA when set, otherwise the folder shared/datasets
 // beside the repository, ../shared/datasets seen from the module root),
-// measures what a function allocates, for tests of memory bounds, and
+// measures what a function allocates, for tests of memory bounds, finds a
+// Python with numpy for the tests against independent numpy scripts, and
 // makes the files and the https server that tests of loading and
 // downloading need.
 package testenv
@@ -19,17 +20,27 @@ func DatasetsDir() string {
 	if d := os.Getenv("CUQ_TEST_DATA"); d != "" {
 		return d
 	}
+	root := moduleRoot()
+	if root == "" {
+		return ""
+	}
+	cand := filepath.Join(root, "..", "shared", "datasets")
+	if st, err := os.Stat(cand); err == nil && st.IsDir() {
+		return cand
+	}
+	return ""
+}
+
+// moduleRoot returns the directory of the go.mod above the working
+// directory (a test's package directory), or "" when there is none.
+func moduleRoot() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			cand := filepath.Join(dir, "..", "shared", "datasets")
-			if st, err := os.Stat(cand); err == nil && st.IsDir() {
-				return cand
-			}
-			return ""
+			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {

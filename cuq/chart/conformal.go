@@ -1,0 +1,121 @@
+package chart
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/conformal"
+)
+
+// SetSizesChart builds the distribution of conformal prediction-set sizes
+// of one prediction. Start it with SetSizesOf, set options, then call Done.
+type SetSizesChart struct {
+	pred  *cuq.Prediction
+	nodes []int
+	opts  conformal.Options
+	title string
+}
+
+// SetSizesOf starts the set-size chart of p on nodes (usually the test
+// nodes): split conformal prediction (see cuq.Prediction.Conformal) splits
+// the nodes at random into calibration and evaluation nodes, and for each
+// score a bar per set size 0, 1, …, k shows the fraction of evaluation
+// nodes whose set has that many classes. The legend gives each score's
+// empirical coverage and mean set size, the subtitle α, the node counts
+// and each score's q̂; the tooltip the counts. At equal coverage, bars
+// further left mean a more useful model or score.
+func SetSizesOf(p *cuq.Prediction, nodes []int) *SetSizesChart {
+	return &SetSizesChart{pred: p, nodes: nodes}
+}
+
+// Alpha sets the miscoverage level α, by default conformal.DefaultAlpha
+// (0.1).
+func (s *SetSizesChart) Alpha(alpha float64) *SetSizesChart { s.opts.Alpha = alpha; return s }
+
+// Scores chooses the scores; none means conformal.DefaultScores (APS,
+// RAPS and DAPS), the default.
+func (s *SetSizesChart) Scores(scores ...conformal.Score) *SetSizesChart {
+	s.opts.Scores = scores
+	return s
+}
+
+// CalibrationFraction sets the fraction of the nodes that calibrates, by
+// default conformal.DefaultCalibrationFraction (½).
+func (s *SetSizesChart) CalibrationFraction(f float64) *SetSizesChart {
+	s.opts.CalibrationFraction = f
+	return s
+}
+
+// Seed sets the seed of the split and of the randomised scores, 0 by
+// default.
+func (s *SetSizesChart) Seed(seed uint64) *SetSizesChart { s.opts.Seed = seed; return s }
+
+// Title sets the title, by default "<model>: conformal set sizes".
+func (s *SetSizesChart) Title(t string) *SetSizesChart { s.title = t; return s }
+
+// setSizesTooltip lists the node counts of one set size.
+const setSizesTooltip = `function (ps) {
+var s = 'set size ' + ps[0].axisValue;
+ps.forEach(function (p) { s += '<br/>' + p.marker + p.seriesName.split(':')[0] + ': ' + p.data.count +
+(p.data.count === 1 ? ' node' : ' nodes') + ' (' + (100 * p.data.value).toFixed(1) + '%)'; });
+return s;
+}`
+
+// Done returns the chart, or an error for a nil prediction or the errors
+// of cuq.Prediction.Conformal.
+func (s *SetSizesChart) Done() (*Chart, error) {
+	if s.pred == nil {
+		return nil, fmt.Errorf("chart.SetSizesOf: nil prediction")
+	}
+	res, err := s.pred.Conformal(s.nodes, s.opts)
+	if err != nil {
+		return nil, fmt.Errorf("chart.SetSizesOf: %w", err)
+	}
+	title := s.title
+	if title == "" {
+		title = s.pred.Model + ": conformal set sizes"
+	}
+	classes := s.pred.Classes
+	categories := make([]string, classes+1)
+	for k := range categories {
+		categories[k] = strconv.Itoa(k)
+	}
+	var series []any
+	names := make([]string, len(res))
+	quantiles := make([]string, len(res))
+	top := 0.0
+	for k, r := range res {
+		names[k] = fmt.Sprintf("%s: coverage %.1f%%, mean size %.2f", r.Score, 100*r.Coverage, r.MeanSize)
+		quantiles[k] = r.Score + " " + strconv.FormatFloat(r.Quantile, 'g', 4, 64)
+		data := make([]any, classes+1)
+		for size, count := range r.SizeCounts() {
+			f := float64(count) / float64(len(r.Nodes))
+			data[size] = map[string]any{"value": f, "count": count}
+			top = max(top, f)
+		}
+		color := Palette[k%len(Palette)]
+		series = append(series, map[string]any{"type": "bar", "name": names[k], "data": data,
+			"itemStyle": map[string]any{"color": color}})
+	}
+	sub := fmt.Sprintf("α = %g: each set holds the label with probability ≥ %g%% · %d calibration, %d evaluation nodes\nq̂: %s",
+		res[0].Alpha, 100*(1-res[0].Alpha), len(res[0].Calibration), len(res[0].Nodes), strings.Join(quantiles, " · "))
+	grid := map[string]any{"lineStyle": map[string]any{"color": "#eee"}}
+	opt := rawOption{
+		"animation": false,
+		"title": map[string]any{"text": title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15},
+			"subtextStyle": map[string]any{"lineHeight": 16}},
+		"tooltip": map[string]any{"trigger": "axis", "axisPointer": map[string]any{"type": "shadow"},
+			"formatter": jsFunc(setSizesTooltip)},
+		"legend": map[string]any{"data": names, "orient": "vertical", "top": 62, "left": 60},
+		"grid":   map[string]any{"top": 72 + 22*len(res), "left": 60, "right": 30, "bottom": 50},
+		"xAxis": map[string]any{"type": "category", "data": categories, "name": "set size (classes)",
+			"nameLocation": "middle", "nameGap": 28},
+		"yAxis": map[string]any{"type": "value", "min": 0, "max": math.Ceil(10*top-1e-9) / 10,
+			"name": "fraction of evaluation nodes", "nameLocation": "middle", "nameGap": 40, "splitLine": grid},
+		"series": series,
+	}
+	return newChart(title, 680, 380+22*len(res), opt), nil
+}
