@@ -32,6 +32,21 @@ func featureGraph(t testing.TB, sizes []int, unlabelled, f int) *Graph {
 	return g
 }
 
+// featureSetting returns featureGraph, with dense features when dense is
+// set, and its default split.
+func featureSetting(t testing.TB, sizes []int, unlabelled, f int, dense bool) (*Graph, Split) {
+	t.Helper()
+	g := featureGraph(t, sizes, unlabelled, f)
+	if dense {
+		g.Features = g.Features.(*tensor.CSR).ToDense()
+	}
+	s, err := g.Split(SplitSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, s
+}
+
 func TestLeaveOutClasses(t *testing.T) {
 	g := featureGraph(t, []int{100, 80, 60, 40, 30}, 20, 8)
 	s, err := g.Split(SplitSpec{})
@@ -99,11 +114,7 @@ func TestLeaveOutClasses(t *testing.T) {
 }
 
 func TestPerturbFeaturesInvariants(t *testing.T) {
-	g := featureGraph(t, []int{300, 200, 150}, 50, 200)
-	s, err := g.Split(SplitSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, s := featureSetting(t, []int{300, 200, 150}, 50, 200, false)
 	for _, noise := range []Noise{Gaussian, Bernoulli} {
 		p, err := PerturbFeatures(g, s, noise, 0.1, 42)
 		if err != nil {
@@ -256,11 +267,8 @@ func TestPerturbFeaturesRandomness(t *testing.T) {
 }
 
 func TestPerturbFeaturesErrors(t *testing.T) {
-	g := featureGraph(t, []int{20, 20}, 0, 3)
-	s, err := g.Split(SplitSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, s := featureSetting(t, []int{20, 20}, 0, 3, false)
+	var err error
 	_, err = PerturbFeatures(g, s, Gaussian, 1.5, 1)
 	assertErr(t, err, "budget 1.5 outside [0, 1]")
 	_, err = PerturbFeatures(g, s, Noise(7), 0.1, 1)
@@ -271,6 +279,22 @@ func TestPerturbFeaturesErrors(t *testing.T) {
 	bad.Labels = bad.Labels[:3]
 	_, err = PerturbFeatures(&bad, s, Gaussian, 0.1, 1)
 	assertErr(t, err, "3 labels for 40 nodes")
+	for _, c := range []struct {
+		shift FeatureShift
+		want  string
+	}{
+		{FeatureShift{Noise: Gaussian, Budget: 0.1}, "graph.PerturbFeaturesWith: Gaussian severity σ = 0, want a finite σ > 0"},
+		{FeatureShift{Noise: Gaussian, Budget: 0.1, Severity: -1}, "σ = -1, want"},
+		{FeatureShift{Noise: Gaussian, Budget: 0.1, Severity: math.NaN()}, "σ = NaN, want"},
+		{FeatureShift{Noise: Gaussian, Budget: 0.1, Severity: math.Inf(1)}, "σ = +Inf, want"},
+		{FeatureShift{Noise: Bernoulli, Budget: 0.1}, "Bernoulli severity p = 0 outside (0, 1]"},
+		{FeatureShift{Noise: Bernoulli, Budget: 0.1, Severity: 1.5}, "Bernoulli severity p = 1.5 outside (0, 1]"},
+		{FeatureShift{Noise: Bernoulli, Budget: -0.5, Severity: 0.5}, "budget -0.5 outside [0, 1]"},
+		{FeatureShift{Noise: Noise(3), Budget: 0.1, Severity: 1}, "unknown noise Noise(3)"},
+	} {
+		_, err = PerturbFeaturesWith(g, s, c.shift)
+		assertErr(t, err, c.want)
+	}
 	if Gaussian.String() != "gaussian" || Bernoulli.String() != "bernoulli" {
 		t.Error("Noise.String")
 	}
@@ -287,13 +311,9 @@ func TestPerturbFeaturesWithPaperSeverity(t *testing.T) {
 	if Gaussian.PaperSeverity() != 1 || Bernoulli.PaperSeverity() != 0.5 || !math.IsNaN(Noise(7).PaperSeverity()) {
 		t.Fatal("PaperSeverity")
 	}
-	sparse := featureGraph(t, []int{150, 100}, 20, 70)
+	sparse, s := featureSetting(t, []int{150, 100}, 20, 70, false)
 	dense := *sparse
 	dense.Features = sparse.Features.(*tensor.CSR).ToDense()
-	s, err := sparse.Split(SplitSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, g := range []*Graph{sparse, &dense} {
 		for _, noise := range []Noise{Gaussian, Bernoulli} {
 			for _, budget := range []float64{0.1, 0.3} {
@@ -337,12 +357,7 @@ func perturbedEntries(p *Perturbed) [][]float64 {
 }
 
 func TestGaussianSeverity(t *testing.T) {
-	g := featureGraph(t, []int{300, 200, 150}, 50, 200)
-	g.Features = g.Features.(*tensor.CSR).ToDense()
-	s, err := g.Split(SplitSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, s := featureSetting(t, []int{300, 200, 150}, 50, 200, true)
 	unit, err := PerturbFeatures(g, s, Gaussian, 0.1, 42)
 	if err != nil {
 		t.Fatal(err)
@@ -382,12 +397,7 @@ func TestGaussianSeverity(t *testing.T) {
 }
 
 func TestBernoulliSeverity(t *testing.T) {
-	g := featureGraph(t, []int{300, 200, 150}, 50, 200)
-	g.Features = g.Features.(*tensor.CSR).ToDense()
-	s, err := g.Split(SplitSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, s := featureSetting(t, []int{300, 200, 150}, 50, 200, true)
 	prev := 0.0
 	for _, prob := range BernoulliSeverities {
 		p, err := PerturbFeaturesWith(g, s, FeatureShift{Noise: Bernoulli, Budget: 0.1, Severity: prob, Seed: 42})
@@ -428,41 +438,12 @@ func TestBernoulliSeverity(t *testing.T) {
 	}
 }
 
-func TestPerturbFeaturesWithErrors(t *testing.T) {
-	g := featureGraph(t, []int{20, 20}, 0, 3)
-	s, err := g.Split(SplitSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		shift FeatureShift
-		want  string
-	}{
-		{FeatureShift{Noise: Gaussian, Budget: 0.1}, "graph.PerturbFeaturesWith: Gaussian severity σ = 0, want a finite σ > 0"},
-		{FeatureShift{Noise: Gaussian, Budget: 0.1, Severity: -1}, "σ = -1, want"},
-		{FeatureShift{Noise: Gaussian, Budget: 0.1, Severity: math.NaN()}, "σ = NaN, want"},
-		{FeatureShift{Noise: Gaussian, Budget: 0.1, Severity: math.Inf(1)}, "σ = +Inf, want"},
-		{FeatureShift{Noise: Bernoulli, Budget: 0.1}, "Bernoulli severity p = 0 outside (0, 1]"},
-		{FeatureShift{Noise: Bernoulli, Budget: 0.1, Severity: 1.5}, "Bernoulli severity p = 1.5 outside (0, 1]"},
-		{FeatureShift{Noise: Bernoulli, Budget: -0.5, Severity: 0.5}, "budget -0.5 outside [0, 1]"},
-		{FeatureShift{Noise: Noise(3), Budget: 0.1, Severity: 1}, "unknown noise Noise(3)"},
-	} {
-		_, err := PerturbFeaturesWith(g, s, c.shift)
-		assertErr(t, err, c.want)
-	}
-}
-
 // The paper's noise rows are the documented draws of the stream seeded by
 // the seed alone: N(0, 1) entries, or Bernoulli(1/2) entries taken bit by
 // bit from 64-bit draws, the row scaled by 1/(ones + 1e-10).
 func TestPaperNoiseStream(t *testing.T) {
 	const f = 70 // two 64-bit draws per Bernoulli row
-	g := featureGraph(t, []int{120, 90}, 30, f)
-	g.Features = g.Features.(*tensor.CSR).ToDense()
-	s, err := g.Split(SplitSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, s := featureSetting(t, []int{120, 90}, 30, f, true)
 	for _, noise := range []Noise{Gaussian, Bernoulli} {
 		p, err := PerturbFeatures(g, s, noise, 0.2, 9)
 		if err != nil {
