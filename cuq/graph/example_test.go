@@ -94,3 +94,37 @@ func ExamplePerturbFeatures() {
 	fmt.Println(len(p.Nodes), "perturbed nodes,", len(p.OODTest), "of them test nodes")
 	// Output: 18 perturbed nodes, 12 of them test nodes
 }
+
+func ExamplePerturbStructure() {
+	// Two triangles, one per class, joined by the edge 2–3.
+	g, _ := graph.NewBuilder(2).Nodes(3, 0, 1).Nodes(3, 1, 1).
+		Chain(0, 1, 2, 0).Chain(3, 4, 5, 3).Edge(2, 3).Done()
+	s := graph.Split{Train: []int{0, 5}, Test: []int{1, 2, 3, 4}}
+	p, err := graph.PerturbStructure(g, s, graph.DICE, 0.5, 42)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Structure, "removed", p.Removed, "added", p.Added)
+	fmt.Println("OOD test nodes", p.OODTest, "ID test nodes", p.IDTest)
+	// Output:
+	// dice removed [[4 5] [0 1]] added [[2 5]]
+	// OOD test nodes [1 2 4] ID test nodes [3]
+}
+
+func ExamplePerturbFeaturesWith() {
+	g, _ := graph.NewBuilder(1).Nodes(200, 0, 1, 0, 0).Done()
+	s, _ := g.Split(graph.SplitSpec{})
+	for _, sigma := range []float64{0.1, 1} {
+		p, err := graph.PerturbFeaturesWith(g, s, graph.FeatureShift{Noise: graph.Gaussian, Budget: 0.1, Severity: sigma, Seed: 42})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		x := p.Graph.Features.(*tensor.Dense)
+		fmt.Printf("σ = %v: node %d has features %.3f\n", sigma, p.Nodes[0], x.Row(p.Nodes[0]))
+	}
+	// Output:
+	// σ = 0.1: node 3 has features [0.018 0.188 -0.169]
+	// σ = 1: node 3 has features [0.178 1.878 -1.690]
+}

@@ -1,7 +1,9 @@
 // Package graph holds the attributed graphs of node classification: the
 // Graph type, its transforms (feature normalisation, undirected coalescing,
 // self loops, adjacency normalisations, personalised PageRank), class
-// stratified splits and the out-of-distribution perturbations of the paper.
+// stratified splits, the out-of-distribution perturbations of the paper and
+// further shifts (noise severities, random-edge and DICE structure
+// perturbations).
 package graph
 
 import (

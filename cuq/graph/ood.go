@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -93,12 +94,12 @@ func filter(idx []int, keep func(int) bool) []int {
 type Noise int
 
 const (
-	// Gaussian replaces a feature row by independent N(0, 1) entries (not
-	// normalised).
+	// Gaussian replaces a feature row by independent N(0, σ²) entries, not
+	// normalised; the paper's σ is 1.
 	Gaussian Noise = iota
-	// Bernoulli replaces a feature row by independent Bernoulli(0.5) entries
+	// Bernoulli replaces a feature row by independent Bernoulli(p) entries
 	// divided by (row sum + 1e-10), so that it sums to 1 like an
-	// L1-normalised bag of words.
+	// L1-normalised bag of words; the paper's p is 1/2.
 	Bernoulli
 )
 
@@ -116,51 +117,150 @@ func (n Noise) String() string {
 // bernoulliEps is the reference's normaliser guard for Bernoulli rows.
 const bernoulliEps = 1e-10
 
-// Perturbed is a feature-perturbation setting ("evasion"): the model trained
-// on the clean graph is evaluated on Graph.
+// Perturbed is a perturbation setting ("evasion"): the model trained on the
+// clean graph is evaluated on Graph. PerturbFeatures and PerturbFeaturesWith
+// replace feature rows; PerturbStructure changes edges.
 type Perturbed struct {
-	// Graph has the perturbed feature rows; its adjacency, labels and class
-	// names are shared with the original graph.
+	// Graph is the perturbed graph. A feature perturbation gives it new
+	// feature rows and shares the adjacency, labels and class names with
+	// the original; a structure perturbation gives it a new adjacency and
+	// shares the rest.
 	Graph *Graph
 	// Split is the split the nodes were chosen from (unchanged).
 	Split Split
-	// Nodes are the perturbed nodes, sorted.
+	// Nodes are the perturbed nodes, sorted: those whose features were
+	// replaced, or those incident to an inserted or deleted edge.
 	Nodes []int
 	// IDTest holds the unperturbed test nodes, OODTest the perturbed ones.
 	IDTest, OODTest []int
-	Noise           Noise
-	Budget          float64
+	// Noise and Severity describe a feature perturbation (Structure zero).
+	Noise    Noise
+	Severity float64
+	// Budget is the fraction of nodes (features) or of edges (structure)
+	// that was asked to be perturbed.
+	Budget float64
+	// Structure is the kind of a structure perturbation, zero for a
+	// feature perturbation.
+	Structure Structure
+	// Added and Removed are the undirected edges a structure perturbation
+	// inserted and deleted, each as {i, j} with i < j, in draw order.
+	Added, Removed [][2]int
 }
 
+// FeatureShift describes a feature perturbation (see PerturbFeaturesWith).
+type FeatureShift struct {
+	Noise Noise
+	// Budget is the fraction of each node group whose features are
+	// replaced, in [0, 1]; the paper uses 0.1.
+	Budget float64
+	// Severity is the noise's strength: the standard deviation σ > 0 of
+	// Gaussian entries, or the probability p ∈ (0, 1] of a non-zero
+	// Bernoulli entry. Noise.PaperSeverity gives the paper's.
+	Severity float64
+	// Seed seeds the choice of the nodes and the noise values.
+	Seed uint64
+}
+
+// PaperSeverity returns the severity of the paper's setting of n: σ = 1 for
+// Gaussian, p = 1/2 for Bernoulli, and NaN for an unknown noise.
+func (n Noise) PaperSeverity() float64 {
+	switch n {
+	case Gaussian:
+		return 1
+	case Bernoulli:
+		return 0.5
+	}
+	return math.NaN()
+}
+
+// Default severity sweeps, in increasing order, each holding the paper's
+// severity.
+//
+// GaussianSeverities are the standard deviations σ, spaced about evenly in
+// log σ from 0.01, the order of the non-zero entries of the L1-normalised
+// bags of words (CoraML's rows hold about 50 words, entries ≈ 0.02), to 2,
+// twice the paper's N(0, 1).
+//
+// BernoulliSeverities are the probabilities p of a non-zero entry, from
+// 0.01, the density of the citation graphs' bag-of-words rows (CoraML 1.8%,
+// CiteSeer 0.8%; Amazon's are 35% dense), to 0.95; they hold the GPN code's
+// three Bernoulli variants, p = 0.05, 0.5 (the paper's) and 0.95.
+var (
+	GaussianSeverities  = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2}
+	BernoulliSeverities = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 0.95}
+)
+
 // PerturbFeatures replaces the features of a fraction budget of the nodes by
-// noise, as the reference does with budget 0.1: from each group in the order
-// s.Val, s.Test, s.Unused, s.Train it chooses int(budget·|group|) nodes
-// without replacement, training nodes included.
+// the paper's noise: PerturbFeaturesWith with Severity noise.PaperSeverity(),
+// that is N(0, 1) entries or Bernoulli(1/2) rows normalised to sum 1. The
+// reference uses budget 0.1 and seed 42.
+func PerturbFeatures(g *Graph, s Split, noise Noise, budget float64, seed uint64) (*Perturbed, error) {
+	p, err := perturbFeatures(g, s, FeatureShift{Noise: noise, Budget: budget, Severity: noise.PaperSeverity(), Seed: seed})
+	if err != nil {
+		return nil, fmt.Errorf("graph.PerturbFeatures: %v", err)
+	}
+	return p, nil
+}
+
+// PerturbFeaturesWith replaces the features of a fraction f.Budget of the
+// nodes by noise of severity f.Severity, as the reference does with budget
+// 0.1 at the paper's severity: from each group in the order s.Val, s.Test,
+// s.Unused, s.Train it chooses int(budget·|group|) nodes without
+// replacement, training nodes included, and replaces each chosen row by
+//
+//   - Gaussian: independent entries σ·z, z ~ N(0, 1), so N(0, σ²), not
+//     normalised;
+//   - Bernoulli: independent entries b ~ Bernoulli(p), the row divided by
+//     (Σ_j b_j + 1e-10) so that it sums to 1 like an L1-normalised bag of
+//     words (a row without ones stays 0).
 //
 // Randomness: the nodes are chosen from the PCG stream seeded with (seed, a
 // hash of s), so different splits perturb different nodes; the noise rows are
 // drawn from a stream seeded by seed alone, and the r-th chosen node (in the
 // group order above, then draw order) gets the r-th noise row. As in the
 // reference, the noise values are thus the same across splits while the
-// perturbed nodes differ. The numbers are not numpy's or torch's.
+// perturbed nodes differ. A Gaussian row at σ is σ times the row at σ = 1.
+// A Bernoulli row at p = 1/2 takes each entry from one bit of a 64-bit draw
+// (the paper's setting); at any other p each entry compares a uniform
+// [0, 1) draw with p. The numbers are not numpy's or torch's.
 //
 // Feature storage: a dense feature matrix stays dense; a CSR one stays CSR,
 // with every non-zero noise entry stored (a Gaussian row is full, a Bernoulli
-// row about half full). Only the chosen rows differ from the original.
-func PerturbFeatures(g *Graph, s Split, noise Noise, budget float64, seed uint64) (*Perturbed, error) {
+// row holds about p·F entries). Only the chosen rows differ from the original.
+func PerturbFeaturesWith(g *Graph, s Split, f FeatureShift) (*Perturbed, error) {
+	p, err := perturbFeatures(g, s, f)
+	if err != nil {
+		return nil, fmt.Errorf("graph.PerturbFeaturesWith: %v", err)
+	}
+	return p, nil
+}
+
+// perturbFeatures is PerturbFeaturesWith without the function's name in its
+// errors.
+func perturbFeatures(g *Graph, s Split, f FeatureShift) (*Perturbed, error) {
 	if err := g.Validate(); err != nil {
-		return nil, fmt.Errorf("graph.PerturbFeatures: %v", err)
+		return nil, err
 	}
 	if err := s.Validate(g.N); err != nil {
-		return nil, fmt.Errorf("graph.PerturbFeatures: %v", err)
+		return nil, err
 	}
-	if noise != Gaussian && noise != Bernoulli {
-		return nil, fmt.Errorf("graph.PerturbFeatures: unknown noise %v", noise)
+	switch sev := f.Severity; f.Noise {
+	case Gaussian:
+		if !(sev > 0) || math.IsInf(sev, 0) {
+			return nil, fmt.Errorf("Gaussian severity σ = %v, want a finite σ > 0", sev)
+		}
+	case Bernoulli:
+		if !(sev > 0 && sev <= 1) {
+			return nil, fmt.Errorf("Bernoulli severity p = %v outside (0, 1]", sev)
+		}
+	default:
+		return nil, fmt.Errorf("unknown noise %v", f.Noise)
 	}
+	budget := f.Budget
 	if !(budget >= 0 && budget <= 1) {
-		return nil, fmt.Errorf("graph.PerturbFeatures: budget %v outside [0, 1]", budget)
+		return nil, fmt.Errorf("budget %v outside [0, 1]", budget)
 	}
-	pick := rand.New(rand.NewPCG(seed, splitHash(s)))
+	pick := rand.New(rand.NewPCG(f.Seed, splitHash(s)))
 	var chosen []int
 	for _, group := range [][]int{s.Val, s.Test, s.Unused, s.Train} {
 		m := int(budget * float64(len(group)))
@@ -172,11 +272,11 @@ func PerturbFeatures(g *Graph, s Split, noise Noise, budget float64, seed uint64
 		chosen = append(chosen, nodes[:m]...)
 	}
 
-	f := g.NumFeatures()
+	width := g.NumFeatures()
 	rows := make(map[int][]float64, len(chosen))
-	draw := rand.New(rand.NewPCG(seed, noiseStream))
+	draw := rand.New(rand.NewPCG(f.Seed, noiseStream))
 	for _, i := range chosen {
-		rows[i] = noiseRow(draw, noise, f)
+		rows[i] = noiseRow(draw, f.Noise, f.Severity, width)
 	}
 
 	out := *g
@@ -193,41 +293,48 @@ func PerturbFeatures(g *Graph, s Split, noise Noise, budget float64, seed uint64
 
 	perturbed := slices.Clone(chosen)
 	slices.Sort(perturbed)
-	isPerturbed := Mask(g.N, perturbed)
-	return &Perturbed{
-		Graph:   &out,
-		Split:   s,
-		Nodes:   perturbed,
-		IDTest:  filter(s.Test, func(i int) bool { return !isPerturbed[i] }),
-		OODTest: filter(s.Test, func(i int) bool { return isPerturbed[i] }),
-		Noise:   noise,
-		Budget:  budget,
-	}, nil
+	p := &Perturbed{Graph: &out, Split: s, Nodes: perturbed,
+		Noise: f.Noise, Severity: f.Severity, Budget: budget}
+	p.IDTest, p.OODTest = splitTest(s, perturbed, g.N)
+	return p, nil
+}
+
+// splitTest returns the test nodes of s outside and inside the set nodes.
+func splitTest(s Split, nodes []int, n int) (id, ood []int) {
+	in := Mask(n, nodes)
+	return filter(s.Test, func(i int) bool { return !in[i] }), filter(s.Test, func(i int) bool { return in[i] })
 }
 
 // noiseStream is the second PCG seed word of the noise draws ("noise").
 const noiseStream = 0x6e6f697365
 
-// noiseRow draws one replacement feature row.
-func noiseRow(rng *rand.Rand, noise Noise, f int) []float64 {
+// noiseRow draws one replacement feature row of f entries at the given
+// severity.
+func noiseRow(rng *rand.Rand, noise Noise, severity float64, f int) []float64 {
 	row := make([]float64, f)
 	if noise == Gaussian {
 		for j := range row {
-			row[j] = rng.NormFloat64()
+			row[j] = severity * rng.NormFloat64()
 		}
 		return row
 	}
 	sum := 0.0
 	var bits uint64
 	for j := range row {
-		if j%64 == 0 {
-			bits = rng.Uint64()
+		one := false
+		if severity == 0.5 {
+			if j%64 == 0 {
+				bits = rng.Uint64()
+			}
+			one = bits&1 == 1
+			bits >>= 1
+		} else {
+			one = rng.Float64() < severity
 		}
-		if bits&1 == 1 {
+		if one {
 			row[j] = 1
 			sum++
 		}
-		bits >>= 1
 	}
 	scaleRow(row, 1/(sum+bernoulliEps))
 	return row

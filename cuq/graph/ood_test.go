@@ -32,6 +32,21 @@ func featureGraph(t testing.TB, sizes []int, unlabelled, f int) *Graph {
 	return g
 }
 
+// featureSetting returns featureGraph, with dense features when dense is
+// set, and its default split.
+func featureSetting(t testing.TB, sizes []int, unlabelled, f int, dense bool) (*Graph, Split) {
+	t.Helper()
+	g := featureGraph(t, sizes, unlabelled, f)
+	if dense {
+		g.Features = g.Features.(*tensor.CSR).ToDense()
+	}
+	s, err := g.Split(SplitSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, s
+}
+
 func TestLeaveOutClasses(t *testing.T) {
 	g := featureGraph(t, []int{100, 80, 60, 40, 30}, 20, 8)
 	s, err := g.Split(SplitSpec{})
@@ -99,11 +114,7 @@ func TestLeaveOutClasses(t *testing.T) {
 }
 
 func TestPerturbFeaturesInvariants(t *testing.T) {
-	g := featureGraph(t, []int{300, 200, 150}, 50, 200)
-	s, err := g.Split(SplitSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, s := featureSetting(t, []int{300, 200, 150}, 50, 200, false)
 	for _, noise := range []Noise{Gaussian, Bernoulli} {
 		p, err := PerturbFeatures(g, s, noise, 0.1, 42)
 		if err != nil {
@@ -256,11 +267,8 @@ func TestPerturbFeaturesRandomness(t *testing.T) {
 }
 
 func TestPerturbFeaturesErrors(t *testing.T) {
-	g := featureGraph(t, []int{20, 20}, 0, 3)
-	s, err := g.Split(SplitSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, s := featureSetting(t, []int{20, 20}, 0, 3, false)
+	var err error
 	_, err = PerturbFeatures(g, s, Gaussian, 1.5, 1)
 	assertErr(t, err, "budget 1.5 outside [0, 1]")
 	_, err = PerturbFeatures(g, s, Noise(7), 0.1, 1)
@@ -271,7 +279,202 @@ func TestPerturbFeaturesErrors(t *testing.T) {
 	bad.Labels = bad.Labels[:3]
 	_, err = PerturbFeatures(&bad, s, Gaussian, 0.1, 1)
 	assertErr(t, err, "3 labels for 40 nodes")
+	for _, c := range []struct {
+		shift FeatureShift
+		want  string
+	}{
+		{FeatureShift{Noise: Gaussian, Budget: 0.1}, "graph.PerturbFeaturesWith: Gaussian severity σ = 0, want a finite σ > 0"},
+		{FeatureShift{Noise: Gaussian, Budget: 0.1, Severity: -1}, "σ = -1, want"},
+		{FeatureShift{Noise: Gaussian, Budget: 0.1, Severity: math.NaN()}, "σ = NaN, want"},
+		{FeatureShift{Noise: Gaussian, Budget: 0.1, Severity: math.Inf(1)}, "σ = +Inf, want"},
+		{FeatureShift{Noise: Bernoulli, Budget: 0.1}, "Bernoulli severity p = 0 outside (0, 1]"},
+		{FeatureShift{Noise: Bernoulli, Budget: 0.1, Severity: 1.5}, "Bernoulli severity p = 1.5 outside (0, 1]"},
+		{FeatureShift{Noise: Bernoulli, Budget: -0.5, Severity: 0.5}, "budget -0.5 outside [0, 1]"},
+		{FeatureShift{Noise: Noise(3), Budget: 0.1, Severity: 1}, "unknown noise Noise(3)"},
+	} {
+		_, err = PerturbFeaturesWith(g, s, c.shift)
+		assertErr(t, err, c.want)
+	}
 	if Gaussian.String() != "gaussian" || Bernoulli.String() != "bernoulli" {
 		t.Error("Noise.String")
+	}
+}
+
+// bitsEqual reports whether a and b hold the same float64 bit patterns.
+func bitsEqual(a, b []float64) bool {
+	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+}
+
+// The paper's severity gives PerturbFeatures' result bit for bit, on dense
+// and sparse features, for both noises, budgets and seeds.
+func TestPerturbFeaturesWithPaperSeverity(t *testing.T) {
+	if Gaussian.PaperSeverity() != 1 || Bernoulli.PaperSeverity() != 0.5 || !math.IsNaN(Noise(7).PaperSeverity()) {
+		t.Fatal("PaperSeverity")
+	}
+	sparse, s := featureSetting(t, []int{150, 100}, 20, 70, false)
+	dense := *sparse
+	dense.Features = sparse.Features.(*tensor.CSR).ToDense()
+	for _, g := range []*Graph{sparse, &dense} {
+		for _, noise := range []Noise{Gaussian, Bernoulli} {
+			for _, budget := range []float64{0.1, 0.3} {
+				for _, seed := range []uint64{42, 7} {
+					want, err := PerturbFeatures(g, s, noise, budget, seed)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := PerturbFeaturesWith(g, s, FeatureShift{Noise: noise, Budget: budget, Severity: noise.PaperSeverity(), Seed: seed})
+					if err != nil {
+						t.Fatal(err)
+					}
+					same := slices.Equal(got.Nodes, want.Nodes) && slices.Equal(got.IDTest, want.IDTest) && slices.Equal(got.OODTest, want.OODTest)
+					switch x := want.Graph.Features.(type) {
+					case *tensor.Dense:
+						same = same && bitsEqual(got.Graph.Features.(*tensor.Dense).Data, x.Data)
+					case *tensor.CSR:
+						y := got.Graph.Features.(*tensor.CSR)
+						same = same && slices.Equal(y.Ptr, x.Ptr) && slices.Equal(y.Ind, x.Ind) && bitsEqual(y.Val, x.Val)
+					}
+					if !same {
+						t.Fatalf("%T features, %v, budget %v, seed %d: PerturbFeaturesWith at the paper's severity differs from PerturbFeatures", g.Features, noise, budget, seed)
+					}
+					if want.Severity != noise.PaperSeverity() || want.Structure != 0 {
+						t.Fatalf("PerturbFeatures records severity %v, structure %v", want.Severity, want.Structure)
+					}
+				}
+			}
+		}
+	}
+}
+
+// perturbedEntries returns the entries of the perturbed rows of p.
+func perturbedEntries(p *Perturbed) [][]float64 {
+	x := p.Graph.Features.(*tensor.Dense)
+	rows := make([][]float64, len(p.Nodes))
+	for k, i := range p.Nodes {
+		rows[k] = x.Row(i)
+	}
+	return rows
+}
+
+func TestGaussianSeverity(t *testing.T) {
+	g, s := featureSetting(t, []int{300, 200, 150}, 50, 200, true)
+	unit, err := PerturbFeatures(g, s, Gaussian, 0.1, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := perturbedEntries(unit)
+	prev := 0.0
+	for _, sigma := range GaussianSeverities {
+		p, err := PerturbFeaturesWith(g, s, FeatureShift{Noise: Gaussian, Budget: 0.1, Severity: sigma, Seed: 42})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(p.Nodes, unit.Nodes) {
+			t.Fatalf("σ = %v perturbs other nodes than σ = 1", sigma)
+		}
+		var values []float64
+		for k, row := range perturbedEntries(p) {
+			for j, v := range row {
+				if v != sigma*base[k][j] {
+					t.Fatalf("σ = %v: entry %v is not σ times the N(0, 1) entry %v", sigma, v, base[k][j])
+				}
+			}
+			values = append(values, row...)
+		}
+		// 70 rows × 200 entries: the sample std is within about 1% of σ.
+		mean, variance := moments(values)
+		if sd := math.Sqrt(variance); math.Abs(sd/sigma-1) > 0.03 || math.Abs(mean) > 0.03*sigma {
+			t.Errorf("σ = %v: sample mean %v, std %v", sigma, mean, sd)
+		}
+		if sigma <= prev {
+			t.Errorf("GaussianSeverities not increasing at %v", sigma)
+		}
+		prev = sigma
+	}
+	if !slices.Contains(GaussianSeverities, 1) {
+		t.Error("GaussianSeverities lacks the paper's σ = 1")
+	}
+}
+
+func TestBernoulliSeverity(t *testing.T) {
+	g, s := featureSetting(t, []int{300, 200, 150}, 50, 200, true)
+	prev := 0.0
+	for _, prob := range BernoulliSeverities {
+		p, err := PerturbFeaturesWith(g, s, FeatureShift{Noise: Bernoulli, Budget: 0.1, Severity: prob, Seed: 42})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ones, total := 0, 0
+		for k, row := range perturbedEntries(p) {
+			sum, m := 0.0, 0
+			for _, v := range row {
+				if v != 0 {
+					m++
+					sum += v
+				}
+			}
+			for _, v := range row {
+				if v != 0 && math.Abs(v*float64(m)-1) > 1e-9 { // 1/(m + 1e-10)
+					t.Fatalf("p = %v: row %d holds %v, want 0 or 1/%d", prob, k, v, m)
+				}
+			}
+			if m > 0 && math.Abs(sum-1) > 1e-9 {
+				t.Fatalf("p = %v: row %d sums to %v", prob, k, sum)
+			}
+			ones += m
+			total += len(row)
+		}
+		// Binomial(total, p) non-zero entries: 5 standard deviations.
+		if sd := math.Sqrt(float64(total) * prob * (1 - prob)); math.Abs(float64(ones)-float64(total)*prob) > 5*sd+1e-9 {
+			t.Errorf("p = %v: %d of %d entries non-zero", prob, ones, total)
+		}
+		if prob <= prev || prob > 1 {
+			t.Errorf("BernoulliSeverities not increasing in (0, 1] at %v", prob)
+		}
+		prev = prob
+	}
+	if !slices.Contains(BernoulliSeverities, 0.5) {
+		t.Error("BernoulliSeverities lacks the paper's p = 1/2")
+	}
+}
+
+// The paper's noise rows are the documented draws of the stream seeded by
+// the seed alone: N(0, 1) entries, or Bernoulli(1/2) entries taken bit by
+// bit from 64-bit draws, the row scaled by 1/(ones + 1e-10).
+func TestPaperNoiseStream(t *testing.T) {
+	const f = 70 // two 64-bit draws per Bernoulli row
+	g, s := featureSetting(t, []int{120, 90}, 30, f, true)
+	for _, noise := range []Noise{Gaussian, Bernoulli} {
+		p, err := PerturbFeatures(g, s, noise, 0.2, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(9, noiseStream))
+		var want [][]float64
+		for range p.Nodes {
+			row := make([]float64, f)
+			var bits uint64
+			ones := 0.0
+			for j := range row {
+				if noise == Gaussian {
+					row[j] = rng.NormFloat64()
+					continue
+				}
+				if j == 0 || j == 64 {
+					bits = rng.Uint64()
+				}
+				row[j] = float64(bits >> (j % 64) & 1)
+				ones += row[j]
+			}
+			if noise == Bernoulli {
+				scaleRow(row, 1/(ones+1e-10))
+			}
+			want = append(want, row)
+		}
+		sort.Slice(want, func(a, b int) bool { return slices.Compare(want[a], want[b]) < 0 })
+		got := noiseRows(p)
+		if !slices.EqualFunc(got, want, bitsEqual) {
+			t.Errorf("%v: the noise rows are not the documented draws", noise)
+		}
 	}
 }
