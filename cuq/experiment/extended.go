@@ -23,15 +23,28 @@ const ConformalAlpha = 0.1
 // and evaluation halves, and the randomisation of the APS and RAPS scores.
 const ConformalSeed = 42
 
-// conformalScores are the scores of the grid's conformal prediction sets.
-var conformalScores = []conformal.Score{conformal.APS{}, conformal.RAPS{}, conformal.DAPS{}}
+// conformalScores are the scores of the grid's conformal prediction sets
+// (conformal.DefaultScores), scoreNames their names in records and tables.
+var (
+	conformalScores = conformal.DefaultScores()
+	scoreNames      = []string{"APS", "RAPS", "DAPS"}
+)
+
+// severities returns the severities of the sweep of noise.
+func severities(noise graph.Noise) []float64 {
+	if noise == graph.Gaussian {
+		return graph.GaussianSeverities
+	}
+	return graph.BernoulliSeverities
+}
 
 // shiftEvaluator evaluates a classification-trained model on shifted
-// graphs, without retraining.
+// graphs, without retraining: predict returns the model's prediction on a
+// shifted graph.
 type shiftEvaluator struct {
-	model  *cuq.Model
-	labels []int
-	test   []int
+	predict func(*graph.Graph) (*cuq.Prediction, error)
+	labels  []int
+	test    []int
 }
 
 // evaluate predicts on the perturbed graph p and evaluates the detection
@@ -40,7 +53,7 @@ func (e shiftEvaluator) evaluate(p *graph.Perturbed, err error) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	pred, err := e.model.Predict(p.Graph)
+	pred, err := e.predict(p.Graph)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +72,7 @@ func (e shiftEvaluator) evaluate(p *graph.Perturbed, err error) (*Result, error)
 func (e shiftEvaluator) sweep(g *graph.Graph, split graph.Split, s Setting) (*Result, error) {
 	noise, _ := s.noise()
 	res := &Result{}
-	for _, severity := range noise.Severities() {
+	for _, severity := range severities(noise) {
 		p, err := e.evaluate(graph.PerturbFeaturesWith(g, split, graph.FeatureShift{
 			Noise: noise, Budget: NoiseBudget, Severity: severity, Seed: NoiseSeed}))
 		if err != nil {
@@ -127,17 +140,17 @@ func classificationMetrics(pred *cuq.Prediction, split graph.Split, res *Result)
 		put(MisclassAUROC, m.String(), d.AUROC)
 		put(MisclassAUPR, m.String(), d.AUPRPositive)
 	}
+	sets, err := pred.Conformal(test, conformal.Options{Scores: conformalScores, Alpha: ConformalAlpha, Seed: ConformalSeed})
+	if err != nil {
+		return err
+	}
 	res.SetSizes = map[string][]int{}
-	for _, score := range conformalScores {
-		c, err := pred.Conformal(test, conformal.Options{Score: score, Alpha: ConformalAlpha, Seed: ConformalSeed})
-		if err != nil {
-			return err
-		}
-		name := score.String()
+	for k, c := range sets {
+		name := scoreNames[k]
 		put(Coverage, name, c.Coverage)
 		put(SetSize, name, c.MeanSize)
-		put(Singletons, name, c.Singletons)
-		res.SetSizes[name] = c.SizeCounts(pred.Classes)
+		put(Singletons, name, c.SingletonRate)
+		res.SetSizes[name] = c.SizeCounts()
 	}
 	return nil
 }

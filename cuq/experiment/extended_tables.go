@@ -212,9 +212,9 @@ func extendedTables() []extendedTable {
 		}
 	}
 	var sets []extendedColumn
-	for _, s := range conformalScores {
+	for _, s := range scoreNames {
 		for _, m := range []Metric{Coverage, SetSize, Singletons} {
-			sets = append(sets, metricColumn(m, s.String()))
+			sets = append(sets, metricColumn(m, s))
 		}
 	}
 	tables := []extendedTable{

@@ -151,7 +151,30 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	if err != nil {
 		return fail(err)
 	}
-	shift := shiftEvaluator{model: model, labels: labels, test: split.Test}
+	shift := shiftEvaluator{predict: model.Predict, labels: labels, test: split.Test}
+	if !model.Trainable() {
+		// GKDE's estimate belongs to its adjacency: on a graph with other
+		// edges it is estimated anew from the same training labels, which
+		// trains nothing.
+		shift.predict = func(shifted *graph.Graph) (*cuq.Prediction, error) {
+			if shifted.Adj == g.Adj {
+				return model.Predict(shifted)
+			}
+			b, err := j.Model.Builder(shifted)
+			if err != nil {
+				return nil, err
+			}
+			d.configure(j.Model, b)
+			m, err := b.Build()
+			if err != nil {
+				return nil, err
+			}
+			if _, err := m.Fit(train); err != nil {
+				return nil, err
+			}
+			return m.Predict(nil)
+		}
+	}
 	for _, s := range j.Settings {
 		var res *Result
 		switch s {
