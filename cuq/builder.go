@@ -86,7 +86,8 @@ type Builder struct {
 	g    *graph.Graph
 	name string
 	// newFamily builds the parts that set the model's kind apart: a
-	// PostNet (GPN, LOP-GPN, CUQ-*), APPNP's softmax classifier or GKDE.
+	// PostNet (GPN, LOP-GPN, CUQ-*), a softmax classifier (APPNP, GCN) or
+	// GKDE.
 	newFamily func(b *Builder, init, dropout *rand.Rand) (family, error)
 
 	encoder    *MLPConfig
@@ -98,6 +99,7 @@ type Builder struct {
 	pruneAt    float64        // LOP-GPN: sparse pruned Π when > 0
 	gkdeCutoff int
 	gkdeSigma  float64
+	sampling   sampling // first-order models: MC dropout or DropEdge
 
 	train TrainConfig
 }
@@ -115,6 +117,13 @@ type TrainConfig struct {
 	EvalEvery       int // evaluate every this many epochs
 	Seed            uint64
 	Init            int // which initialisation (1-based) of the seed
+}
+
+// firstOrderTraining is the schedule of the first-order baselines: Adam
+// with learning rate 0.01 and weight decay wd, early stopping with
+// patience 50.
+func firstOrderTraining(wd float64) TrainConfig {
+	return TrainConfig{LR: 0.01, WeightDecay: wd, MaxEpochs: 100000, Patience: 50, EvalEvery: 1, Seed: 42, Init: 1}
 }
 
 func defaultPostNetTraining() TrainConfig {
@@ -155,7 +164,25 @@ func LOPGPN(g *graph.Graph) *Builder { return CUQ(g).Name("LOP-GPN").Pooling(Lin
 // entropy, weight decay 1e-4 on all parameters.
 func APPNPModel(g *graph.Graph) *Builder {
 	return &Builder{g: g, name: "APPNP", newFamily: newFirstOrder, encoder: MLP(64), prop: APPNP(10, 0.1),
-		train: TrainConfig{LR: 0.01, WeightDecay: 1e-4, MaxEpochs: 100000, Patience: 50, EvalEvery: 1, Seed: 42, Init: 1}}
+		train: firstOrderTraining(1e-4)}
+}
+
+// GCNModel returns the first-order GCN baseline (Kipf and Welling), as in
+// the GPN reference: a hidden GCN layer of 64 with ReLU and dropout 0.5,
+// then a GCN layer to the class logits, softmax output,
+//
+//	p = softmax(Â · Dropout(ReLU(Â X W₀ + b₀)) · W₁ + b₁),  Â = D^−½(A+I)D^−½,
+//
+// on the raw node features (no encoder). It is trained with cross entropy,
+// Adam with learning rate 0.01 and weight decay 5e-4 on all parameters
+// (Kipf's original decays the first layer only), and early stopping on the
+// validation cross entropy with patience 50, as APPNP. Conv(GCN(h).Layers(L))
+// sets L hidden layers of width h before the output layer. It predicts a
+// categorical distribution, so it has TU and LC only, unless MCDropout or
+// DropEdge makes it a committee.
+func GCNModel(g *graph.Graph) *Builder {
+	return &Builder{g: g, name: "GCN", newFamily: newFirstOrder, conv: GCN(64).Layers(1),
+		train: firstOrderTraining(5e-4)}
 }
 
 // GKDE returns the graph-kernel Dirichlet estimate: evidence
@@ -172,7 +199,9 @@ func (b *Builder) Name(name string) *Builder { b.name = name; return b }
 func (b *Builder) Encoder(c *MLPConfig) *Builder { b.encoder = c; return b }
 
 // Conv sets the graph convolution between encoder and PostNet head: APPNP,
-// GCN or GAT (or any nn.ConvConfig); nil for none.
+// GCN or GAT (or any nn.ConvConfig); nil for none. For a first-order model
+// it sets GCNModel's hidden GCN layers; there nil means APPNP's
+// propagation of logits, and other convolutions are an error at Build.
 func (b *Builder) Conv(c nn.ConvConfig) *Builder { b.conv = c; return b }
 
 // Latent sets the latent dimension of the PostNet head.
@@ -230,6 +259,33 @@ func (b *Builder) Seed(s uint64) *Builder { b.train.Seed = s; return b }
 // reference trains inits 1..10 of seed 42 on every split.
 func (b *Builder) Init(k int) *Builder { b.train.Init = k; return b }
 
+// MCDropout makes a first-order model (APPNP, GCN) an MC-dropout committee
+// (Gal and Ghahramani 2016): training is unchanged, and Predict keeps
+// dropout on and draws T = samples forward passes p⁽ˢ⁾ from a stream of
+// the seed and init, so the same model gives the same prediction. The
+// prediction is their mean p̄ = (1/T) Σ_s p⁽ˢ⁾, with TU, AU and EU the
+// entropy decomposition of the samples (uq.Samples). Forward stays one
+// pass with dropout off. It replaces DropEdge; a model without dropout, a
+// PostNet or GKDE is an error at Build.
+func (b *Builder) MCDropout(samples int) *Builder {
+	b.sampling = sampling{kind: mcDropout, samples: samples}
+	return b
+}
+
+// DropEdge makes a first-order model (APPNP, GCN) a DropEdge committee (Rong
+// et al. 2020): every training epoch runs on a graph from which each
+// undirected edge {i, j} (both its entries) is dropped with probability p,
+// drawn anew each epoch from a stream of the seed and init, and Predict
+// averages samples forward passes (dropout off) over independently dropped
+// graphs, with TU, AU and EU the entropy decomposition of the samples
+// (uq.Samples). Self loops stay. Early stopping watches the full graph.
+// With p = 0 training is the plain model's. It replaces MCDropout; a
+// PostNet or GKDE is an error at Build.
+func (b *Builder) DropEdge(p float64, samples int) *Builder {
+	b.sampling = sampling{kind: dropEdge, p: p, samples: samples}
+	return b
+}
+
 // Training replaces the whole training configuration.
 func (b *Builder) Training(c TrainConfig) *Builder { b.train = c; return b }
 
@@ -253,9 +309,7 @@ func (b *Builder) Build() (*Model, error) {
 	// its own stream, so init k has the same weights on every split (as
 	// the reference, which re-seeds before each run); dropout draws from
 	// a second stream.
-	init := rand.New(rand.NewPCG(b.train.Seed, uint64(b.train.Init)))
-	dropout := rand.New(rand.NewPCG(b.train.Seed, uint64(b.train.Init)+1<<32))
-	fam, err := b.newFamily(b, init, dropout)
+	fam, err := b.newFamily(b, stream(b.train, initStream), stream(b.train, dropoutStream))
 	if err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", b.name, err)
 	}
@@ -269,6 +323,30 @@ func (b *Builder) MustBuild() *Model {
 		panic(err)
 	}
 	return m
+}
+
+// The random streams of a model: stream k of init i of seed s is
+// PCG(s, i + k·2³²).
+const (
+	initStream        = iota // parameters
+	dropoutStream            // dropout in training
+	edgeStream               // DropEdge in training
+	mcDropoutStream          // MC dropout in Predict, anew each call
+	edgeSamplesStream        // DropEdge in Predict, anew each call
+)
+
+// stream returns random stream k of the seed and init of tc.
+func stream(tc TrainConfig, k uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(tc.Seed, uint64(tc.Init)+k<<32))
+}
+
+// checkNoSampling returns an error for a model of a family without
+// sampled predictions (PostNet, GKDE) that asks for them.
+func (b *Builder) checkNoSampling() error {
+	if b.sampling.kind != noSampling {
+		return fmt.Errorf("%v applies to first-order models (APPNP, GCN) only", b.sampling.kind)
+	}
+	return nil
 }
 
 // checkTraining checks the training schedule of a model with parameters.

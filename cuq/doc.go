@@ -14,7 +14,13 @@
 //		Build()
 //
 // The presets carry the paper's hyperparameters: APPNPModel, GKDE, GPN,
-// LOPGPN, CUQPPR, CUQGCN, CUQGAT. The convolutions APPNP, GCN and GAT are
+// LOPGPN, CUQPPR, CUQGCN, CUQGAT. The classical committees sample
+// categorical predictions instead: Ensemble (EnsembleGCN, EnsembleAPPNP)
+// trains independent first-order members into a Committee, and the builder
+// options MCDropout (MCDropoutGCN) and DropEdge (DropEdgeGCN) make one
+// first-order model (GCNModel, APPNPModel) average sampled passes; their
+// TU, AU and EU are the entropy decomposition of the samples (uq.Samples).
+// Prediction.TemperatureScaled is the post-hoc calibration baseline. The convolutions APPNP, GCN and GAT are
 // configurations of package nn; Conv takes any nn.ConvConfig. A built
 // model copies its configuration, so a Builder and its parts can be changed
 // and built again.

@@ -1,6 +1,7 @@
 package cuq
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -11,107 +12,306 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
-// firstOrder is the family of the APPNP baseline: encoder → class logits →
-// APPNP propagation of the logits → softmax. It predicts a categorical
-// distribution per node, so it has total uncertainty only.
+// firstOrder is the family of the softmax classifiers APPNP and GCN: a
+// head maps the node features to class logits z over an operator derived
+// from the graph's adjacency, and p = softmax(z). It predicts a categorical
+// distribution per node, so it has total uncertainty only, unless its
+// sampling draws several predictions (MC dropout, DropEdge), whose entropy
+// decomposition gives AU and EU.
 type firstOrder struct {
-	enc    *encoder
-	logits *nn.Linear
-	prop   nn.APPNPConfig
-	ops    cache[*graph.PPR]
+	head     logitHead
+	rng      *rand.Rand // dropout in training
+	edges    *rand.Rand // DropEdge in training
+	sampling sampling
+	train    TrainConfig // seed and init of the prediction streams
+	ops      cache[nn.Operator]
 }
 
-// newFirstOrder checks the builder's configuration of APPNP and draws its
-// parameters from init.
+// A logitHead computes a first-order model's class logits.
+type logitHead interface {
+	// check returns an error if g's features do not fit the head.
+	check(g *graph.Graph) error
+	// operator derives the head's graph operator from an adjacency.
+	operator(adj *tensor.CSR) (nn.Operator, error)
+	// logits returns the N×C logits of g's nodes on t, drawing dropout
+	// from rng when t records.
+	logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value
+	// params returns the trainable parameters.
+	params() []*ad.Value
+	// dropout returns the dropout probability of the hidden layers.
+	dropout() float64
+}
+
+// samplingKind names how a first-order model draws the predictions it
+// averages.
+type samplingKind int
+
+const (
+	noSampling samplingKind = iota
+	mcDropout
+	dropEdge
+)
+
+func (k samplingKind) String() string {
+	switch k {
+	case mcDropout:
+		return "MC dropout"
+	case dropEdge:
+		return "DropEdge"
+	}
+	return "no sampling"
+}
+
+// sampling configures the sampled predictions of a first-order model.
+type sampling struct {
+	kind    samplingKind
+	p       float64 // DropEdge: probability of dropping an undirected edge
+	samples int     // forward passes averaged by Predict
+}
+
+// check returns an error for an invalid configuration.
+func (s sampling) check(h logitHead) error {
+	switch {
+	case s.kind == noSampling:
+		return nil
+	case s.samples < 1:
+		return fmt.Errorf("%v with %d samples, need at least 1", s.kind, s.samples)
+	case s.kind == dropEdge && !(s.p >= 0 && s.p < 1):
+		return fmt.Errorf("DropEdge probability %v not in [0, 1)", s.p)
+	case s.kind == mcDropout && h.dropout() == 0:
+		return fmt.Errorf("MC dropout needs dropout, but the model's dropout is 0")
+	}
+	return nil
+}
+
+// newFirstOrder checks the builder's configuration of a first-order model
+// and draws its parameters from init: APPNP's head without a convolution,
+// a GCN head with a GCN convolution.
 func newFirstOrder(b *Builder, init, dropout *rand.Rand) (family, error) {
 	if err := b.checkTraining(); err != nil {
 		return nil, err
 	}
-	if err := b.checkPropagation(); err != nil {
-		return nil, err
+	var h logitHead
+	var err error
+	switch c := b.conv.(type) {
+	case nil:
+		h, err = newAPPNPHead(b, init)
+	case *nn.GCNConfig:
+		h, err = newGCNHead(c, b.g, init)
+	default:
+		err = fmt.Errorf("a first-order model takes a GCN convolution or none (APPNP), not %T", c)
 	}
-	_, in := b.g.Features.Dims()
-	enc, err := newEncoder(b.encoder, in, init, dropout)
 	if err != nil {
 		return nil, err
 	}
-	return &firstOrder{enc: enc, prop: b.prop,
-		logits: nn.NewLinear("output", enc.width(), b.g.NumClasses, true, init)}, nil
-}
-
-func (f *firstOrder) params() (flows, others []*ad.Value) {
-	return nil, append(nn.ParamsOf(f.enc.layers...), f.logits.Params()...)
-}
-
-// prepare checks g's features and returns the propagation over its
-// adjacency, with the symmetric normalisation D^−½(A+I)D^−½.
-func (f *firstOrder) prepare(g *graph.Graph) (*graph.PPR, error) {
-	if err := f.enc.check(g); err != nil {
+	if err := b.sampling.check(h); err != nil {
 		return nil, err
 	}
-	return f.ops.get(g.Adj, func(adj *tensor.CSR) (*graph.PPR, error) {
-		return graph.NewPPR(graph.SymNorm(adj), f.prop.Teleport, f.prop.K)
-	})
+	return &firstOrder{head: h, rng: dropout, edges: stream(b.train, edgeStream), sampling: b.sampling, train: b.train}, nil
 }
 
-// forward computes on tape t the log-probabilities log softmax(Π·logits)
-// on graph g with propagation prop, one row per node.
-func (f *firstOrder) forward(t *ad.Tape, g *graph.Graph, prop *graph.PPR) *ad.Value {
-	h := f.enc.forward(t, g)
-	return t.LogSoftmax(nn.Propagate(t, prop, f.logits.Forward(t, h)))
+func (f *firstOrder) params() (flows, others []*ad.Value) { return nil, f.head.params() }
+
+// prepare checks g's features and returns the head's operator of its
+// adjacency.
+func (f *firstOrder) prepare(g *graph.Graph) (nn.Operator, error) {
+	if err := f.head.check(g); err != nil {
+		return nil, err
+	}
+	return f.ops.get(g.Adj, f.head.operator)
+}
+
+// forward computes on tape t the log-probabilities log softmax(z) on graph
+// g with operator op, one row per node.
+func (f *firstOrder) forward(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
+	return t.LogSoftmax(f.head.logits(t, g, op, rng))
 }
 
 func (f *firstOrder) fit(g *graph.Graph, split graph.Split, trainY []int) (objective, error) {
-	prop, err := f.prepare(g)
+	op, err := f.prepare(g)
 	if err != nil {
 		return nil, err
 	}
-	return &firstOrderObjective{f: f, g: g, prop: prop, split: split, trainY: trainY}, nil
+	return &firstOrderObjective{f: f, g: g, op: op, split: split, trainY: trainY}, nil
 }
 
 func (f *firstOrder) output(g *graph.Graph) (*tensor.Dense, error) {
-	prop, err := f.prepare(g)
+	op, err := f.prepare(g)
 	if err != nil {
 		return nil, err
 	}
-	return f.forward(ad.NewEvalTape(), g, prop).Data, nil
+	return f.forward(ad.NewEvalTape(), g, op, f.rng).Data, nil
 }
 
-// predict gives the softmax probabilities and their categorical measures.
+// predict gives the softmax probabilities and their categorical measures,
+// or the mean and entropy decomposition of the sampled predictions.
 func (f *firstOrder) predict(p *Prediction) error {
-	out, err := f.output(p.Graph)
+	op, err := f.prepare(p.Graph)
 	if err != nil {
 		return err
 	}
-	p.Prob = tensor.New(out.Rows, out.Cols)
-	for i, v := range out.Data {
-		p.Prob.Data[i] = math.Exp(v)
+	s := f.sampling
+	if s.kind == noSampling {
+		p.Prob = exp(f.forward(ad.NewEvalTape(), p.Graph, op, f.rng).Data)
+		p.Measures, err = uq.Categorical(p.Prob.Data, p.Classes)
+		return err
 	}
-	p.Measures, err = uq.Categorical(p.Prob.Data, p.Classes)
+	var rng *rand.Rand
+	if s.kind == mcDropout {
+		rng = stream(f.train, mcDropoutStream)
+	} else {
+		rng = stream(f.train, edgeSamplesStream)
+	}
+	probs := make([][]float64, s.samples)
+	for k := range probs {
+		t, op := ad.NewEvalTape(), op
+		switch s.kind {
+		case mcDropout:
+			// A recording tape keeps dropout on; nothing is
+			// differentiated.
+			t = ad.NewTape()
+		case dropEdge:
+			if op, err = f.head.operator(dropEdges(p.Graph.Adj, s.p, rng)); err != nil {
+				return err
+			}
+		}
+		probs[k] = exp(f.forward(t, p.Graph, op, rng).Data).Data
+	}
+	return sampledPrediction(p, probs)
+}
+
+// sampledPrediction fills p with the mean of the sampled categorical
+// predictions probs (each N×C, row-major) and their entropy decomposition.
+func sampledPrediction(p *Prediction, probs [][]float64) error {
+	mean, err := uq.SampleMean(probs, p.Classes)
+	if err != nil {
+		return err
+	}
+	if p.Prob, err = tensor.FromSlice(len(mean)/p.Classes, p.Classes, mean); err != nil {
+		return err
+	}
+	p.Measures, err = uq.Samples(probs, p.Classes)
 	return err
 }
 
-// firstOrderObjective is APPNP's loss on one split: the mean negative
-// log-likelihood of the training labels.
+// exp returns e^x elementwise: the probabilities of log-probabilities.
+func exp(x *tensor.Dense) *tensor.Dense {
+	out := tensor.New(x.Rows, x.Cols)
+	for i, v := range x.Data {
+		out.Data[i] = math.Exp(v)
+	}
+	return out
+}
+
+// firstOrderObjective is a first-order model's loss on one split: the mean
+// negative log-likelihood of the training labels, on a graph with dropped
+// edges each epoch under DropEdge.
 type firstOrderObjective struct {
 	f      *firstOrder
 	g      *graph.Graph
-	prop   *graph.PPR
+	op     nn.Operator
 	split  graph.Split
 	trainY []int
 }
 
-func (o *firstOrderObjective) loss(t *ad.Tape) *ad.Value {
-	return nllLoss(t, o.f.forward(t, o.g, o.prop), o.split.Train, o.trainY)
+func (o *firstOrderObjective) loss(t *ad.Tape) (*ad.Value, error) {
+	f, op := o.f, o.op
+	if f.sampling.kind == dropEdge && f.sampling.p > 0 {
+		var err error
+		if op, err = f.head.operator(dropEdges(o.g.Adj, f.sampling.p, f.edges)); err != nil {
+			return nil, err
+		}
+	}
+	return nllLoss(t, f.forward(t, o.g, op, f.rng), o.split.Train, o.trainY), nil
 }
 
 func (o *firstOrderObjective) valProbs() *tensor.Dense {
-	out := o.f.forward(ad.NewEvalTape(), o.g, o.prop).Data
+	out := exp(o.f.forward(ad.NewEvalTape(), o.g, o.op, o.f.rng).Data)
 	probs := tensor.New(len(o.split.Val), out.Cols)
 	for k, i := range o.split.Val {
-		for j, v := range out.Row(i) {
-			probs.Data[k*out.Cols+j] = math.Exp(v)
-		}
+		copy(probs.Row(k), out.Row(i))
 	}
 	return probs
 }
+
+// appnpHead is APPNP's head: encoder → output layer → propagation of the
+// logits, z = Π·(enc(X)·W + b) with Π the personalised-PageRank operator
+// over D^−½(A+I)D^−½.
+type appnpHead struct {
+	enc  *encoder
+	out  *nn.Linear
+	prop nn.APPNPConfig
+}
+
+// newAPPNPHead checks the builder's encoder and propagation and draws the
+// head's parameters from init.
+func newAPPNPHead(b *Builder, init *rand.Rand) (*appnpHead, error) {
+	if err := b.checkPropagation(); err != nil {
+		return nil, err
+	}
+	_, in := b.g.Features.Dims()
+	enc, err := newEncoder(b.encoder, in, init)
+	if err != nil {
+		return nil, err
+	}
+	return &appnpHead{enc: enc, prop: b.prop, out: nn.NewLinear("output", enc.width(), b.g.NumClasses, true, init)}, nil
+}
+
+func (h *appnpHead) check(g *graph.Graph) error { return h.enc.check(g) }
+
+func (h *appnpHead) operator(adj *tensor.CSR) (nn.Operator, error) {
+	return graph.NewPPR(graph.SymNorm(adj), h.prop.Teleport, h.prop.K)
+}
+
+func (h *appnpHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
+	return nn.Propagate(t, op.(*graph.PPR), h.out.Forward(t, h.enc.forward(t, g, rng)))
+}
+
+func (h *appnpHead) params() []*ad.Value {
+	return append(nn.ParamsOf(h.enc.layers...), h.out.Params()...)
+}
+
+func (h *appnpHead) dropout() float64 { return h.enc.dropout }
+
+// gcnHead is the GCN classifier's head (Kipf and Welling): GCN layers
+// h⁽ˡ⁺¹⁾ = Â·Dropout(ReLU(h⁽ˡ⁾))·W⁽ˡ⁾ + b⁽ˡ⁾ on h⁽⁰⁾ = X (no ReLU and
+// dropout before the first), the last one to the class logits, with Â =
+// D^−½(A+I)D^−½.
+type gcnHead struct {
+	layers []*nn.GCN
+	drop   float64
+}
+
+// newGCNHead builds the hidden layers of c on g's features and adds the
+// output layer to g's classes, all Glorot-initialised from init.
+func newGCNHead(c *nn.GCNConfig, g *graph.Graph, init *rand.Rand) (*gcnHead, error) {
+	_, in := g.Features.Dims()
+	conv, err := c.New(in, init)
+	if err != nil {
+		return nil, err
+	}
+	hidden := conv.(*nn.GCNStack)
+	out := &nn.GCN{Lin: nn.NewGlorotLinear("output", hidden.Width(), g.NumClasses, true, init)}
+	return &gcnHead{layers: append(hidden.Layers, out), drop: hidden.Dropout}, nil
+}
+
+func (h *gcnHead) check(g *graph.Graph) error { return checkWidth(h.layers[0].Lin.In, g) }
+
+func (h *gcnHead) operator(adj *tensor.CSR) (nn.Operator, error) { return graph.SymNorm(adj), nil }
+
+// logits multiplies the (dense or sparse) features by W⁽⁰⁾ as a constant
+// input, then propagates.
+func (h *gcnHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
+	adj := op.(*tensor.CSR)
+	first := h.layers[0].Lin
+	xw := (&nn.Linear{W: first.W, In: first.In, Out: first.Out}).ForwardConst(t, g.Features)
+	x := t.LeftMulAddRow(adj, xw, first.B)
+	for _, l := range h.layers[1:] {
+		x = l.Forward(t, adj, t.Dropout(t.ReLU(x), h.drop, rng))
+	}
+	return x
+}
+
+func (h *gcnHead) params() []*ad.Value { return nn.ParamsOf(h.layers...) }
+
+func (h *gcnHead) dropout() float64 { return h.drop }

@@ -21,6 +21,9 @@ type kernelEstimate struct {
 
 // newKernelEstimate checks GKDE's cutoff and kernel width.
 func newKernelEstimate(b *Builder, _, _ *rand.Rand) (family, error) {
+	if err := b.checkNoSampling(); err != nil {
+		return nil, err
+	}
 	if b.gkdeCutoff < 0 || !(b.gkdeSigma > 0) {
 		return nil, fmt.Errorf("cutoff %d and sigma %v (need cutoff ≥ 0, sigma > 0)", b.gkdeCutoff, b.gkdeSigma)
 	}

@@ -25,7 +25,7 @@ type Model struct {
 }
 
 // A family is what sets one kind of model apart: a PostNet (GPN, LOP-GPN,
-// CUQ-*), APPNP's softmax classifier or GKDE's kernel estimate. Model
+// CUQ-*), a softmax classifier (APPNP, GCN) or GKDE's kernel estimate. Model
 // holds what they share (the graph, the training schedule, the checks of
 // graphs and splits) and leaves the rest to its family.
 type family interface {
@@ -48,14 +48,14 @@ type family interface {
 // validation predictions early stopping watches.
 type objective interface {
 	// loss records the training loss on t, a recording tape.
-	loss(t *ad.Tape) *ad.Value
+	loss(t *ad.Tape) (*ad.Value, error)
 	// valProbs returns the mean class probabilities p̄ of the validation
 	// nodes in evaluation mode, one row per node in the split's order.
 	valProbs() *tensor.Dense
 }
 
-// Name returns the model's display name (APPNP, GKDE, GPN, LOP-GPN,
-// CUQ-PPR, CUQ-GCN, CUQ-GAT or a user's).
+// Name returns the model's display name (APPNP, GCN, GKDE, GPN, LOP-GPN,
+// CUQ-PPR, CUQ-GCN, CUQ-GAT, MC-Dropout-GCN, DropEdge-GCN or a user's).
 func (m *Model) Name() string { return m.name }
 
 // Graph returns the graph the model was built on.
@@ -74,9 +74,10 @@ func (m *Model) IsPostNet() bool {
 
 // Parameters returns the trainable parameters in the reference's two
 // optimizer groups: the flows of a PostNet head (x₀, a′, b′; none for
-// APPNP and GKDE), and all others in the order encoder, convolution,
-// latent projection (APPNP: encoder, output layer). Each value's Data is
-// the parameter and, after a training epoch, Grad its gradient; they are
+// APPNP, GCN and GKDE), and all others in the order encoder, convolution,
+// latent projection (APPNP: encoder, output layer; GCN: its layers). Each
+// value's Data is the parameter and, after a training epoch, Grad its
+// gradient; they are
 // the model's own, for inspection and export (an OnEpoch callback of Fit
 // sees the gradients of the epoch just run).
 func (m *Model) Parameters() (flows, others []*ad.Value) { return m.fam.params() }
@@ -107,12 +108,11 @@ func (m *Model) checkGraph(g *graph.Graph) error {
 type encoder struct {
 	layers  []*nn.Linear
 	dropout float64
-	rng     *rand.Rand // dropout
 }
 
 // newEncoder checks c and returns its encoder for in features, the weights
-// drawn from init, the dropout from dropout.
-func newEncoder(c *MLPConfig, in int, init, dropout *rand.Rand) (*encoder, error) {
+// drawn from init.
+func newEncoder(c *MLPConfig, in int, init *rand.Rand) (*encoder, error) {
 	if c == nil || len(c.hidden) == 0 {
 		return nil, fmt.Errorf("the encoder needs at least one hidden layer")
 	}
@@ -124,7 +124,7 @@ func newEncoder(c *MLPConfig, in int, init, dropout *rand.Rand) (*encoder, error
 	if p := c.dropout; p < 0 || p >= 1 {
 		return nil, fmt.Errorf("encoder dropout %v not in [0, 1)", p)
 	}
-	e := &encoder{dropout: c.dropout, rng: dropout}
+	e := &encoder{dropout: c.dropout}
 	for i, h := range c.hidden {
 		e.layers = append(e.layers, nn.NewLinear(fmt.Sprintf("encoder%d", i), in, h, true, init))
 		in = h
@@ -135,8 +135,8 @@ func newEncoder(c *MLPConfig, in int, init, dropout *rand.Rand) (*encoder, error
 // width returns the number of features the encoder outputs.
 func (e *encoder) width() int { return e.layers[len(e.layers)-1].Out }
 
-// forward encodes g's node features on t.
-func (e *encoder) forward(t *ad.Tape, g *graph.Graph) *ad.Value {
+// forward encodes g's node features on t, drawing dropout from rng.
+func (e *encoder) forward(t *ad.Tape, g *graph.Graph, rng *rand.Rand) *ad.Value {
 	var h *ad.Value
 	for i, l := range e.layers {
 		if i == 0 {
@@ -144,16 +144,19 @@ func (e *encoder) forward(t *ad.Tape, g *graph.Graph) *ad.Value {
 		} else {
 			h = l.Forward(t, h)
 		}
-		h = t.Dropout(t.ReLU(h), e.dropout, e.rng)
+		h = t.Dropout(t.ReLU(h), e.dropout, rng)
 	}
 	return h
 }
 
 // check returns an error if g's features do not have the encoder's input
 // width.
-func (e *encoder) check(g *graph.Graph) error {
-	if _, f := g.Features.Dims(); f != e.layers[0].In {
-		return fmt.Errorf("built for %d features, graph %q has %d", e.layers[0].In, g.Name, f)
+func (e *encoder) check(g *graph.Graph) error { return checkWidth(e.layers[0].In, g) }
+
+// checkWidth returns an error if g's features do not have in columns.
+func checkWidth(in int, g *graph.Graph) error {
+	if _, f := g.Features.Dims(); f != in {
+		return fmt.Errorf("built for %d features, graph %q has %d", in, g.Name, f)
 	}
 	return nil
 }

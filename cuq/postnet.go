@@ -42,6 +42,9 @@ func newPostNet(b *Builder, init, dropout *rand.Rand) (family, error) {
 	if err := b.checkTraining(); err != nil {
 		return nil, err
 	}
+	if err := b.checkNoSampling(); err != nil {
+		return nil, err
+	}
 	switch b.pooling {
 	case Behavioral:
 	case LogLinear, Linear:
@@ -61,7 +64,7 @@ func newPostNet(b *Builder, init, dropout *rand.Rand) (family, error) {
 		return nil, fmt.Errorf("prune threshold %v not in [0, 1)", b.pruneAt)
 	}
 	_, in := b.g.Features.Dims()
-	enc, err := newEncoder(b.encoder, in, init, dropout)
+	enc, err := newEncoder(b.encoder, in, init)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +156,7 @@ func budgetConst(d int) float64 { return 0.5 * float64(d) * math.Log(4*math.Pi) 
 // other poolings need every node and ignore rows; use headRows to know
 // which layout the output has.
 func (p *postNet) forward(t *ad.Tape, g *graph.Graph, ops *postNetOps, rows []int) *ad.Value {
-	h := p.enc.forward(t, g)
+	h := p.enc.forward(t, g, p.rng)
 	z := p.conv.ForwardProjected(t, ops.conv, h, p.latent, p.rng)
 	if p.headRows(rows) {
 		z = t.GatherRows(z, rows)
@@ -281,16 +284,16 @@ type postNetObjective struct {
 	piTrain, piVal *tensor.CSR // linear pooling: the rows of Π of the training and validation nodes
 }
 
-func (o *postNetObjective) loss(t *ad.Tape) *ad.Value {
+func (o *postNetObjective) loss(t *ad.Tape) (*ad.Value, error) {
 	out := o.p.forward(t, o.g, o.ops, o.split.Train)
 	if o.piTrain != nil {
-		return mixtureLoss(t, out, o.piTrain, o.trainY, o.p.reg)
+		return mixtureLoss(t, out, o.piTrain, o.trainY, o.p.reg), nil
 	}
 	rows := o.split.Train
 	if o.p.headRows(rows) {
 		rows = o.local
 	}
-	return uceLoss(t, out, rows, o.trainY, o.p.reg)
+	return uceLoss(t, out, rows, o.trainY, o.p.reg), nil
 }
 
 func (o *postNetObjective) valProbs() *tensor.Dense {

@@ -16,7 +16,9 @@ import (
 // For Dirichlet models (GKDE, GPN, CUQ-*) Alpha holds α. For LOP-GPN, whose
 // prediction is the mixture Σⱼ Πᵢⱼ Dir(αⱼ), Alpha holds Π·α (the reference
 // notes it is not a distribution's parameter; EU_PC is −Σ_c of it). APPNP
-// is first-order: Alpha is nil and only TU and LC are present.
+// and GCN are first-order: Alpha is nil and only TU and LC are present.
+// Committees (ensembles, MC dropout, DropEdge) have Alpha nil and TU, AU,
+// EU and LC from their samples.
 type Prediction struct {
 	Model   string
 	Graph   *graph.Graph
@@ -81,11 +83,17 @@ func (m *Model) Predict(g *graph.Graph) (*Prediction, error) {
 	if err := m.fam.predict(p); err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
 	}
-	p.Class = make([]int, g.N)
+	p.setClasses()
+	return p, nil
+}
+
+// setClasses sets the predicted class of every node to the first most
+// probable class.
+func (p *Prediction) setClasses() {
+	p.Class = make([]int, p.Prob.Rows)
 	for i := range p.Class {
 		p.Class[i] = argmax(p.Prob.Row(i))
 	}
-	return p, nil
 }
 
 // UncertaintyOf returns the values of measure u at the given nodes, in

@@ -45,6 +45,9 @@ type EpochStats struct {
 	// loss improves before (early stopping), at most MaxEpoch: the total
 	// a progress bar can show.
 	StopAt int
+	// Member is the committee member (1-based) the epoch trained; 0 for a
+	// single model.
+	Member int
 }
 
 // StopReason says why Fit ended.
@@ -80,6 +83,9 @@ type History struct {
 	BestValCE float64    // its validation cross entropy
 	Reason    StopReason // why training ended
 	Stopped   string     // why training ended, in a sentence with the numbers
+	// Members holds the history of each member of a committee, in order;
+	// nil for a single model (see Committee.Fit).
+	Members []*History
 }
 
 type fitOptions struct {
@@ -241,7 +247,10 @@ func (m *Model) newTrainer(split graph.Split) (*trainer, error) {
 func (tr *trainer) step(opt *optim.Adam) (float64, error) {
 	opt.ZeroGrad()
 	t := ad.NewTape()
-	l := tr.obj.loss(t)
+	l, err := tr.obj.loss(t)
+	if err != nil {
+		return math.NaN(), err
+	}
 	v := l.Scalar()
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		t.Reset()
@@ -291,9 +300,10 @@ func (m *Model) Step(split graph.Split) (float64, error) {
 }
 
 // Forward runs the model once in evaluation mode on g (nil: the training
-// graph) and returns its raw output: log-probabilities for APPNP, the
-// Dirichlet parameters α for GPN and CUQ models, the per-node α_ft for
-// LOP-GPN. Predict adds the uncertainty measures.
+// graph) and returns its raw output: log-probabilities for APPNP and GCN
+// (one pass with dropout off and the full graph, also under MCDropout and
+// DropEdge), the Dirichlet parameters α for GPN and CUQ models, the
+// per-node α_ft for LOP-GPN. Predict adds the uncertainty measures.
 func (m *Model) Forward(g *graph.Graph) (*tensor.Dense, error) {
 	if g == nil {
 		g = m.g

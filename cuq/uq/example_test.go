@@ -42,3 +42,15 @@ func ExampleMixture() {
 	// Output:
 	// TU 0.6616 AU 0.4792 EU_PC -3.0
 }
+
+func ExampleSamples() {
+	// Three committee members predict two classes for one node.
+	probs := [][]float64{{0.9, 0.1}, {0.5, 0.5}, {0.1, 0.9}}
+	ms, err := uq.Samples(probs, 2)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("TU %.4f = AU %.4f + EU %.4f\n", ms.TU[0], ms.AU[0], ms.EU[0])
+	// Output:
+	// TU 0.6931 = AU 0.4478 + EU 0.2454
+}
