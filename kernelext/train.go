@@ -82,15 +82,60 @@ func EvaluateOn(name string, g *graph.Graph) TrainOption {
 // Quiet trains without a progress bar.
 func Quiet() TrainOption { return func(o *trainOptions) { o.quiet = true } }
 
-// Train builds the model b describes, fits it on split with a progress bar
-// in the cell, and predicts on its graph (and on the graphs of EvaluateOn).
+// Buildable is what Train trains: a model's builder (cuq.GPN(g), ...) or
+// a deep ensemble's (cuq.EnsembleGCN(g), ...).
+type Buildable interface {
+	*cuq.Builder | *cuq.EnsembleBuilder
+}
+
+// built is a model or a committee Train built, with its graph and size.
+type built struct {
+	cuq.Classifier
+	graph  *graph.Graph
+	params int
+}
+
+// build builds the model or committee b (not nil) describes.
+func build[B Buildable](b B) (built, error) {
+	switch b := any(b).(type) {
+	case *cuq.Builder:
+		m, err := b.Build()
+		if err != nil {
+			return built{}, err
+		}
+		return built{m, m.Graph(), m.NumParams()}, nil
+	case *cuq.EnsembleBuilder:
+		c, err := b.Build()
+		if err != nil {
+			return built{}, err
+		}
+		n := 0
+		for _, m := range c.Members() {
+			n += m.NumParams()
+		}
+		return built{c, c.Graph(), n}, nil
+	}
+	return built{}, fmt.Errorf("kernelext.Train: unknown builder %T", b)
+}
+
+// graphOf returns the graph of the model b describes.
+func graphOf[B Buildable](b B) *graph.Graph {
+	if e, ok := any(b).(*cuq.EnsembleBuilder); ok {
+		return e.Member().Graph()
+	}
+	return any(b).(*cuq.Builder).Graph()
+}
+
+// Train builds the model (or the ensemble) b describes, fits it on split
+// with a progress bar in the cell, and predicts on its graph (and on the
+// graphs of EvaluateOn).
 // The Run is cached for the kernel session (see Cache) under a key of
 // everything it depends on: the builder's whole configuration (graph,
 // architecture, training schedule, seed), the split and the evaluation
 // graphs. A later cell that describes the same model gets the Run back at
 // once; changing the model, the split or the seed trains again.
 // Forget("train") drops every cached Run.
-func Train(b *cuq.Builder, split graph.Split, opts ...TrainOption) (*Run, error) {
+func Train[B Buildable](b B, split graph.Split, opts ...TrainOption) (*Run, error) {
 	if b == nil {
 		return nil, fmt.Errorf("kernelext.Train: nil builder")
 	}
@@ -115,7 +160,7 @@ func Train(b *cuq.Builder, split graph.Split, opts ...TrainOption) (*Run, error)
 		return nil, fmt.Errorf("kernelext.Train: the cached run of %s is incomplete; call kernelext.Forget(\"train\")", run.Model)
 	}
 	// Graphs are not stored with the run: they are the caller's.
-	run.Pred.Graph = b.Graph()
+	run.Pred.Graph = graphOf(b)
 	for k, name := range o.names {
 		run.On[name].Graph = o.graphs[k]
 	}
@@ -132,15 +177,15 @@ func Train(b *cuq.Builder, split graph.Split, opts ...TrainOption) (*Run, error)
 }
 
 // train does Train's work on a cache miss.
-func train(b *cuq.Builder, split graph.Split, o trainOptions) (*Run, error) {
-	m, err := b.Build()
+func train[B Buildable](b B, split graph.Split, o trainOptions) (*Run, error) {
+	m, err := build(b)
 	if err != nil {
 		return nil, err
 	}
-	g := m.Graph()
+	g := m.graph
 	var bar *Training
 	if !o.quiet {
-		bar = NewTraining(fmt.Sprintf("training %s on %s (%d parameters)", m.Name(), g.Name, m.NumParams()))
+		bar = NewTraining(fmt.Sprintf("training %s on %s (%d parameters)", m.Name(), g.Name, m.params))
 	}
 	var warmup time.Duration
 	var warmups int
@@ -165,7 +210,7 @@ func train(b *cuq.Builder, split graph.Split, o trainOptions) (*Run, error) {
 	}
 	fit := time.Since(start)
 	t := time.Now()
-	run := &Run{Model: m.Name(), Params: m.NumParams(), History: hist, On: map[string]*cuq.Prediction{}}
+	run := &Run{Model: m.Name(), Params: m.params, History: hist, On: map[string]*cuq.Prediction{}}
 	if run.Pred, err = m.Predict(nil); err != nil {
 		return nil, err
 	}

@@ -72,3 +72,44 @@ func TestTrainCachesTheRun(t *testing.T) {
 		t.Errorf("stats table %v, %v", tb, err)
 	}
 }
+
+// TestTrainEnsemble trains a deep ensemble through the same call, cached
+// under its whole configuration: another ensemble size trains again.
+func TestTrainEnsemble(t *testing.T) {
+	t.Cleanup(func() { Forget("train") })
+	g, err := datasets.CSBM(150, 3).Seed(3).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ensemble := func(m int) *cuq.EnsembleBuilder { return cuq.Ensemble(cuq.GCNModel(g).MaxEpochs(10), m) }
+	run, err := Train(ensemble(3), split, Quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	member, err := cuq.GCNModel(g).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Model != "Ensemble-GCN" || run.Params != 3*member.NumParams() || run.Pred.Graph != g || len(run.History.Members) != 3 {
+		t.Fatalf("run %s with %d parameters, %d member histories", run.Model, run.Params, len(run.History.Members))
+	}
+	if run.Pred.EU == nil {
+		t.Error("the ensemble's prediction has no EU")
+	}
+	again, err := Train(ensemble(3), split, Quiet())
+	if err != nil || again.Stats.FitSeconds != run.Stats.FitSeconds {
+		t.Errorf("the same ensemble trained again: %v", err)
+	}
+	bigger, err := Train(ensemble(4), split, Quiet())
+	if err != nil || len(bigger.History.Members) != 4 {
+		t.Errorf("a larger ensemble: %v", err)
+	}
+	var none *cuq.EnsembleBuilder
+	if _, err := Train(none, split); err == nil || !strings.Contains(err.Error(), "nil builder") {
+		t.Errorf("nil ensemble builder: %v", err)
+	}
+}

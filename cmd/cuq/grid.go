@@ -72,8 +72,10 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	fs := newFlagSet("grid", "[flags]", stderr)
 	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files")
 	dsList := fs.String("datasets", "", "comma-separated datasets ("+strings.Join(datasets.Names(), ", ")+", "+experiment.SyntheticName+"); default: the paper's datasets present in -data, or the synthetic graph when none is")
-	modelList := fs.String("models", strings.Join(experiment.ModelNames(), ","), "comma-separated models")
-	settingList := fs.String("settings", strings.Join(experiment.SettingNames(), ","), "comma-separated settings")
+	modelList := fs.String("models", strings.Join(experiment.Keys(experiment.AllModels), ","),
+		"comma-separated models: the paper's (default), or also "+strings.Join(experiment.Keys(experiment.ExtendedModels), ", "))
+	settingList := fs.String("settings", strings.Join(experiment.Names(experiment.AllSettings), ","),
+		"comma-separated settings: the paper's (default), or also "+strings.Join(experiment.Names(experiment.ExtendedSettings), ", "))
 	splits := fs.Int("splits", 10, "number of random splits")
 	inits := fs.Int("inits", 10, "number of initialisations per split")
 	out := fs.String("out", "results", "output directory")

@@ -65,7 +65,7 @@ func ExampleParseModels() {
 	fmt.Println(err)
 	// Output:
 	// [LOP-GPN CUQ-GCN GKDE] <nil>
-	// experiment: unknown model "mlp" (valid: appnp, gkde, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat)
+	// experiment: unknown model "mlp" (valid: appnp, gkde, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat, gcn, ens_gcn, ens_appnp, mcd_gcn, dropedge_gcn)
 }
 
 // The shard a batch scheduler assigns through the environment: here the

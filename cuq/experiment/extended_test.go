@@ -1,11 +1,17 @@
 package experiment
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
 )
 
 // extendedRecords returns two classification and DICE runs of GPN on
@@ -85,8 +91,8 @@ func TestExtendedTables(t *testing.T) {
 	}
 	md := tables["extended.md"]
 	for _, want := range []string{
-		"| GPN | 80.0 ± 0.0 | 15.0 ± 5.0 |",         // Acc, ECE in percent
-		"| coverage DAPS | set size DAPS |",          // conformal header
+		"| GPN | 80.0 ± 0.0 | 15.0 ± 5.0 |", // Acc, ECE in percent
+		"| coverage DAPS | set size DAPS |", // conformal header
 		"| GPN | – | – | – | – | – | – | 85.0 ± 5.0 | 2.000 ± 0.000 | – |",
 		"CoraML, OOD detection: DICE",
 	} {
@@ -115,4 +121,122 @@ func closeTo(s string, want float64) bool {
 		return false
 	}
 	return near(v, want)
+}
+
+// TestRunJobExtended runs every model beyond the paper, and GKDE and
+// CUQ-PPR, in every extended setting on the tiny dataset, and checks what
+// the records hold.
+func TestRunJobExtended(t *testing.T) {
+	d := tinyDataset(t, "Tiny")
+	split, err := d.Split(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := append([]Setting{Classification, GaussianNoise}, ExtendedSettings...)
+	for _, m := range append([]Model{GKDE, CUQPPR}, ExtendedModels...) {
+		job := Job{Dataset: "Tiny", Model: m, Split: 1, Init: 1, Settings: settings}
+		rec, err := RunJob(context.Background(), d, job, RunOptions{MaxEpochs: 5})
+		if err != nil {
+			t.Fatalf("%v: %v", m, err)
+		}
+		path := filepath.Join(t.TempDir(), "r.json")
+		must(t, WriteRecord(path, rec))
+		if _, err := ReadRecord(path); err != nil {
+			t.Fatalf("%v: record does not read back: %v", m, err)
+		}
+		cl := rec.Results["classification"]
+		for _, key := range []string{"ECE", "aECE", "MCE", "Brier", "NLL", "T", "ECE_TS", "NLL_TS", "AURC/TU",
+			"COVERAGE/APS", "COVERAGE/RAPS", "COVERAGE/DAPS", "SET_SIZE/DAPS", "SINGLETONS/APS"} {
+			if _, ok := cl.Metrics[key]; !ok {
+				t.Errorf("%v: no %s among %v", m, key, cl.Metrics)
+			}
+		}
+		// The committees decompose their uncertainty; GCN has TU only.
+		_, hasEU := cl.Metrics["AURC/EU"]
+		if wantEU := m != GCN; hasEU != wantEU {
+			t.Errorf("%v: AURC of EU present %v, want %v", m, hasEU, wantEU)
+		}
+		// Half of the test nodes are evaluated, a set size is 0..classes.
+		n := 0
+		for size, count := range cl.SetSizes["DAPS"] {
+			n += count
+			if size > d.Graph.NumClasses {
+				t.Errorf("%v: set of %d classes", m, size)
+			}
+		}
+		if n != len(split.Test)-len(split.Test)/2 {
+			t.Errorf("%v: %d nodes in the set sizes of %d test nodes", m, n, len(split.Test))
+		}
+		bins := 0
+		for _, b := range cl.Reliability {
+			bins += b.Count
+			if b.Correct > b.Count || b.ConfidenceSum > float64(b.Count) {
+				t.Errorf("%v: bin %+v", m, b)
+			}
+		}
+		if bins != len(split.Test) {
+			t.Errorf("%v: %d nodes in the reliability bins of %d test nodes", m, bins, len(split.Test))
+		}
+		for _, s := range []Setting{RandomEdges, DICE} {
+			r := rec.Results[s.String()]
+			if r.NumID+r.NumOOD != len(split.Test) || r.NumOOD == 0 || len(r.Metrics) == 0 {
+				t.Errorf("%v %v: %d ID, %d OOD, metrics %v", m, s, r.NumID, r.NumOOD, r.Metrics)
+			}
+		}
+		for s, want := range map[Setting][]float64{GaussianSweep: graph.GaussianSeverities, BernoulliSweep: graph.BernoulliSeverities} {
+			r := rec.Results[s.String()]
+			if len(r.Sweep) != len(want) {
+				t.Fatalf("%v %v: %d points, want %d", m, s, len(r.Sweep), len(want))
+			}
+			for k, p := range r.Sweep {
+				if p.Severity != want[k] || p.NumOOD != rec.Results["gaussian"].NumOOD {
+					t.Errorf("%v %v point %d: severity %v, %d OOD", m, s, k, p.Severity, p.NumOOD)
+				}
+			}
+		}
+		// At the paper's severity the sweep repeats the paper's setting.
+		paper := rec.Results["gaussian_sweep"].Sweep[slices.Index(graph.GaussianSeverities, 1)]
+		if g := rec.Results["gaussian"]; paper.AUROC["TU"] != g.AUROC["TU"] || paper.Accuracy != g.Accuracy {
+			t.Errorf("%v: sweep at σ = 1 gives AUROC %v, accuracy %v; the Gaussian setting %v, %v", m,
+				paper.AUROC["TU"], paper.Accuracy, g.AUROC["TU"], g.Accuracy)
+		}
+	}
+}
+
+// TestGridExtended runs a grid of a paper model and the committees in a
+// paper setting and the extended ones: the reference's tables hold the
+// paper's model and settings only, the extended table and the report all.
+func TestGridExtended(t *testing.T) {
+	out := t.TempDir()
+	sum, err := tinyGrid(t, out, GPN, EnsembleGCN, MCDropoutGCN).Settings(Classification, BernoulliNoise, DICE, GaussianSweep).
+		Run(context.Background())
+	if err != nil || !sum.Complete {
+		t.Fatalf("%+v, %v", sum, err)
+	}
+	tables := readTables(t, out)
+	if idood := tables["id_ood.csv"]; !strings.Contains(idood, "GPN") || strings.Contains(idood, "Ensemble") {
+		t.Errorf("id_ood.csv:\n%s", idood)
+	}
+	csvText := tables["extended.csv"]
+	for _, want := range []string{"Tiny,ens_gcn,classification,,ECE,,", "Tiny,mcd_gcn,dice,,AUROC,EU,", "Tiny,gpn,gaussian_sweep,0.5,FPR95,EU_SO,",
+		"Tiny,gpn,bernoulli,,AUPR_OUT,TU,"} {
+		if !strings.Contains(csvText, want) {
+			t.Errorf("extended.csv lacks %q", want)
+		}
+	}
+	md := tables["extended.md"]
+	for _, want := range []string{"| Ensemble-GCN |", "Tiny, OOD detection: Gaussian noise severity", "| MC-Dropout-GCN | 2 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("extended.md lacks %q:\n%s", want, md)
+		}
+	}
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Ensemble-GCN on Tiny", "Conformal prediction sets"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
 }

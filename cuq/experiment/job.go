@@ -117,19 +117,8 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 		}
 		g, train, labels = loc.Graph, loc.Split, loc.Labels
 	}
-	b, err := j.Model.Builder(g)
-	if err != nil {
-		return fail(err)
-	}
-	d.configure(j.Model, b)
-	if j.Model != GKDE {
-		b.Init(j.Init)
-		if o.MaxEpochs > 0 {
-			b.MaxEpochs(o.MaxEpochs)
-		}
-	}
 	start := time.Now()
-	model, err := b.Build()
+	model, err := j.Model.Classifier(d, g, j.Init, o.MaxEpochs)
 	if err != nil {
 		return fail(err)
 	}
@@ -152,7 +141,7 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 		return fail(err)
 	}
 	shift := shiftEvaluator{predict: model.Predict, labels: labels, test: split.Test}
-	if !model.Trainable() {
+	if j.Model == GKDE {
 		// GKDE's estimate belongs to its adjacency: on a graph with other
 		// edges it is estimated anew from the same training labels, which
 		// trains nothing.
@@ -160,12 +149,7 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 			if shifted.Adj == g.Adj {
 				return model.Predict(shifted)
 			}
-			b, err := j.Model.Builder(shifted)
-			if err != nil {
-				return nil, err
-			}
-			d.configure(j.Model, b)
-			m, err := b.Build()
+			m, err := j.Model.Classifier(d, shifted, j.Init, o.MaxEpochs)
 			if err != nil {
 				return nil, err
 			}

@@ -21,18 +21,36 @@ const (
 	CUQPPR
 	CUQGCN
 	CUQGAT
+	// GCN is the first-order GCN classifier (cuq.GCNModel), the member of
+	// the committees below. Not in the paper.
+	GCN
+	// EnsembleGCN and EnsembleAPPNP are deep ensembles of 10 GCN and
+	// APPNP classifiers (cuq.EnsembleGCN, cuq.EnsembleAPPNP); MCDropoutGCN
+	// is a GCN with MC dropout (cuq.MCDropoutGCN), DropEdgeGCN one with
+	// DropEdge sampling (cuq.DropEdgeGCN). Not in the paper.
+	EnsembleGCN
+	EnsembleAPPNP
+	MCDropoutGCN
+	DropEdgeGCN
 	numModels
 )
 
-// AllModels lists every model in the paper's order.
+// AllModels lists the paper's models in the paper's order.
 var AllModels = []Model{APPNP, GKDE, GPN, LOPGPN, CUQPPR, CUQGCN, CUQGAT}
+
+// ExtendedModels lists the models beyond the paper: the GCN classifier
+// and the classical committees, whose TU, AU and EU are the entropy
+// decomposition of their sampled categorical predictions.
+var ExtendedModels = []Model{GCN, EnsembleGCN, EnsembleAPPNP, MCDropoutGCN, DropEdgeGCN}
 
 // modelNames are the models' names in the paper (and in its tables);
 // modelKeys are their command-line and file names, after the reference's
-// (eval.clj) model names.
+// (eval.clj) model names for the paper's models.
 var (
-	modelNames = [numModels]string{"APPNP", "GKDE", "GPN", "LOP-GPN", "CUQ-PPR", "CUQ-GCN", "CUQ-GAT"}
-	modelKeys  = [numModels]string{"appnp", "gkde", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat"}
+	modelNames = [numModels]string{"APPNP", "GKDE", "GPN", "LOP-GPN", "CUQ-PPR", "CUQ-GCN", "CUQ-GAT",
+		"GCN", "Ensemble-GCN", "Ensemble-APPNP", "MC-Dropout-GCN", "DropEdge-GCN"}
+	modelKeys = [numModels]string{"appnp", "gkde", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat",
+		"gcn", "ens_gcn", "ens_appnp", "mcd_gcn", "dropedge_gcn"}
 )
 
 // String returns the paper's display name: APPNP, GKDE, GPN, LOP-GPN,
@@ -53,7 +71,17 @@ func (m Model) Key() string {
 	return modelKeys[m]
 }
 
-// ModelNames returns the command-line names of all models.
+// Keys returns the command-line names (Key) of models.
+func Keys(models []Model) []string {
+	out := make([]string, len(models))
+	for i, m := range models {
+		out[i] = m.Key()
+	}
+	return out
+}
+
+// ModelNames returns the command-line names of all models, the paper's
+// first.
 func ModelNames() []string { return modelKeys[:] }
 
 // ParseModel returns the model named s: a command-line name (appnp, gkde,
@@ -83,17 +111,64 @@ func ParseModels(list string) ([]Model, error) {
 	return parseList(list, ParseModel, "model", ModelNames())
 }
 
-// presets are the cuq presets of the models.
-var presets = [numModels]func(*graph.Graph) *cuq.Builder{
-	cuq.APPNPModel, cuq.GKDE, cuq.GPN, cuq.LOPGPN, cuq.CUQPPR, cuq.CUQGCN, cuq.CUQGAT,
-}
+// presets are the cuq presets of the models that are one cuq.Model;
+// ensembles those of the deep ensembles.
+var (
+	presets = [numModels]func(*graph.Graph) *cuq.Builder{
+		cuq.APPNPModel, cuq.GKDE, cuq.GPN, cuq.LOPGPN, cuq.CUQPPR, cuq.CUQGCN, cuq.CUQGAT,
+		cuq.GCNModel, nil, nil, cuq.MCDropoutGCN, cuq.DropEdgeGCN,
+	}
+	ensembles = map[Model]func(*graph.Graph) *cuq.EnsembleBuilder{
+		EnsembleGCN: cuq.EnsembleGCN, EnsembleAPPNP: cuq.EnsembleAPPNP,
+	}
+)
 
-// Builder returns the paper's preset of m on g (see the cuq presets).
+// Builder returns the preset of m on g (see the cuq presets). A deep
+// ensemble is several models and has no Builder: see Classifier.
 func (m Model) Builder(g *graph.Graph) (*cuq.Builder, error) {
 	if m < 0 || m >= numModels {
 		return nil, fmt.Errorf("experiment: unknown model %v", m)
 	}
+	if presets[m] == nil {
+		return nil, fmt.Errorf("experiment: %v is an ensemble of models, built by Model.Classifier", m)
+	}
 	return presets[m](g), nil
+}
+
+// Classifier builds m's preset on g as the grid runs it on dataset d:
+// with d's overrides of the reference's schedule, initialisation init
+// (an ensemble's init k has the members of its member builder's inits
+// (k−1)·M+1 … k·M) and, when maxEpochs is positive, that cap on the
+// training epochs. GKDE has no initialisation and no epochs.
+func (m Model) Classifier(d *Dataset, g *graph.Graph, init, maxEpochs int) (cuq.Classifier, error) {
+	if ensemble, ok := ensembles[m]; ok {
+		e := ensemble(g).Init(init)
+		d.configure(m, e.Member())
+		if maxEpochs > 0 {
+			e.MaxEpochs(maxEpochs)
+		}
+		c, err := e.Build()
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	b, err := m.Builder(g)
+	if err != nil {
+		return nil, err
+	}
+	d.configure(m, b)
+	if m != GKDE {
+		b.Init(init)
+		if maxEpochs > 0 {
+			b.MaxEpochs(maxEpochs)
+		}
+	}
+	model, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	return model, nil
 }
 
 // parseList parses the items of a comma-separated list with parse,

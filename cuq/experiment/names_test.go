@@ -19,7 +19,7 @@ func TestParseModel(t *testing.T) {
 			t.Errorf("ParseModel(%q) = %v, %v, want %v", name, got, err, want)
 		}
 	}
-	if _, err := ParseModel("gcn"); err == nil || !strings.Contains(err.Error(), `"gcn" (valid: appnp, gkde, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat)`) {
+	if _, err := ParseModel("mlp"); err == nil || !strings.Contains(err.Error(), `"mlp" (valid: appnp, gkde, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat, gcn, ens_gcn, ens_appnp, mcd_gcn, dropedge_gcn)`) {
 		t.Errorf("unknown model error: %v", err)
 	}
 	if _, err := ParseModels(" , "); err == nil || !strings.Contains(err.Error(), "empty model list") {

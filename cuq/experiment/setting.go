@@ -110,6 +110,15 @@ func (s Setting) noise() (graph.Noise, bool) {
 // result per severity.
 func (s Setting) sweep() bool { return s == GaussianSweep || s == BernoulliSweep }
 
+// Names returns the names (String) of settings.
+func Names(settings []Setting) []string {
+	out := make([]string, len(settings))
+	for i, s := range settings {
+		out[i] = s.String()
+	}
+	return out
+}
+
 // SettingNames returns the names of the settings (see Setting.String), the
 // paper's first.
 func SettingNames() []string { return settingNames[:] }

@@ -61,12 +61,7 @@ func (g *Grid) Spec() (*Spec, error) {
 	for _, name := range g.names {
 		s.Datasets = append(s.Datasets, SpecDataset{Name: name, FixedSplit: g.fixedSplit(name)})
 	}
-	for _, m := range g.models {
-		s.Models = append(s.Models, m.Key())
-	}
-	for _, st := range g.settings {
-		s.Settings = append(s.Settings, st.String())
-	}
+	s.Models, s.Settings = Keys(g.models), Names(g.settings)
 	if _, err := s.Jobs(); err != nil {
 		return nil, err
 	}

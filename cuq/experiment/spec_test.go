@@ -193,7 +193,7 @@ func TestSpecRoundTripAndJobs(t *testing.T) {
 		{func(s *Spec) { s.Version = 2 }, "version 2, want 1"},
 		{func(s *Spec) { s.Splits = 0 }, "splits 0"},
 		{func(s *Spec) { s.Models = append(s.Models, "gpn") }, "model GPN given twice"},
-		{func(s *Spec) { s.Settings = []string{"dice"} }, `unknown setting "dice"`},
+		{func(s *Spec) { s.Settings = []string{"shuffle"} }, `unknown setting "shuffle"`},
 		{func(s *Spec) { s.Datasets[0].Name = "../x" }, `dataset name "../x"`},
 		{func(s *Spec) { s.Shard = 3 }, "shard 3/3"},
 	} {
