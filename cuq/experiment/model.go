@@ -24,8 +24,8 @@ const (
 	// GCN is the first-order GCN classifier (cuq.GCNModel), the member of
 	// the committees below. Not in the paper.
 	GCN
-	// EnsembleGCN and EnsembleAPPNP are deep ensembles of 10 GCN and
-	// APPNP classifiers (cuq.EnsembleGCN, cuq.EnsembleAPPNP); MCDropoutGCN
+	// EnsembleGCN and EnsembleAPPNP are deep ensembles of cuq.EnsembleSize
+	// GCN and APPNP classifiers (cuq.EnsembleGCN, cuq.EnsembleAPPNP); MCDropoutGCN
 	// is a GCN with MC dropout (cuq.MCDropoutGCN), DropEdgeGCN one with
 	// DropEdge sampling (cuq.DropEdgeGCN). Not in the paper.
 	EnsembleGCN
