@@ -28,7 +28,7 @@ func TestCommandErrors(t *testing.T) {
 	}{
 		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: train, grid, merge, report, bench, download, export)`},
 		{[]string{"grid", "-models", "gpn,mlp", "-out", dir}, `unknown model "mlp" (valid: appnp, gkde, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat, gcn, ens_gcn, ens_appnp, mcd_gcn, dropedge_gcn)`},
-		{[]string{"grid", "-settings", "loc,dice", "-out", dir}, `unknown setting "dice" (valid: classification, loc, gaussian, bernoulli)`},
+		{[]string{"grid", "-settings", "loc,shuffle", "-out", dir}, `unknown setting "shuffle" (valid: classification, loc, gaussian, bernoulli, edges, dice, gaussian_sweep, bernoulli_sweep)`},
 		{[]string{"grid", "-datasets", "CoraML,Karate", "-out", dir}, `unknown dataset "Karate" (known: CoraML, CiteSeer`},
 		{[]string{"grid", "-shard", "4/4", "-out", dir}, `-shard "4/4": want i/n with 0 ≤ i < n`},
 		{[]string{"grid", "-shard", "x", "-out", dir}, `-shard "x"`},
@@ -36,7 +36,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"grid", "-splits", "0", "-out", dir}, "0 splits"},
 		{[]string{"grid", "extra", "-out", dir}, "unexpected arguments"},
 		{[]string{"train", "-dataset", "CoraML"}, "-model is required (valid: appnp, gkde"},
-		{[]string{"train", "-model", "gcn"}, `unknown model "gcn"`},
+		{[]string{"train", "-model", "mlp"}, `unknown model "mlp"`},
 		{[]string{"train", "-model", "gpn", "-dataset", "Karate"}, `unknown dataset "Karate"`},
 		{[]string{"merge", dir}, "need -out OUT and at least one grid output directory"},
 		{[]string{"merge", "-out", dir, dir}, "no runs directory"},
