@@ -208,6 +208,18 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// parseFlags parses args into fs and rejects positional arguments, which
+// the commands that take only flags do not expect.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected arguments %q", fs.Name(), fs.Args())
+	}
+	return nil
+}
+
 // isTerminal reports whether w is a character device (a terminal), where
 // progress bars are drawn.
 func isTerminal(w io.Writer) bool {
