@@ -18,8 +18,8 @@ import (
 // scripts/replica, and with -epochs also cuqgnn's own training of it in
 // the replica's result format.
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("export", "[-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-epochs N] -out DIR", stderr)
-	run := addRunFlags(fs, replica.Models)
+	run := newRunFlags("export", "[-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-epochs N] -out DIR", replica.Models, stderr)
+	fs := run.fs
 	epochs := fs.Int("epochs", 0, "also train cuqgnn for this many main epochs after the warm-up, writing OUT/cuqgnn/result.json (0: export only)")
 	out := fs.String("out", "", "output directory")
 	if err := parseFlags(fs, args); err != nil {
@@ -29,13 +29,12 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if *out == "" {
+	switch err := run.check(); {
+	case *out == "":
 		return fmt.Errorf("export: -out is required")
-	}
-	if err := run.check(); err != nil {
+	case err != nil:
 		return err
-	}
-	if *epochs < 0 {
+	case *epochs < 0:
 		return fmt.Errorf("export: -epochs %d: want 0 (export only) or a positive number", *epochs)
 	}
 	d, err := run.load(stderr)

@@ -66,8 +66,8 @@ type command struct {
 var commands = []command{
 	{"train", "train one model, print accuracy and OOD-detection AUROCs", runTrain},
 	{"grid", "run the paper's experiment grid (or one shard of it)", runGrid},
-	{"merge", "build the tables and the report from grid output directories", withoutContext(runMerge)},
-	{"report", "rebuild the HTML report from grid output directories", withoutContext(runReport)},
+	{"merge", "build the tables and the report from grid output directories", onOutputs("merge", "-out OUT DIR...", "output directory for tables/ and report.html", true, runMerge)},
+	{"report", "rebuild the HTML report from grid output directories", onOutputs("report", "[-out OUT] DIR...", "output directory (default: the first DIR)", false, runReport)},
 	{"bench", "time a training epoch and an evaluation pass of each model", withoutContext(runBench)},
 	{"download", "fetch datasets into the data directory, checksummed", runDownload},
 	{"export", "write one run for the PyTorch replica of the reference (scripts/replica)", runExport},

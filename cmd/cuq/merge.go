@@ -10,11 +10,7 @@ import (
 // given grid output directories (e.g. the shards') and writes the tables
 // and the report to -out. The directories must hold grids of the same
 // protocol (experiment.Collect) and, between them, a record of every job.
-func runMerge(args []string, stdout, stderr io.Writer) error {
-	o, err := readOutputs("merge", "-out OUT DIR...", "output directory for tables/ and report.html", true, args, stderr)
-	if err != nil {
-		return err
-	}
+func runMerge(o *outputs, stdout, _ io.Writer) error {
 	if n := len(o.res.Missing); n > 0 {
 		return fmt.Errorf("merge: %d jobs of the grid have no record in %s (the first: %v, file %s); run the missing shards (or rerun the grid with the same flags) and merge again",
 			n, strings.Join(o.dirs, ", "), o.res.Missing[0], o.res.Missing[0].Path())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -10,11 +11,7 @@ import (
 
 // runReport runs the report subcommand: it rebuilds report.html and the
 // static figures from the records of the given grid output directories.
-func runReport(args []string, stdout, stderr io.Writer) error {
-	o, err := readOutputs("report", "[-out OUT] DIR...", "output directory (default: the first DIR)", false, args, stderr)
-	if err != nil {
-		return err
-	}
+func runReport(o *outputs, stdout, stderr io.Writer) error {
 	if n := len(o.res.Missing); n > 0 {
 		fmt.Fprintf(stderr, "notice: %d jobs of the grid have no record yet (the first: %v); the report shows the %d runs there are\n", n, o.res.Missing[0], len(o.res.Records))
 	}
@@ -40,6 +37,19 @@ type outputs struct {
 	dirs   []string // the grid output directories
 	report experiment.ReportOptions
 	res    *experiment.Results
+}
+
+// onOutputs adapts a command over grid output directories (merge, report)
+// to a subcommand: it reads its command line and the records (readOutputs)
+// and hands them to run.
+func onOutputs(name, synopsis, outUsage string, needOut bool, run func(o *outputs, stdout, stderr io.Writer) error) func(context.Context, []string, io.Writer, io.Writer) error {
+	return func(_ context.Context, args []string, stdout, stderr io.Writer) error {
+		o, err := readOutputs(name, synopsis, outUsage, needOut, args, stderr)
+		if err != nil {
+			return err
+		}
+		return run(o, stdout, stderr)
+	}
 }
 
 // readOutputs parses the command line of merge and report, -out (required

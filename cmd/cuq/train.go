@@ -24,8 +24,8 @@ import (
 // evaluated in the classification and feature-noise settings (and, with
 // -loc, trained again for leave-out classes).
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("train", "[-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-loc]", stderr)
-	run := addRunFlags(fs, experiment.ModelNames())
+	run := newRunFlags("train", "[-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-loc]", experiment.ModelNames(), stderr)
+	fs := run.fs
 	loc := fs.Bool("loc", false, "also train on the leave-out-classes graph and report its OOD detection")
 	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: early stopping only)")
 	quiet := fs.Bool("quiet", false, "no progress output")
@@ -39,10 +39,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := run.check(); err != nil {
+	switch err := run.check(); {
+	case err != nil:
 		return err
-	}
-	if *maxEpochs < 0 {
+	case *maxEpochs < 0:
 		return fmt.Errorf("train: -max-epochs %d: want 0 (early stopping only) or a positive cap", *maxEpochs)
 	}
 	d, err := run.load(stderr)
@@ -101,9 +101,11 @@ type runFlags struct {
 	split, init          int
 }
 
-// addRunFlags defines the run flags on fs; models are the valid names of
+// newRunFlags returns the flag set of a command that builds one run (see
+// newFlagSet) with the run flags defined; models are the valid names of
 // -model.
-func addRunFlags(fs *flag.FlagSet, models []string) *runFlags {
+func newRunFlags(name, synopsis string, models []string, stderr io.Writer) *runFlags {
+	fs := newFlagSet(name, synopsis, stderr)
 	r := &runFlags{fs: fs}
 	fs.StringVar(&r.dataDir, "data", datasets.Dir(), "directory holding the dataset files")
 	fs.StringVar(&r.name, "dataset", "CoraML", "dataset ("+strings.Join(datasets.Names(), ", ")+", or synthetic)")
