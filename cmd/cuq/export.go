@@ -29,11 +29,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	switch err := run.check(); {
+	switch {
 	case *out == "":
 		return fmt.Errorf("export: -out is required")
-	case err != nil:
-		return err
 	case *epochs < 0:
 		return fmt.Errorf("export: -epochs %d: want 0 (export only) or a positive number", *epochs)
 	}

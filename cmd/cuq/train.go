@@ -39,10 +39,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	switch err := run.check(); {
-	case err != nil:
-		return err
-	case *maxEpochs < 0:
+	if *maxEpochs < 0 {
 		return fmt.Errorf("train: -max-epochs %d: want 0 (early stopping only) or a positive cap", *maxEpochs)
 	}
 	d, err := run.load(stderr)
@@ -115,19 +112,15 @@ func newRunFlags(name, synopsis string, models []string, stderr io.Writer) *runF
 	return r
 }
 
-// check rejects a split or initialisation numbered below 1.
-func (r *runFlags) check() error {
+// load rejects a split or initialisation numbered below 1 and loads the
+// chosen dataset (see loadOrSynthetic).
+func (r *runFlags) load(stderr io.Writer) (*experiment.Dataset, error) {
 	switch {
 	case r.split < 1:
-		return fmt.Errorf("%s: -split %d: splits are numbered from 1", r.fs.Name(), r.split)
+		return nil, fmt.Errorf("%s: -split %d: splits are numbered from 1", r.fs.Name(), r.split)
 	case r.init < 1:
-		return fmt.Errorf("%s: -init %d: initialisations are numbered from 1", r.fs.Name(), r.init)
+		return nil, fmt.Errorf("%s: -init %d: initialisations are numbered from 1", r.fs.Name(), r.init)
 	}
-	return nil
-}
-
-// load loads the chosen dataset (see loadOrSynthetic).
-func (r *runFlags) load(stderr io.Writer) (*experiment.Dataset, error) {
 	return loadOrSynthetic(r.name, r.dataDir, flagSet(r.fs, "dataset"), stderr)
 }
 
