@@ -6,6 +6,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/nn"
+	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
 // Pooling says how a PostNet model combines the opinions of a node's
@@ -26,18 +27,10 @@ const (
 	Linear
 )
 
+var poolingNames = [...]string{Behavioral: "behavioral", LogLinear: "log-linear", Linear: "linear"}
+
 // String returns the paper's name of the pooling scheme.
-func (p Pooling) String() string {
-	switch p {
-	case Behavioral:
-		return "behavioral"
-	case LogLinear:
-		return "log-linear"
-	case Linear:
-		return "linear"
-	}
-	return fmt.Sprintf("Pooling(%d)", int(p))
-}
+func (p Pooling) String() string { return enum.String(p, poolingNames[:]) }
 
 // MLPConfig configures the feature encoder: Linear → ReLU → Dropout per
 // hidden layer.

@@ -10,6 +10,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/optim"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
 // Phase is a stage of training.
@@ -21,16 +22,10 @@ const (
 	TrainPhase               // the main training with early stopping
 )
 
+var phaseNames = [...]string{WarmupPhase: "warmup", TrainPhase: "train"}
+
 // String returns "warmup" or "train".
-func (p Phase) String() string {
-	switch p {
-	case WarmupPhase:
-		return "warmup"
-	case TrainPhase:
-		return "train"
-	}
-	return fmt.Sprintf("Phase(%d)", int(p))
-}
+func (p Phase) String() string { return enum.String(p, phaseNames[:]) }
 
 // EpochStats reports one epoch of training to a progress callback.
 type EpochStats struct {
@@ -61,20 +56,15 @@ const (
 	EarlyStopping                      // the validation loss stopped improving for Patience evaluations
 )
 
-// String returns the reason in a few words.
-func (r StopReason) String() string {
-	switch r {
-	case Interrupted:
-		return "interrupted"
-	case NothingToTrain:
-		return "nothing to train"
-	case MaxEpochsReached:
-		return "reached the maximum number of epochs"
-	case EarlyStopping:
-		return "early stopping"
-	}
-	return fmt.Sprintf("StopReason(%d)", int(r))
+var stopReasonNames = [...]string{
+	Interrupted:      "interrupted",
+	NothingToTrain:   "nothing to train",
+	MaxEpochsReached: "reached the maximum number of epochs",
+	EarlyStopping:    "early stopping",
 }
+
+// String returns the reason in a few words.
+func (r StopReason) String() string { return enum.String(r, stopReasonNames[:]) }
 
 // History is the record of a Fit.
 type History struct {

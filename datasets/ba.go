@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
@@ -12,12 +11,9 @@ import (
 // BAConfig configures a Barabási–Albert growth graph with classes; create
 // it with BarabasiAlbert and generate with Done.
 type BAConfig struct {
+	generator[BAConfig]
 	nodes, m  int
-	classes   int
 	homophily float64
-	features  featureModel
-	seed      uint64
-	name      string
 }
 
 // BarabasiAlbert starts a preferential-attachment graph: the first m+1
@@ -37,12 +33,9 @@ type BAConfig struct {
 // Defaults: 3 classes, homophily 0.8, 16 Gaussian features with signal 1,
 // seed 1.
 func BarabasiAlbert(nodes, m int) *BAConfig {
-	return &BAConfig{
-		nodes: nodes, m: m, classes: 3, homophily: 0.8,
-		features: featureModel{kind: gaussianFeatures, dim: 16, signal: 1},
-		seed:     1,
-		name:     "BarabasiAlbert",
-	}
+	c := &BAConfig{nodes: nodes, m: m, homophily: 0.8}
+	c.generator = newGenerator(c, "BarabasiAlbert", 3, 16)
+	return c
 }
 
 // Classes sets the number of classes.
@@ -50,26 +43,6 @@ func (c *BAConfig) Classes(k int) *BAConfig { c.classes = k; return c }
 
 // Homophily sets h ∈ [0, 1] (see BarabasiAlbert).
 func (c *BAConfig) Homophily(h float64) *BAConfig { c.homophily = h; return c }
-
-// Features sets the feature dimension.
-func (c *BAConfig) Features(f int) *BAConfig { c.features.dim = f; return c }
-
-// FeatureSignal sets the class-mean scale of the Gaussian features, or the
-// topic probability of bag-of-words features (as CSBMConfig.FeatureSignal).
-func (c *BAConfig) FeatureSignal(s float64) *BAConfig { c.features.signal = s; return c }
-
-// BagOfWords selects sparse bag-of-words features (as
-// CSBMConfig.BagOfWords).
-func (c *BAConfig) BagOfWords(wordsPerNode int) *BAConfig {
-	c.features.kind, c.features.words = bagOfWords, wordsPerNode
-	return c
-}
-
-// Seed sets the seed of the random generator.
-func (c *BAConfig) Seed(seed uint64) *BAConfig { c.seed = seed; return c }
-
-// Name sets the graph's name (default "BarabasiAlbert").
-func (c *BAConfig) Name(name string) *BAConfig { c.name = name; return c }
 
 // Done validates the configuration and generates the graph. It fails when
 // a class received no node (too few nodes for the classes).
@@ -89,7 +62,7 @@ func (c *BAConfig) Done() (*graph.Graph, error) {
 	if err := c.features.validate(); err != nil {
 		return fail("%v", err)
 	}
-	r := rand.New(rand.NewPCG(c.seed, 0x62612d67))
+	r := c.rand(0x62612d67)
 	n, m := c.nodes, c.m
 	labels := make([]int, n)
 	// ends lists both endpoints of every edge, so a uniform draw from it
@@ -142,6 +115,5 @@ func (c *BAConfig) Done() (*graph.Graph, error) {
 	if err != nil {
 		return fail("%v", err)
 	}
-	x := c.features.generate(r, labels, c.classes)
-	return graph.New(c.name, adj, x, labels, c.classes, nil)
+	return c.build(r, adj, labels)
 }

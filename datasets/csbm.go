@@ -13,12 +13,10 @@ import (
 // CSBMConfig configures a contextual stochastic block model; create it with
 // CSBM, set options with its methods and generate with Done.
 type CSBMConfig struct {
-	nodes, classes int
-	homophily      float64
-	avgDegree      float64
-	features       featureModel
-	seed           uint64
-	name           string
+	generator[CSBMConfig]
+	nodes     int
+	homophily float64
+	avgDegree float64
 }
 
 // CSBM starts a contextual stochastic block model with the given numbers of
@@ -34,13 +32,9 @@ type CSBMConfig struct {
 // Defaults: homophily 0.8, average degree 5, 32 Gaussian features with
 // signal 1 (see Features and BagOfWords), seed 1.
 func CSBM(nodes, classes int) *CSBMConfig {
-	return &CSBMConfig{
-		nodes: nodes, classes: classes,
-		homophily: 0.8, avgDegree: 5,
-		features: featureModel{kind: gaussianFeatures, dim: 32, signal: 1},
-		seed:     1,
-		name:     "CSBM",
-	}
+	c := &CSBMConfig{nodes: nodes, homophily: 0.8, avgDegree: 5}
+	c.generator = newGenerator(c, "CSBM", classes, 32)
+	return c
 }
 
 // Homophily sets h ∈ [0, 1], the probability that an edge joins two nodes
@@ -50,41 +44,16 @@ func (c *CSBMConfig) Homophily(h float64) *CSBMConfig { c.homophily = h; return 
 // AvgDegree sets d, the expected number of neighbours per node.
 func (c *CSBMConfig) AvgDegree(d float64) *CSBMConfig { c.avgDegree = d; return c }
 
-// Features sets the feature dimension F.
-func (c *CSBMConfig) Features(f int) *CSBMConfig { c.features.dim = f; return c }
-
-// FeatureSignal sets s: for Gaussian features the scale of the class means
-// (x_i = s·μ_{y_i} + N(0, I), ‖μ_c‖ ≈ 1); for bag-of-words features the
-// probability that a word comes from the node's class topic.
-func (c *CSBMConfig) FeatureSignal(s float64) *CSBMConfig { c.features.signal = s; return c }
-
-// Gaussian selects dense Gaussian features (the default).
-func (c *CSBMConfig) Gaussian() *CSBMConfig { c.features.kind = gaussianFeatures; return c }
-
-// BagOfWords selects sparse binary bag-of-words features with the given
-// number of word draws per node (see FeatureSignal).
-func (c *CSBMConfig) BagOfWords(wordsPerNode int) *CSBMConfig {
-	c.features.kind, c.features.words = bagOfWords, wordsPerNode
-	return c
-}
-
-// Seed sets the seed of the random generator (PCG, math/rand/v2).
-func (c *CSBMConfig) Seed(seed uint64) *CSBMConfig { c.seed = seed; return c }
-
-// Name sets the graph's name (default "CSBM").
-func (c *CSBMConfig) Name(name string) *CSBMConfig { c.name = name; return c }
-
 // Done validates the configuration and generates the graph.
 func (c *CSBMConfig) Done() (*graph.Graph, error) {
 	if err := c.validate(); err != nil {
 		return nil, fmt.Errorf("datasets.CSBM: %w", err)
 	}
-	r := rand.New(rand.NewPCG(c.seed, 0x63736d62))
+	r := c.rand(0x63736d62)
 	labels, members := blockLabels(c.nodes, c.classes)
 	m := int(math.Round(float64(c.nodes) * c.avgDegree / 2))
 	adj := sampleEdges(r, labels, members, nil, m, c.homophily)
-	x := c.features.generate(r, labels, c.classes)
-	return graph.New(c.name, adj, x, labels, c.classes, nil)
+	return c.build(r, adj, labels)
 }
 
 func (c *CSBMConfig) validate() error {

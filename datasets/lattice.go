@@ -2,7 +2,6 @@ package datasets
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
@@ -11,11 +10,8 @@ import (
 // LatticeConfig configures a two-dimensional grid graph; create it with
 // Lattice and generate with Done.
 type LatticeConfig struct {
+	generator[LatticeConfig]
 	rows, cols int
-	classes    int
-	features   featureModel
-	seed       uint64
-	name       string
 }
 
 // Lattice starts a rows×cols grid: node r·cols + c sits at cell (r, c) and
@@ -30,36 +26,13 @@ type LatticeConfig struct {
 // Defaults: 4 classes, 16 Gaussian features with signal 1 (see
 // CSBMConfig.FeatureSignal), seed 1.
 func Lattice(rows, cols int) *LatticeConfig {
-	return &LatticeConfig{
-		rows: rows, cols: cols, classes: 4,
-		features: featureModel{kind: gaussianFeatures, dim: 16, signal: 1},
-		seed:     1,
-		name:     "Lattice",
-	}
+	c := &LatticeConfig{rows: rows, cols: cols}
+	c.generator = newGenerator(c, "Lattice", 4, 16)
+	return c
 }
 
 // Classes sets the number of class regions.
 func (c *LatticeConfig) Classes(k int) *LatticeConfig { c.classes = k; return c }
-
-// Features sets the feature dimension.
-func (c *LatticeConfig) Features(f int) *LatticeConfig { c.features.dim = f; return c }
-
-// FeatureSignal sets the class-mean scale of the Gaussian features, or the
-// topic probability of bag-of-words features (as CSBMConfig.FeatureSignal).
-func (c *LatticeConfig) FeatureSignal(s float64) *LatticeConfig { c.features.signal = s; return c }
-
-// BagOfWords selects sparse bag-of-words features (as
-// CSBMConfig.BagOfWords).
-func (c *LatticeConfig) BagOfWords(wordsPerNode int) *LatticeConfig {
-	c.features.kind, c.features.words = bagOfWords, wordsPerNode
-	return c
-}
-
-// Seed sets the seed of the random generator.
-func (c *LatticeConfig) Seed(seed uint64) *LatticeConfig { c.seed = seed; return c }
-
-// Name sets the graph's name (default "Lattice").
-func (c *LatticeConfig) Name(name string) *LatticeConfig { c.name = name; return c }
 
 // Done validates the configuration and generates the graph.
 func (c *LatticeConfig) Done() (*graph.Graph, error) {
@@ -76,7 +49,7 @@ func (c *LatticeConfig) Done() (*graph.Graph, error) {
 	if err := c.features.validate(); err != nil {
 		return nil, fmt.Errorf("datasets.Lattice: %w", err)
 	}
-	r := rand.New(rand.NewPCG(c.seed, 0x6c617474))
+	r := c.rand(0x6c617474)
 	centres := r.Perm(n)[:c.classes]
 	labels := make([]int, n)
 	for i := range labels {
@@ -102,8 +75,7 @@ func (c *LatticeConfig) Done() (*graph.Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("datasets.Lattice: %w", err)
 	}
-	x := c.features.generate(r, labels, c.classes)
-	return graph.New(c.name, adj, x, labels, c.classes, nil)
+	return c.build(r, adj, labels)
 }
 
 func abs(x int) int {

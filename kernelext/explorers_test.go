@@ -2,12 +2,10 @@ package kernelext
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"image/png"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -29,6 +27,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/internal/chromium"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 	"github.com/cuqgnn/cuqgnn/kernelext/explore"
 	"github.com/cuqgnn/cuqgnn/kernelext/wasmbundle"
 )
@@ -41,9 +40,6 @@ const (
 	// envOut names a directory for the screenshots (default: a temporary
 	// one, named in the log).
 	envOut = "CUQ_EXPLORE_OUT"
-	// envRequire = 1 turns a missing browser or Go toolchain into a
-	// failure instead of a skip.
-	envRequire = "CUQ_REQUIRE_CHROMIUM"
 )
 
 var (
@@ -56,7 +52,7 @@ var (
 // the browser check to run.
 func skipOrFail(t *testing.T, args ...any) {
 	t.Helper()
-	if os.Getenv(envRequire) == "1" {
+	if os.Getenv(chromium.EnvRequire) == "1" {
 		t.Fatal(args...)
 	}
 	t.Skip(args...)
@@ -137,14 +133,7 @@ func TestExplorersBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := testenv.Gunzip(t, gz)
 	if !bytes.HasPrefix(wasm, []byte("\x00asm\x01\x00\x00\x00")) {
 		t.Errorf("the program does not start with the WebAssembly header: % x", wasm[:8])
 	}
@@ -214,20 +203,6 @@ func outDir(t *testing.T) string {
 	return t.TempDir()
 }
 
-func browser(t *testing.T) *chromium.Browser {
-	t.Helper()
-	path, err := chromium.Find()
-	if err != nil {
-		skipOrFail(t, err)
-	}
-	b, err := chromium.Start(path, 2*time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	return b
-}
-
 func screenshot(t *testing.T, p *chromium.Page, path string) {
 	t.Helper()
 	shot, err := p.Screenshot(1100)
@@ -270,7 +245,7 @@ const readWidgets = `[...document.querySelectorAll(".cuqx-widget")].map(w => ({
 func TestExplorersInChromium(t *testing.T) {
 	page := pageFile(t)
 	out := outDir(t)
-	b := browser(t)
+	b := chromium.ForTest(t, 2*time.Minute)
 	p, err := b.Open("file://"+page, 1100, 900)
 	if err != nil {
 		t.Fatal(err)
@@ -643,7 +618,7 @@ func TestExplorersFallbackInChromium(t *testing.T) {
 	if err := os.WriteFile(stripped, scriptRE.ReplaceAll(raw, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b := browser(t)
+	b := chromium.ForTest(t, 2*time.Minute)
 	check := func(what string, p *chromium.Page) {
 		var got struct {
 			Note     string `json:"note"`
@@ -677,13 +652,7 @@ func TestExplorersFallbackInChromium(t *testing.T) {
 	check("scripts stripped", p)
 	screenshot(t, p, filepath.Join(out, "explorers-fallback.png"))
 
-	q, err := b.NewPage(1100, 900)
-	if err == nil {
-		err = q.DisableScripts()
-	}
-	if err == nil {
-		err = q.Navigate("file://" + page)
-	}
+	q, err := b.Open("file://"+page, 1100, 900, (*chromium.Page).DisableScripts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,11 +32,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	models := fs.String("models", strings.Join(experiment.Keys(experiment.AllModels), ","), "comma-separated models (the paper's by default)")
 	epochs := fs.Int("epochs", 50, "timed training epochs per model (evaluation passes: epochs/5)")
 	fit := fs.Bool("fit", false, "train each model to early stopping and report time and peak memory")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
 	}
 	if *epochs < 1 {
 		return fmt.Errorf("bench: -epochs must be positive")

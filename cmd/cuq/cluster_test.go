@@ -127,15 +127,7 @@ type process struct {
 // with args and the environment variables env added to the test's.
 func startCuq(t *testing.T, env []string, args ...string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(os.Args[0], args...), exited: make(chan error, 1)}
-	p.cmd.Env = append(append(os.Environ(), "CUQ_TEST_MAIN=1"), env...)
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.exited <- p.cmd.Wait() }()
-	t.Cleanup(func() { p.cmd.Process.Kill() })
-	return p
+	return startCuqVia(t, os.Args[0], env, args...)
 }
 
 // wait waits for p to exit successfully.

@@ -86,11 +86,8 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	report := reportFlag(fs)
 	jobs := fs.Int("jobs", 1, "jobs run at once")
 	quiet := fs.Bool("quiet", false, "no progress output")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("grid: unexpected arguments %q", fs.Args())
 	}
 	if *out == "" {
 		return nil, fmt.Errorf("grid: -out must name a directory")

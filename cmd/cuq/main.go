@@ -66,8 +66,8 @@ type command struct {
 var commands = []command{
 	{"train", "train one model, print accuracy and OOD-detection AUROCs", runTrain},
 	{"grid", "run the paper's experiment grid (or one shard of it)", runGrid},
-	{"merge", "build the tables and the report from grid output directories", withoutContext(runMerge)},
-	{"report", "rebuild the HTML report from grid output directories", withoutContext(runReport)},
+	{"merge", "build the tables and the report from grid output directories", onOutputs("merge", "-out OUT DIR...", "output directory for tables/ and report.html", true, runMerge)},
+	{"report", "rebuild the HTML report from grid output directories", onOutputs("report", "[-out OUT] DIR...", "output directory (default: the first DIR)", false, runReport)},
 	{"bench", "time a training epoch and an evaluation pass of each model", withoutContext(runBench)},
 	{"download", "fetch datasets into the data directory, checksummed", runDownload},
 	{"export", "write one run for the PyTorch replica of the reference (scripts/replica)", runExport},
@@ -206,6 +206,18 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// parseFlags parses args into fs and rejects positional arguments, which
+// the commands that take only flags do not expect.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected arguments %q", fs.Name(), fs.Args())
+	}
+	return nil
 }
 
 // isTerminal reports whether w is a character device (a terminal), where

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -233,12 +232,8 @@ func TestExportSynthetic(t *testing.T) {
 	if !strings.Contains(out, "exported APPNP on Synthetic (3000 nodes), split 2, init 1") || !strings.Contains(out, "trained 2 epochs") {
 		t.Errorf("output:\n%s", out)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	run, err := replica.ReadRun(dir)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var run replica.Run
-	if err := json.Unmarshal(b, &run); err != nil {
 		t.Fatal(err)
 	}
 	if run.Model != "appnp" || run.Nodes != 3000 || len(run.Params) != 4 || run.Train.MaxEpochs != 2 {

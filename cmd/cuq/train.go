@@ -24,47 +24,35 @@ import (
 // evaluated in the classification and feature-noise settings (and, with
 // -loc, trained again for leave-out classes).
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("train", "[-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-loc]", stderr)
-	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files")
-	name := fs.String("dataset", "CoraML", "dataset ("+strings.Join(datasets.Names(), ", ")+", or synthetic)")
-	modelName := fs.String("model", "", "model ("+strings.Join(experiment.ModelNames(), ", ")+")")
-	split := fs.Int("split", 1, "split number (1-based)")
-	init := fs.Int("init", 1, "initialisation number (1-based)")
+	run := newRunFlags("train", "[-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-loc]", experiment.ModelNames(), stderr)
+	fs := run.fs
 	loc := fs.Bool("loc", false, "also train on the leave-out-classes graph and report its OOD detection")
 	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: early stopping only)")
 	quiet := fs.Bool("quiet", false, "no progress output")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("train: unexpected arguments %q", fs.Args())
-	}
-	if *modelName == "" {
+	if run.model == "" {
 		return fmt.Errorf("train: -model is required (valid: %s)", strings.Join(experiment.ModelNames(), ", "))
 	}
-	m, err := experiment.ParseModel(*modelName)
+	m, err := experiment.ParseModel(run.model)
 	if err != nil {
 		return err
 	}
-	switch {
-	case *split < 1:
-		return fmt.Errorf("train: -split %d: splits are numbered from 1", *split)
-	case *init < 1:
-		return fmt.Errorf("train: -init %d: initialisations are numbered from 1", *init)
-	case *maxEpochs < 0:
+	if *maxEpochs < 0 {
 		return fmt.Errorf("train: -max-epochs %d: want 0 (early stopping only) or a positive cap", *maxEpochs)
 	}
-	d, err := loadOrSynthetic(*name, *dataDir, flagSet(fs, "dataset"), stderr)
+	d, err := run.load(stderr)
 	if err != nil {
 		return err
 	}
-	jobs := []experiment.Job{{Dataset: d.Name, Model: m, Split: *split, Init: *init,
+	jobs := []experiment.Job{{Dataset: d.Name, Model: m, Split: run.split, Init: run.init,
 		Settings: []experiment.Setting{experiment.Classification, experiment.GaussianNoise, experiment.BernoulliNoise}}}
 	if *loc {
-		jobs = append(jobs, experiment.Job{Dataset: d.Name, Model: m, Split: *split, Init: *init, LOC: true,
+		jobs = append(jobs, experiment.Job{Dataset: d.Name, Model: m, Split: run.split, Init: run.init, LOC: true,
 			Settings: []experiment.Setting{experiment.LeaveOutClasses}})
 	}
-	fmt.Fprintf(stdout, "%s on %s (%d nodes, %d classes), split %d, init %d\n", m, d.Name, d.Graph.N, d.Graph.NumClasses, *split, *init)
+	fmt.Fprintf(stdout, "%s on %s (%d nodes, %d classes), split %d, init %d\n", m, d.Name, d.Graph.N, d.Graph.NumClasses, run.split, run.init)
 	var results []*experiment.Record
 	for _, j := range jobs {
 		opts := experiment.RunOptions{MaxEpochs: *maxEpochs}
@@ -99,6 +87,41 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cl := results[0].Results[experiment.Classification.String()]
 	fmt.Fprintf(stdout, "test accuracy %.2f%%\n\n", 100*cl.Accuracy)
 	return printAUROC(stdout, results)
+}
+
+// runFlags are the flags of the commands that build one run (train,
+// export): the dataset and the directory of its files, the model, the
+// split and the initialisation.
+type runFlags struct {
+	fs                   *flag.FlagSet
+	dataDir, name, model string
+	split, init          int
+}
+
+// newRunFlags returns the flag set of a command that builds one run (see
+// newFlagSet) with the run flags defined; models are the valid names of
+// -model.
+func newRunFlags(name, synopsis string, models []string, stderr io.Writer) *runFlags {
+	fs := newFlagSet(name, synopsis, stderr)
+	r := &runFlags{fs: fs}
+	fs.StringVar(&r.dataDir, "data", datasets.Dir(), "directory holding the dataset files")
+	fs.StringVar(&r.name, "dataset", "CoraML", "dataset ("+strings.Join(datasets.Names(), ", ")+", or synthetic)")
+	fs.StringVar(&r.model, "model", "", "model ("+strings.Join(models, ", ")+")")
+	fs.IntVar(&r.split, "split", 1, "split number (1-based)")
+	fs.IntVar(&r.init, "init", 1, "initialisation number (1-based)")
+	return r
+}
+
+// load rejects a split or initialisation numbered below 1 and loads the
+// chosen dataset (see loadOrSynthetic).
+func (r *runFlags) load(stderr io.Writer) (*experiment.Dataset, error) {
+	switch {
+	case r.split < 1:
+		return nil, fmt.Errorf("%s: -split %d: splits are numbered from 1", r.fs.Name(), r.split)
+	case r.init < 1:
+		return nil, fmt.Errorf("%s: -init %d: initialisations are numbered from 1", r.fs.Name(), r.init)
+	}
+	return loadOrSynthetic(r.name, r.dataDir, flagSet(r.fs, "dataset"), stderr)
 }
 
 // loadOrSynthetic loads the named dataset, or datasets.Synthetic with a

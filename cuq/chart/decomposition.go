@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
 // Outcome classifies a test node in the uncertainty decomposition.
@@ -19,18 +20,10 @@ const (
 	numOutcomes
 )
 
+var outcomeNames = [numOutcomes]string{"correct", "wrong", "OOD"}
+
 // String returns "correct", "wrong" or "OOD".
-func (o Outcome) String() string {
-	switch o {
-	case Correct:
-		return "correct"
-	case Wrong:
-		return "wrong"
-	case OOD:
-		return "OOD"
-	}
-	return fmt.Sprintf("Outcome(%d)", int(o))
-}
+func (o Outcome) String() string { return enum.String(o, outcomeNames[:]) }
 
 // outcomeStyle gives each outcome a colour and a symbol, so the groups can
 // be told apart without colour.

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot/vg"
+
+	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
 // Palette is the colour cycle of the charts' series, the same in the
@@ -33,22 +35,10 @@ const (
 	numDashes
 )
 
+var dashNames = [numDashes]string{"solid", "dashed", "dotted", "dash-dot", "long dash"}
+
 // String returns the pattern's name.
-func (d Dash) String() string {
-	switch d {
-	case Solid:
-		return "solid"
-	case Dashed:
-		return "dashed"
-	case Dotted:
-		return "dotted"
-	case DashDot:
-		return "dash-dot"
-	case LongDash:
-		return "long dash"
-	}
-	return fmt.Sprintf("Dash(%d)", int(d))
-}
+func (d Dash) String() string { return enum.String(d, dashNames[:]) }
 
 // DashCycle returns the k-th pattern of the cycle Solid, Dashed, Dotted,
 // DashDot, LongDash.

@@ -20,42 +20,13 @@ func AUROC(scoreID, scoreOOD []float64) (float64, error) {
 	if len(scoreID) == 0 || len(scoreOOD) == 0 {
 		return math.NaN(), fmt.Errorf("eval: AUROC: need ID and OOD nodes, got %d ID and %d OOD", len(scoreID), len(scoreOOD))
 	}
-	type item struct {
-		s   float64
-		ood bool
-	}
-	items := make([]item, 0, len(scoreID)+len(scoreOOD))
-	for _, s := range scoreID {
-		items = append(items, item{nanToNum(s), false})
-	}
-	for _, s := range scoreOOD {
-		items = append(items, item{nanToNum(s), true})
-	}
-	slices.SortFunc(items, func(a, b item) int {
-		switch {
-		case a.s < b.s:
-			return -1
-		case a.s > b.s:
-			return 1
-		}
-		return 0
-	})
 	// halfPairs counts OOD×ID pairs with the OOD score higher, ties as ½, in
-	// units of ½ so that the sum stays an exact integer.
+	// units of ½ so that the sum stays an exact integer; the groups of equal
+	// score are taken lowest first, ID nodes as the negatives.
 	var halfPairs, idBelow float64
-	for lo := 0; lo < len(items); {
-		hi := lo
-		var nID, nOOD float64
-		for ; hi < len(items) && items[hi].s == items[lo].s; hi++ {
-			if items[hi].ood {
-				nOOD++
-			} else {
-				nID++
-			}
-		}
-		halfPairs += 2*nOOD*idBelow + nOOD*nID
-		idBelow += nID
-		lo = hi
+	for _, g := range slices.Backward(groupsDescending(scoreID, scoreOOD)) {
+		halfPairs += 2*g.pos*idBelow + g.pos*g.neg
+		idBelow += g.neg
 	}
 	return halfPairs / 2 / (float64(len(scoreID)) * float64(len(scoreOOD))), nil
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -156,15 +157,7 @@ func groupsDescending(negative, positive []float64) []scoreGroup {
 	for _, s := range positive {
 		items = append(items, item{nanToNum(s), true})
 	}
-	slices.SortFunc(items, func(a, b item) int {
-		switch {
-		case a.s > b.s:
-			return -1
-		case a.s < b.s:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(items, func(a, b item) int { return cmp.Compare(b.s, a.s) })
 	var groups []scoreGroup
 	for lo := 0; lo < len(items); {
 		var g scoreGroup

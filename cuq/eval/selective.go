@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -100,15 +101,7 @@ func RiskCoverageOf(uncertainty []float64, correct []bool) (RiskCoverage, error)
 	for i, u := range uncertainty {
 		nodes[i] = node{nanToNum(u), !correct[i]}
 	}
-	slices.SortFunc(nodes, func(a, b node) int {
-		switch {
-		case a.u < b.u:
-			return -1
-		case a.u > b.u:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(nodes, func(a, b node) int { return cmp.Compare(a.u, b.u) })
 	rc := RiskCoverage{Coverage: make([]float64, n), Risk: make([]float64, n)}
 	var errorsBefore float64 // wrong nodes in the groups already kept
 	for lo := 0; lo < n; {

@@ -7,6 +7,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
 // Model names one of the paper's models.
@@ -55,20 +56,15 @@ var (
 
 // String returns the paper's display name: APPNP, GKDE, GPN, LOP-GPN,
 // CUQ-PPR, CUQ-GCN or CUQ-GAT.
-func (m Model) String() string {
-	if m < 0 || m >= numModels {
-		return fmt.Sprintf("Model(%d)", int(m))
-	}
-	return modelNames[m]
-}
+func (m Model) String() string { return enum.String(m, modelNames[:]) }
 
 // Key returns the command-line and file name of m: appnp, gkde, gpn,
 // gpn_lop, cuq_ppr, cuq_gcn or cuq_gat.
 func (m Model) Key() string {
-	if m < 0 || m >= numModels {
-		return fmt.Sprintf("model%d", int(m))
+	if k, ok := enum.Lookup(m, modelKeys[:]); ok {
+		return k
 	}
-	return modelKeys[m]
+	return fmt.Sprintf("model%d", int(m))
 }
 
 // Keys returns the command-line names (Key) of models.

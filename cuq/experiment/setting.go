@@ -7,6 +7,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
 // Setting is one experimental setting of the paper's grid.
@@ -67,21 +68,14 @@ var (
 
 // String returns the name of s: classification, loc, gaussian or
 // bernoulli, the name a user types (cuq grid -settings) and reads.
-func (s Setting) String() string {
-	if s < 0 || s >= numSettings {
-		return fmt.Sprintf("Setting(%d)", int(s))
-	}
-	return settingNames[s]
-}
+func (s Setting) String() string { return enum.String(s, settingNames[:]) }
 
 // ReferenceKey returns the reference implementation's name of s:
 // classification, ood_loc, ood_features_normal or ood_features_ber; ""
 // for a setting the reference does not have.
 func (s Setting) ReferenceKey() string {
-	if s < 0 || s >= numSettings {
-		return ""
-	}
-	return referenceKeys[s]
+	k, _ := enum.Lookup(s, referenceKeys[:])
+	return k
 }
 
 // Title returns the setting's name in prose and table captions:

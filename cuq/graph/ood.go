@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
 // LOC is the leave-out-classes setting: the last k classes are hidden from
@@ -103,16 +104,10 @@ const (
 	Bernoulli
 )
 
+var noiseNames = [...]string{Gaussian: "gaussian", Bernoulli: "bernoulli"}
+
 // String returns "gaussian" or "bernoulli".
-func (n Noise) String() string {
-	switch n {
-	case Gaussian:
-		return "gaussian"
-	case Bernoulli:
-		return "bernoulli"
-	}
-	return fmt.Sprintf("Noise(%d)", int(n))
-}
+func (n Noise) String() string { return enum.String(n, noiseNames[:]) }
 
 // bernoulliEps is the reference's normaliser guard for Bernoulli rows.
 const bernoulliEps = 1e-10

@@ -30,6 +30,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
+	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
 // Pooling names a way to form a node's prediction from its neighbourhood.
@@ -50,12 +51,7 @@ var poolingNames = [...]string{"PostNet alone", "log-linear (GPN)", "linear (LOP
 
 // String returns the pooling's name with the model that uses it, such as
 // "log-linear (GPN)".
-func (p Pooling) String() string {
-	if p < 0 || int(p) >= len(poolingNames) {
-		return fmt.Sprintf("Pooling(%d)", int(p))
-	}
-	return poolingNames[p]
-}
+func (p Pooling) String() string { return enum.String(p, poolingNames[:]) }
 
 // Builder configures the pooling of a graph's nodes; start it with On and
 // finish it with Done.

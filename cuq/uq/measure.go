@@ -25,6 +25,8 @@ package uq
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
 // Measure names one uncertainty measure.
@@ -50,12 +52,7 @@ var referenceKeys = [...]string{"total_entropy", "aleatoric_entropy", "epistemic
 
 // String returns the paper's name of m: "TU", "AU", "EU", "EU_PC", "EU_SO" or
 // "LC".
-func (m Measure) String() string {
-	if m < 0 || int(m) >= len(measureNames) {
-		return fmt.Sprintf("Measure(%d)", int(m))
-	}
-	return measureNames[m]
-}
+func (m Measure) String() string { return enum.String(m, measureNames[:]) }
 
 // ReferenceKey returns the key under which the reference implementation
 // stores the confidence that corresponds to m (sample_confidence_<key>), and
@@ -70,10 +67,8 @@ func (m Measure) String() string {
 //
 // The reference's "aleatoric" key is the same max-prob as "total".
 func (m Measure) ReferenceKey() string {
-	if m < 0 || int(m) >= len(referenceKeys) {
-		return ""
-	}
-	return referenceKeys[m]
+	k, _ := enum.Lookup(m, referenceKeys[:])
+	return k
 }
 
 // ParseMeasure returns the measure named s. It accepts the paper's names

@@ -209,11 +209,17 @@ func (b *Browser) NewPage(width, height int) (*Page, error) {
 }
 
 // Open opens url in a new tab with a viewport of width×height CSS pixels
-// and waits until the document has loaded.
-func (b *Browser) Open(url string, width, height int) (*Page, error) {
+// and waits until the document has loaded. Each of setup, such as
+// (*Page).DisableScripts, is applied to the tab before it loads url.
+func (b *Browser) Open(url string, width, height int, setup ...func(*Page) error) (*Page, error) {
 	p, err := b.NewPage(width, height)
 	if err != nil {
 		return nil, err
+	}
+	for _, f := range setup {
+		if err := f(p); err != nil {
+			return nil, err
+		}
 	}
 	return p, p.Navigate(url)
 }

@@ -10,31 +10,8 @@ import (
 	"time"
 )
 
-// start returns a browser, skipping the test when there is none (failing
-// when CUQ_REQUIRE_CHROMIUM=1).
-func start(t *testing.T) *Browser {
-	t.Helper()
-	path, err := Find()
-	if err != nil {
-		if os.Getenv("CUQ_REQUIRE_CHROMIUM") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	b, err := Start(path, 60*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return b
-}
-
 func TestPage(t *testing.T) {
-	b := start(t)
+	b := ForTest(t, 60*time.Second)
 	dir := t.TempDir()
 	page := filepath.Join(dir, "p.html")
 	html := `<!DOCTYPE html><html><body style="margin:0"><div id="d" style="height:300px;background:#f00"></div>
@@ -79,13 +56,7 @@ func TestPage(t *testing.T) {
 	}
 
 	// The same page with scripts disabled: data-n stays unset.
-	q, err := b.NewPage(200, 100)
-	if err == nil {
-		err = q.DisableScripts()
-	}
-	if err == nil {
-		err = q.Navigate("file://" + page)
-	}
+	q, err := b.Open("file://"+page, 200, 100, (*Page).DisableScripts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,13 +66,9 @@ func TestPage(t *testing.T) {
 	}
 
 	// A script run before the page's own: the page sees its change.
-	r, err := b.NewPage(200, 100)
-	if err == nil {
-		err = r.BeforeScripts("globalThis.String = () => 'patched';")
-	}
-	if err == nil {
-		err = r.Navigate("file://" + page)
-	}
+	r, err := b.Open("file://"+page, 200, 100, func(p *Page) error {
+		return p.BeforeScripts("globalThis.String = () => 'patched';")
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

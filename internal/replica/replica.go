@@ -414,15 +414,29 @@ func rel(a, b float64) float64 {
 	return math.Abs(a-b) / math.Max(math.Abs(a), math.Abs(b))
 }
 
-// ReadResult reads the replica's result.json and output from dir.
-func ReadResult(dir string) (*Result, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+// ReadRun reads the run.json that Export wrote to dir.
+func ReadRun(dir string) (*Run, error) {
+	return readJSON[Run](filepath.Join(dir, "run.json"))
+}
+
+// readJSON reads the JSON file at path into a T.
+func readJSON[T any](path string) (*T, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var r Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("replica: %s: %w", filepath.Join(dir, "result.json"), err)
+	v := new(T)
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, fmt.Errorf("replica: %s: %w", path, err)
+	}
+	return v, nil
+}
+
+// ReadResult reads the replica's result.json and output from dir.
+func ReadResult(dir string) (*Result, error) {
+	r, err := readJSON[Result](filepath.Join(dir, "result.json"))
+	if err != nil {
+		return nil, err
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, r.Output.File))
 	if err != nil {
@@ -439,5 +453,5 @@ func ReadResult(dir string) (*Result, error) {
 	for i := range r.Values {
 		r.Values[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
 	}
-	return &r, nil
+	return r, nil
 }

@@ -2,7 +2,6 @@ package replica_test
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,47 +35,39 @@ func csbm(t *testing.T, sparse bool) (*graph.Graph, graph.Split) {
 
 func readRun(t *testing.T, dir string) *replica.Run {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	r, err := replica.ReadRun(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r replica.Run
-	if err := json.Unmarshal(b, &r); err != nil {
+	return r
+}
+
+// readArray reads an array that Export wrote, checking its dtype and
+// decoding each little-endian 8-byte item with decode.
+func readArray[T any](t *testing.T, dir string, a replica.Array, dtype string, decode func(uint64) T) []T {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, a.File))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &r
+	if a.Dtype != dtype {
+		t.Fatalf("%s: dtype %q, want %s", a.File, a.Dtype, dtype)
+	}
+	v := make([]T, len(b)/8)
+	for i := range v {
+		v[i] = decode(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return v
 }
 
 func readFloats(t *testing.T, dir string, a replica.Array) []float64 {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, a.File))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Dtype != "f8" {
-		t.Fatalf("%s: dtype %q, want f8", a.File, a.Dtype)
-	}
-	v := make([]float64, len(b)/8)
-	for i := range v {
-		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-	}
-	return v
+	return readArray(t, dir, a, "f8", math.Float64frombits)
 }
 
 func readInts(t *testing.T, dir string, a replica.Array) []int {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, a.File))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Dtype != "i8" {
-		t.Fatalf("%s: dtype %q, want i8", a.File, a.Dtype)
-	}
-	v := make([]int, len(b)/8)
-	for i := range v {
-		v[i] = int(int64(binary.LittleEndian.Uint64(b[8*i:])))
-	}
-	return v
+	return readArray(t, dir, a, "i8", func(u uint64) int { return int(int64(u)) })
 }
 
 func checkCSR(t *testing.T, dir, what string, s replica.Sparse, want *tensor.CSR) {

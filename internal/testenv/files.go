@@ -3,6 +3,7 @@ package testenv
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -64,4 +65,19 @@ func FileServer(tb testing.TB, files map[string][]byte) (*httptest.Server, *atom
 	}))
 	tb.Cleanup(srv.Close)
 	return srv, &hits
+}
+
+// Gunzip returns the decompressed content of gz, failing tb when gz is not
+// a well-formed gzip stream.
+func Gunzip(tb testing.TB, gz []byte) []byte {
+	tb.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }

@@ -44,8 +44,8 @@ var norms = []struct {
 // against the degree, and the table gives their means. Create it with
 // Degree.
 type DegreeExplorer struct {
+	intro
 	cfg degreeConfig
-	err error
 }
 
 type degreeConfig struct {
@@ -76,11 +76,24 @@ func (c degreeConfig) validate() error {
 	return nil
 }
 
+// degreeIntro is what the degree explorer says of itself.
+var degreeIntro = intro{
+	kind:  "degree",
+	title: "Bounded versus unbounded degree",
+	about: "A lattice keeps every degree ≤ 4 however large it grows; a Barabási–Albert graph grows hubs. " +
+		"Each mark is a node whose neighbours carry two or more labels. " +
+		"GPN reads every such conflict as aleatoric: its EU stays low and its AU high at every degree, " +
+		"and with the symmetric normalisation its hubs collect more pseudo-counts, so their EU falls further. " +
+		"CUQ's committee reads a conflict among a few neighbours as epistemic (a higher EU at degree 2 to 4) " +
+		"and resolves it as the neighbourhood grows: at the hubs both its EU and its AU fall. " +
+		"A lattice never leaves the few-neighbours regime; growing the Barabási–Albert graph adds marks on the right.",
+}
+
 // Degree returns the degree explorer: side 12 (144 nodes) on a slider from
 // 4 to 30, Barabási–Albert with m = 2, σ = 0.5, seed 1, Π over the
 // symmetric normalisation.
 func Degree() *DegreeExplorer {
-	return &DegreeExplorer{cfg: degreeConfig{Side: 12, MaxSide: 30, M: 2, Sigma: 0.5, Seed: 1}}
+	return &DegreeExplorer{intro: degreeIntro, cfg: degreeConfig{Side: 12, MaxSide: 30, M: 2, Sigma: 0.5, Seed: 1}}
 }
 
 func (d *DegreeExplorer) set(f func(*degreeConfig)) *DegreeExplorer {
@@ -119,26 +132,6 @@ func (d *DegreeExplorer) Seed(seed uint64) *DegreeExplorer {
 // the symmetric one.
 func (d *DegreeExplorer) RandomWalk() *DegreeExplorer {
 	return d.set(func(c *degreeConfig) { c.Norm = 1 })
-}
-
-// Err reports an invalid setting.
-func (d *DegreeExplorer) Err() error { return d.err }
-
-// Kind returns "degree".
-func (d *DegreeExplorer) Kind() string { return "degree" }
-
-// Title returns the explorer's heading.
-func (d *DegreeExplorer) Title() string { return "Bounded versus unbounded degree" }
-
-// About says what to look for.
-func (d *DegreeExplorer) About() string {
-	return "A lattice keeps every degree ≤ 4 however large it grows; a Barabási–Albert graph grows hubs. " +
-		"Each mark is a node whose neighbours carry two or more labels. " +
-		"GPN reads every such conflict as aleatoric: its EU stays low and its AU high at every degree, " +
-		"and with the symmetric normalisation its hubs collect more pseudo-counts, so their EU falls further. " +
-		"CUQ's committee reads a conflict among a few neighbours as epistemic (a higher EU at degree 2 to 4) " +
-		"and resolves it as the neighbourhood grows: at the hubs both its EU and its AU fall. " +
-		"A lattice never leaves the few-neighbours regime; growing the Barabási–Albert graph adds marks on the right."
 }
 
 // Controls returns the grid side and the normalisation of Π.

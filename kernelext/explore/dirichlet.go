@@ -15,8 +15,8 @@ const alphaStep = 0.1
 // 3-class simplex: three sliders set α, the picture is the density, the
 // table its uncertainty measures (package uq). Create it with Dirichlet.
 type DirichletExplorer struct {
+	intro
 	cfg dirichletConfig
-	err error
 }
 
 type dirichletConfig struct {
@@ -36,10 +36,20 @@ func (c dirichletConfig) validate() error {
 	return nil
 }
 
+// dirichletIntro is what the dirichlet explorer says of itself.
+var dirichletIntro = intro{
+	kind:  "dirichlet",
+	title: "The Dirichlet simplex",
+	about: "A second-order prediction Dir(α) is a distribution over class distributions θ. " +
+		"Scale all three α up: the density narrows around the same mean θ̄ = α/α0 (ringed), " +
+		"TU stays, EU falls. Make them equal and small: the density spreads over the whole simplex, EU is largest. " +
+		"TU = H(θ̄), AU = E[H(Θ)], EU = TU − AU, EU_PC = −α0, EU_SO the differential entropy, LC = 1 − max θ̄.",
+}
+
 // Dirichlet returns the simplex explorer, starting at α = (6, 3, 1.5) with
 // sliders from 0.1 to 20.
 func Dirichlet() *DirichletExplorer {
-	return &DirichletExplorer{cfg: dirichletConfig{Alpha: [3]float64{6, 3, 1.5}, Max: 20}}
+	return &DirichletExplorer{intro: dirichletIntro, cfg: dirichletConfig{Alpha: [3]float64{6, 3, 1.5}, Max: 20}}
 }
 
 // Alpha sets the starting α, each rounded to the sliders' step of 0.1.
@@ -56,23 +66,6 @@ func (d *DirichletExplorer) Max(m float64) *DirichletExplorer {
 	d.cfg.Max = m
 	d.err = d.cfg.validate()
 	return d
-}
-
-// Err reports an invalid setting.
-func (d *DirichletExplorer) Err() error { return d.err }
-
-// Kind returns "dirichlet".
-func (d *DirichletExplorer) Kind() string { return "dirichlet" }
-
-// Title returns the explorer's heading.
-func (d *DirichletExplorer) Title() string { return "The Dirichlet simplex" }
-
-// About says what to look for.
-func (d *DirichletExplorer) About() string {
-	return "A second-order prediction Dir(α) is a distribution over class distributions θ. " +
-		"Scale all three α up: the density narrows around the same mean θ̄ = α/α0 (ringed), " +
-		"TU stays, EU falls. Make them equal and small: the density spreads over the whole simplex, EU is largest. " +
-		"TU = H(θ̄), AU = E[H(Θ)], EU = TU − AU, EU_PC = −α0, EU_SO the differential entropy, LC = 1 − max θ̄."
 }
 
 // Controls returns the sliders α0, α1, α2.

@@ -266,3 +266,22 @@ func TablesHTML(v *View) string {
 	}
 	return b.String()
 }
+
+// intro is what an explorer says of itself (see Explorer) and the mistake
+// made configuring it; every explorer embeds one.
+type intro struct {
+	kind, title, about string
+	err                error
+}
+
+// Kind returns the explorer's name in specs.
+func (i *intro) Kind() string { return i.kind }
+
+// Title returns the explorer's heading.
+func (i *intro) Title() string { return i.title }
+
+// About says what to look for.
+func (i *intro) About() string { return i.about }
+
+// Err reports an invalid setting.
+func (i *intro) Err() error { return i.err }

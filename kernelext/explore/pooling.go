@@ -42,8 +42,8 @@ const (
 // same weights). "Below" and "above" mean by at least 1e-4, the tables'
 // last digit.
 type PoolingExplorer struct {
+	intro
 	cfg poolingConfig
-	err error
 
 	shadeOnce sync.Once
 	shade     *image.RGBA // the plane's shading, drawn once
@@ -70,13 +70,26 @@ func (c poolingConfig) validate() error {
 	return nil
 }
 
+// poolingIntro is what the pooling explorer says of itself.
+var poolingIntro = intro{
+	kind:  "pooling",
+	title: "Three ways to pool a neighbourhood",
+	about: "Node i and its neighbours 1 and 2 each have a representation z in the plane of a toy PostNet head " +
+		"(class means at the corners of a triangle; shading: where the head is confident). " +
+		"The committee weights Π come from personalised PageRank over the weighted edges. " +
+		"GPN adds the neighbours' pseudo-counts (log-linear), LOP-GPN mixes their Dirichlets (linear), " +
+		"CUQ-GNN averages their representations before the head (behavioural). " +
+		"Start: two neighbours in conflict. Move neighbour 2 onto class 0 to remove the conflict, " +
+		"or set a weight to 0 to cut an edge, and watch A2 and A3 hold or break.",
+}
+
 // Pooling returns the pooling explorer, starting at the conflict of the
 // teaching notebook: node i at the centre of the triangle (ambiguous),
 // neighbour 1 at the mean of class 0, neighbour 2 at the mean of class 1,
 // both edges of weight 1.
 func Pooling() *PoolingExplorer {
 	m := pool.Triangle(3)
-	e := &PoolingExplorer{cfg: poolingConfig{W: [2]float64{1, 1}}}
+	e := &PoolingExplorer{intro: poolingIntro, cfg: poolingConfig{W: [2]float64{1, 1}}}
 	e.cfg.Z[1] = [2]float64{snap(m[0][0], planeStep), snap(m[0][1], planeStep)}
 	e.cfg.Z[2] = [2]float64{snap(m[1][0], planeStep), snap(m[1][1], planeStep)}
 	return e
@@ -104,26 +117,6 @@ func (p *PoolingExplorer) Weights(w1, w2 float64) *PoolingExplorer {
 	p.cfg.W = [2]float64{snap(w1, weightStep), snap(w2, weightStep)}
 	p.err = p.cfg.validate()
 	return p
-}
-
-// Err reports an invalid setting.
-func (p *PoolingExplorer) Err() error { return p.err }
-
-// Kind returns "pooling".
-func (p *PoolingExplorer) Kind() string { return "pooling" }
-
-// Title returns the explorer's heading.
-func (p *PoolingExplorer) Title() string { return "Three ways to pool a neighbourhood" }
-
-// About says what to look for.
-func (p *PoolingExplorer) About() string {
-	return "Node i and its neighbours 1 and 2 each have a representation z in the plane of a toy PostNet head " +
-		"(class means at the corners of a triangle; shading: where the head is confident). " +
-		"The committee weights Π come from personalised PageRank over the weighted edges. " +
-		"GPN adds the neighbours' pseudo-counts (log-linear), LOP-GPN mixes their Dirichlets (linear), " +
-		"CUQ-GNN averages their representations before the head (behavioural). " +
-		"Start: two neighbours in conflict. Move neighbour 2 onto class 0 to remove the conflict, " +
-		"or set a weight to 0 to cut an edge, and watch A2 and A3 hold or break."
 }
 
 // poolingKeys name the poolings in cell keys.

@@ -2,12 +2,10 @@ package wasmbundle
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/base64"
 	"image"
 	"image/color"
 	"image/png"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cuqgnn/cuqgnn/internal/chromium"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 func picture(w, h int) image.Image {
@@ -89,14 +88,7 @@ func TestBundle(t *testing.T) {
 		t.Fatal("no program in the loader")
 	}
 	gz, _ := base64.StdEncoding.DecodeString(m[1])
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm := testenv.Gunzip(t, gz)
 	if !bytes.HasPrefix(wasm, []byte("\x00asm")) {
 		t.Errorf("the program is not WebAssembly: % x", wasm[:min(8, len(wasm))])
 	}
@@ -146,30 +138,27 @@ func TestBundleErrors(t *testing.T) {
 	}
 }
 
-// TestBundleInChromium runs the loader in a browser from file://: the
-// program starts, receives the root's id and finds the widgets' specs.
-func TestBundleInChromium(t *testing.T) {
+// openHello writes the page of helloBundle and opens it in a browser (see
+// chromium.ForTest), applying setup to the tab first.
+func openHello(t *testing.T, setup ...func(*chromium.Page) error) *chromium.Page {
+	t.Helper()
 	b := helloBundle(t)
-	path, err := chromium.Find()
-	if err != nil {
-		if os.Getenv("CUQ_REQUIRE_CHROMIUM") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	br, err := chromium.Start(path, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer br.Close()
+	br := chromium.ForTest(t, time.Minute)
 	page := filepath.Join(t.TempDir(), "page.html")
 	if err := b.WriteFile(page, "hello"); err != nil {
 		t.Fatal(err)
 	}
-	p, err := br.Open("file://"+page, 400, 300)
+	p, err := br.Open("file://"+page, 400, 300, setup...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// TestBundleInChromium runs the loader in a browser from file://: the
+// program starts, receives the root's id and finds the widgets' specs.
+func TestBundleInChromium(t *testing.T) {
+	p := openHello(t)
 	if err := p.WaitFor(`document.querySelector(".cuqx").dataset.ready === "1"`, time.Minute); err != nil {
 		t.Fatal(err)
 	}
@@ -190,33 +179,9 @@ func TestBundleInChromium(t *testing.T) {
 // lacks DecompressionStream: the note says why nothing started and the
 // fallback pictures stay.
 func TestBundleWithoutDecompressionStream(t *testing.T) {
-	b := helloBundle(t)
-	path, err := chromium.Find()
-	if err != nil {
-		if os.Getenv("CUQ_REQUIRE_CHROMIUM") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	br, err := chromium.Start(path, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer br.Close()
-	page := filepath.Join(t.TempDir(), "page.html")
-	if err := b.WriteFile(page, "hello"); err != nil {
-		t.Fatal(err)
-	}
-	p, err := br.NewPage(400, 300)
-	if err == nil {
-		err = p.BeforeScripts("delete globalThis.DecompressionStream;")
-	}
-	if err == nil {
-		err = p.Navigate("file://" + page)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := openHello(t, func(p *chromium.Page) error {
+		return p.BeforeScripts("delete globalThis.DecompressionStream;")
+	})
 	const want = "The interactive version did not start (Error: this browser lacks WebAssembly or DecompressionStream)"
 	if err := p.WaitFor(`document.querySelector(".cuqx-note").textContent.startsWith(`+"`"+want+"`"+`)`, 30*time.Second); err != nil {
 		var note string
