@@ -3,6 +3,8 @@ package experiment
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
 // Metric names a metric beyond the paper's accuracies and AUROCs. Every
@@ -72,19 +74,14 @@ var metricTitles = [numMetrics]string{"ECE", "adaptive ECE", "MCE", "Brier", "NL
 // String returns the metric's name in records and tables: ECE, aECE, MCE,
 // Brier, NLL, T, ECE_TS, NLL_TS, AURC, MISC_AUROC, MISC_AUPR, AUPR_OUT,
 // AUPR_IN, FPR95, COVERAGE, SET_SIZE or SINGLETONS.
-func (m Metric) String() string {
-	if m < 0 || m >= numMetrics {
-		return fmt.Sprintf("Metric(%d)", int(m))
-	}
-	return metricNames[m]
-}
+func (m Metric) String() string { return enum.String(m, metricNames[:]) }
 
 // Title returns the metric's name in prose and table headers.
 func (m Metric) Title() string {
-	if m < 0 || m >= numMetrics {
-		return m.String()
+	if t, ok := enum.Lookup(m, metricTitles[:]); ok {
+		return t
 	}
-	return metricTitles[m]
+	return m.String()
 }
 
 // Key returns the key of m in Result.Metrics: its name, followed by "/"

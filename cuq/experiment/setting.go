@@ -60,7 +60,7 @@ var knownSettings = append(slices.Clone(AllSettings), ExtendedSettings...)
 // records, progress lines, tables); referenceKeys are the reference
 // implementation's, which only its file formats use.
 var (
-	settingNames  = [numSettings]string{"classification", "loc", "gaussian", "bernoulli", "edges", "dice", "gaussian_sweep", "bernoulli_sweep"}
+	settingNames  = [numSettings]string{"classification", "loc", "gaussian", "bernoulli", "random_edges", "dice", "gaussian_sweep", "bernoulli_sweep"}
 	settingTitles = [numSettings]string{"classification", "leave-out classes", "Gaussian noise", "Bernoulli noise",
 		"random edges", "DICE", "Gaussian noise severity", "Bernoulli noise severity"}
 	referenceKeys = [numSettings]string{"classification", "ood_loc", "ood_features_normal", "ood_features_ber"}
@@ -83,10 +83,10 @@ func (s Setting) ReferenceKey() string {
 // noise", "random edges", "DICE", "Gaussian noise severity" or "Bernoulli
 // noise severity".
 func (s Setting) Title() string {
-	if s < 0 || s >= numSettings {
-		return s.String()
+	if t, ok := enum.Lookup(s, settingTitles[:]); ok {
+		return t
 	}
-	return settingTitles[s]
+	return s.String()
 }
 
 // noise returns the feature noise of a feature-noise setting or sweep.
@@ -119,7 +119,7 @@ func SettingNames() []string { return settingNames[:] }
 
 // ParseSetting returns the setting named s: a name of SettingNames, or one
 // of the aliases clf, ood_loc, leave_out_classes, normal,
-// ood_features_normal, ber, ood_features_ber, random_edges. Case, '-' and
+// ood_features_normal, ber, ood_features_ber, edges. Case, '-' and
 // '_' are ignored.
 func ParseSetting(s string) (Setting, error) {
 	key := datasets.NameKey(s)
@@ -137,7 +137,7 @@ func ParseSetting(s string) (Setting, error) {
 		return GaussianNoise, nil
 	case "ber", "oodfeaturesber", "oodber":
 		return BernoulliNoise, nil
-	case "randomedges":
+	case "edges":
 		return RandomEdges, nil
 	}
 	return 0, fmt.Errorf("experiment: unknown setting %q (valid: %s)", s, strings.Join(SettingNames(), ", "))

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
 // Structure is a kind of structure perturbation: a change of the edges,
@@ -28,15 +29,10 @@ const (
 var AllStructures = []Structure{RandomEdges, DICE}
 
 // structureNames are the names String returns, indexed by Structure.
-var structureNames = [numStructures]string{"none", "random-edges", "dice"}
+var structureNames = [numStructures]string{"none", "random_edges", "dice"}
 
-// String returns "random-edges", "dice", or "none" for the zero Structure.
-func (k Structure) String() string {
-	if k < 0 || k >= numStructures {
-		return fmt.Sprintf("Structure(%d)", int(k))
-	}
-	return structureNames[k]
-}
+// String returns "random_edges", "dice", or "none" for the zero Structure.
+func (k Structure) String() string { return enum.String(k, structureNames[:]) }
 
 // structureStream is the second PCG seed word of the structure draws
 // ("struct").

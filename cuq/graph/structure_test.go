@@ -327,7 +327,7 @@ func TestPerturbStructureErrors(t *testing.T) {
 		assertErr(t, err, "outside [0, 1]")
 	}
 	_, err := PerturbStructure(g, s, Structure(0), 0.1, 1)
-	assertErr(t, err, "graph.PerturbStructure: unknown structure perturbation none (want random-edges or dice)")
+	assertErr(t, err, "graph.PerturbStructure: unknown structure perturbation none (want random_edges or dice)")
 	_, err = PerturbStructure(g, s, Structure(7), 0.1, 1)
 	assertErr(t, err, "unknown structure perturbation Structure(7)")
 	_, err = PerturbStructure(g, Split{}, DICE, 0.1, 1)
@@ -374,7 +374,7 @@ func TestPerturbStructureErrors(t *testing.T) {
 		t.Errorf("DICE at fraction 1 with 13 candidates for 6 steps: %v", err)
 	}
 
-	if RandomEdges.String() != "random-edges" || DICE.String() != "dice" || Structure(0).String() != "none" || Structure(-1).String() != "Structure(-1)" {
+	if RandomEdges.String() != "random_edges" || DICE.String() != "dice" || Structure(0).String() != "none" || Structure(-1).String() != "Structure(-1)" {
 		t.Error("Structure.String")
 	}
 }
