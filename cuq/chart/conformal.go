@@ -17,6 +17,27 @@ type SetSizesChart struct {
 	nodes []int
 	opts  conformal.Options
 	title string
+	// given are the distributions of SetSizesOfCounts, which sets
+	// counted.
+	given   []SetSizeCounts
+	counted bool
+}
+
+// SetSizeCounts is a distribution of conformal set sizes computed
+// elsewhere: Counts[k] sets of k classes, with the empirical coverage and
+// the mean set size they achieved, under a label (a score, a model).
+type SetSizeCounts struct {
+	Label              string
+	Counts             []int
+	Coverage, MeanSize float64
+}
+
+// SetSizesOfCounts starts the set-size chart of distributions computed
+// elsewhere, such as the counts of several runs added up, one bar series
+// per distribution, at miscoverage level alpha (for the subtitle). Its
+// options other than Title have no effect.
+func SetSizesOfCounts(alpha float64, dists ...SetSizeCounts) *SetSizesChart {
+	return &SetSizesChart{opts: conformal.Options{Alpha: alpha}, given: dists, counted: true}
 }
 
 // SetSizesOf starts the set-size chart of p on nodes (usually the test
@@ -67,32 +88,37 @@ return s;
 // Done returns the chart, or an error for a nil prediction or the errors
 // of cuq.Prediction.Conformal.
 func (s *SetSizesChart) Done() (*Chart, error) {
-	if s.pred == nil {
-		return nil, fmt.Errorf("chart.SetSizesOf: nil prediction")
-	}
-	res, err := s.pred.Conformal(s.nodes, s.opts)
+	dists, sub, err := s.distributions()
 	if err != nil {
-		return nil, fmt.Errorf("chart.SetSizesOf: %w", err)
+		return nil, err
 	}
 	title := s.title
 	if title == "" {
-		title = s.pred.Model + ": conformal set sizes"
+		title = "conformal set sizes"
+		if s.pred != nil {
+			title = s.pred.Model + ": " + title
+		}
 	}
-	classes := s.pred.Classes
+	classes := 0
+	for _, d := range dists {
+		classes = max(classes, len(d.Counts)-1)
+	}
 	categories := make([]string, classes+1)
 	for k := range categories {
 		categories[k] = strconv.Itoa(k)
 	}
 	var series []any
-	names := make([]string, len(res))
-	quantiles := make([]string, len(res))
+	names := make([]string, len(dists))
 	top := 0.0
-	for k, r := range res {
-		names[k] = fmt.Sprintf("%s: coverage %.1f%%, mean size %.2f", r.Score, 100*r.Coverage, r.MeanSize)
-		quantiles[k] = r.Score + " " + strconv.FormatFloat(r.Quantile, 'g', 4, 64)
+	for k, d := range dists {
+		names[k] = fmt.Sprintf("%s: coverage %.1f%%, mean size %.2f", d.Label, 100*d.Coverage, d.MeanSize)
+		n := 0
+		for _, c := range d.Counts {
+			n += c
+		}
 		data := make([]any, classes+1)
-		for size, count := range r.SizeCounts() {
-			f := float64(count) / float64(len(r.Nodes))
+		for size, count := range d.Counts {
+			f := float64(count) / float64(n)
 			data[size] = map[string]any{"value": f, "count": count}
 			top = max(top, f)
 		}
@@ -100,8 +126,6 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 		series = append(series, map[string]any{"type": "bar", "name": names[k], "data": data,
 			"itemStyle": map[string]any{"color": color}})
 	}
-	sub := fmt.Sprintf("α = %g: each set holds the label with probability ≥ %g%% · %d calibration, %d evaluation nodes\nq̂: %s",
-		res[0].Alpha, 100*(1-res[0].Alpha), len(res[0].Calibration), len(res[0].Nodes), strings.Join(quantiles, " · "))
 	grid := map[string]any{"lineStyle": map[string]any{"color": "#eee"}}
 	opt := rawOption{
 		"animation": false,
@@ -110,12 +134,54 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 		"tooltip": map[string]any{"trigger": "axis", "axisPointer": map[string]any{"type": "shadow"},
 			"formatter": jsFunc(setSizesTooltip)},
 		"legend": map[string]any{"data": names, "orient": "vertical", "top": 62, "left": 60},
-		"grid":   map[string]any{"top": 72 + 22*len(res), "left": 60, "right": 30, "bottom": 50},
+		"grid":   map[string]any{"top": 72 + 22*len(dists), "left": 60, "right": 30, "bottom": 50},
 		"xAxis": map[string]any{"type": "category", "data": categories, "name": "set size (classes)",
 			"nameLocation": "middle", "nameGap": 28},
 		"yAxis": map[string]any{"type": "value", "min": 0, "max": math.Ceil(10*top-1e-9) / 10,
 			"name": "fraction of evaluation nodes", "nameLocation": "middle", "nameGap": 40, "splitLine": grid},
 		"series": series,
 	}
-	return newChart(title, 680, 380+22*len(res), opt), nil
+	return newChart(title, 680, 380+22*len(dists), opt), nil
+}
+
+// distributions returns the distributions to draw and the subtitle: the
+// prediction's conformal sets per score, or the given counts.
+func (s *SetSizesChart) distributions() ([]SetSizeCounts, string, error) {
+	if s.counted {
+		if len(s.given) == 0 {
+			return nil, "", fmt.Errorf("chart.SetSizesOfCounts: no distributions")
+		}
+		n := 0
+		for _, d := range s.given {
+			total := 0
+			for _, c := range d.Counts {
+				if c < 0 {
+					return nil, "", fmt.Errorf("chart.SetSizesOfCounts: %s: negative count %d", d.Label, c)
+				}
+				total += c
+			}
+			if total == 0 {
+				return nil, "", fmt.Errorf("chart.SetSizesOfCounts: %s: no sets", d.Label)
+			}
+			n = max(n, total)
+		}
+		return s.given, fmt.Sprintf("α = %g: each set holds the label with probability ≥ %g%% · up to %d evaluated nodes per series",
+			s.opts.Alpha, 100*(1-s.opts.Alpha), n), nil
+	}
+	if s.pred == nil {
+		return nil, "", fmt.Errorf("chart.SetSizesOf: nil prediction")
+	}
+	res, err := s.pred.Conformal(s.nodes, s.opts)
+	if err != nil {
+		return nil, "", fmt.Errorf("chart.SetSizesOf: %w", err)
+	}
+	dists := make([]SetSizeCounts, len(res))
+	quantiles := make([]string, len(res))
+	for k, r := range res {
+		dists[k] = SetSizeCounts{Label: r.Score, Counts: r.SizeCounts(), Coverage: r.Coverage, MeanSize: r.MeanSize}
+		quantiles[k] = r.Score + " " + strconv.FormatFloat(r.Quantile, 'g', 4, 64)
+	}
+	sub := fmt.Sprintf("α = %g: each set holds the label with probability ≥ %g%% · %d calibration, %d evaluation nodes\nq̂: %s",
+		res[0].Alpha, 100*(1-res[0].Alpha), len(res[0].Calibration), len(res[0].Nodes), strings.Join(quantiles, " · "))
+	return dists, sub, nil
 }

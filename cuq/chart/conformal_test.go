@@ -134,3 +134,47 @@ func TestSetSizesOfErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSetSizesOfCounts draws distributions given as counts, such as those
+// of several runs added up: fractions of each series' own total.
+func TestSetSizesOfCounts(t *testing.T) {
+	c, err := SetSizesOfCounts(0.1,
+		SetSizeCounts{Label: "GPN", Counts: []int{1, 6, 3}, Coverage: 0.9, MeanSize: 1.2},
+		SetSizeCounts{Label: "APPNP", Counts: []int{0, 4}, Coverage: 0.925, MeanSize: 1},
+	).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Title != "conformal set sizes" {
+		t.Errorf("title %q", c.Title)
+	}
+	opt := decodeOption(t, c)
+	if sub := opt["title"].(map[string]any)["subtext"].(string); sub != "α = 0.1: each set holds the label with probability ≥ 90% · up to 10 evaluated nodes per series" {
+		t.Errorf("subtitle %q", sub)
+	}
+	// Each series' fractions are of its own total; a size beyond a
+	// series' counts has no bar.
+	want := [][]any{{0.1, 0.6, 0.3}, {0.0, 1.0, nil}}
+	for k, sr := range series(t, opt) {
+		var got []any
+		for _, d := range sr["data"].([]any) {
+			if d == nil {
+				got = append(got, nil)
+				continue
+			}
+			got = append(got, d.(map[string]any)["value"])
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want[k]) {
+			t.Errorf("series %d: fractions %v, want %v", k, got, want[k])
+		}
+	}
+	legend := opt["legend"].(map[string]any)["data"].([]any)
+	if fmt.Sprint(legend) != "[GPN: coverage 90.0%, mean size 1.20 APPNP: coverage 92.5%, mean size 1.00]" {
+		t.Errorf("legend %v", legend)
+	}
+	for _, bad := range [][]SetSizeCounts{nil, {{Label: "x", Counts: []int{0, 0}}}, {{Label: "y", Counts: []int{2, -1}}}} {
+		if _, err := SetSizesOfCounts(0.1, bad...).Done(); err == nil || !strings.Contains(err.Error(), "chart.SetSizesOfCounts") {
+			t.Errorf("counts %v: error %v", bad, err)
+		}
+	}
+}

@@ -108,7 +108,8 @@ func TestExtendedTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := page.Fragment()
-	for _, want := range []string{"Calibration", "GPN on CoraML", "Conformal prediction sets", "OOD detection: DICE"} {
+	for _, want := range []string{"Calibration", "GPN on CoraML", "Conformal prediction sets", "CoraML: DAPS set sizes",
+		"GPN: coverage 85.0%, mean size 2.00", "OOD detection: DICE"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
 		}

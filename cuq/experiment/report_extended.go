@@ -50,6 +50,26 @@ func (res *Results) ReliabilityDiagrams(ds string) ([]*chart.Chart, error) {
 	return out, nil
 }
 
+// SetSizeChart returns the distribution of the conformal set sizes of
+// score (APS, RAPS or DAPS) of every model on dataset ds, over the
+// evaluated test nodes of all its classification runs, with the mean
+// coverage and set size over the runs; nil when no run has them.
+func (res *Results) SetSizeChart(ds, score string) (*chart.Chart, error) {
+	var dists []chart.SetSizeCounts
+	for _, row := range res.Extended {
+		counts := res.SetSizes[ds][row.Model][score]
+		if row.Dataset != ds || row.Setting != Classification || counts == nil {
+			continue
+		}
+		dists = append(dists, chart.SetSizeCounts{Label: row.Model.String(), Counts: counts,
+			Coverage: row.Stats[Coverage.Key(score)].Mean, MeanSize: row.Stats[SetSize.Key(score)].Mean})
+	}
+	if len(dists) == 0 {
+		return nil, nil
+	}
+	return chart.SetSizesOfCounts(ConformalAlpha, dists...).Title(ds + ": " + score + " set sizes").Done()
+}
+
 // extendedTable returns table t of the extended tables (see
 // WriteExtendedTables) for dataset ds, or nil when no run has its numbers.
 func (res *Results) extendedTable(ds string, t extendedTable) (*chart.Table, error) {
@@ -87,8 +107,16 @@ func (res *Results) addExtendedSections(p *chart.Page) error {
 	}
 	p.AddSection("Conformal prediction sets", fmt.Sprintf("Split-conformal prediction sets at level α = %v: "+
 		"each run calibrates the APS, RAPS and DAPS scores on half of its test nodes and evaluates the sets on the "+
-		"other half. Coverage should be at least %v%%; smaller sets are more informative.", ConformalAlpha, 100*(1-ConformalAlpha)))
+		"other half. Coverage should be at least %v%%; smaller sets are more informative. The chart shows, per dataset, "+
+		"how the DAPS sets of all runs split by size for each model.", ConformalAlpha, 100*(1-ConformalAlpha)))
 	for _, ds := range res.Datasets {
+		c, err := res.SetSizeChart(ds, "DAPS")
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			p.AddCharts(c)
+		}
 		if err := res.addTables(p, ds, tables[2:3]); err != nil {
 			return err
 		}
