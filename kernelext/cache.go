@@ -33,7 +33,11 @@ type Key struct {
 // model builder, a graph and a split thus give a key that changes when any
 // setting, the graph's data, the split or the seed changes. Functions and
 // channels contribute only their type and whether they are nil (a progress
-// callback does not change the key).
+// callback does not change the key). Struct fields tagged `digest:"-"` are
+// skipped: caches derived from the other fields, such as the transpose a
+// tensor.CSR builds on its first transposed product, which training a model
+// fills in the graph's feature matrix; without the tag, a model's key would
+// depend on what else was trained on its graph earlier in the cell program.
 func KeyOf(name string, parts ...any) Key {
 	h := sha256.New()
 	seen := map[uintptr]int{}
@@ -101,7 +105,11 @@ func digest(h hash.Hash, v reflect.Value, seen map[uintptr]int) {
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
-			text(v.Type().Field(i).Name)
+			f := v.Type().Field(i)
+			if f.Tag.Get("digest") == "-" {
+				continue // a cache derived from the other fields
+			}
+			text(f.Name)
 			digest(h, v.Field(i), seen)
 		}
 	case reflect.Pointer:

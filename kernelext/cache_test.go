@@ -8,8 +8,43 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/datasets"
 )
+
+// TestKeyOfIgnoresDerivedCaches trains one model on a graph with sparse
+// features, which makes the feature matrix cache its transpose, and checks
+// that another model's key on that graph stays what it was: a later cell
+// program, which loads the first model from the cache instead of training
+// it, must find the second one too.
+func TestKeyOfIgnoresDerivedCaches(t *testing.T) {
+	g, err := datasets.CSBM(60, 3).Seed(1).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Features = tensor.DenseToCSR(g.Features.(*tensor.Dense))
+	split, err := g.Split(graph.Stratified(0.2, 0.2, 0.6).Seed(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := KeyOf("train", cuq.CUQGCN(g), split)
+	m, err := cuq.APPNPModel(g).MaxEpochs(2).Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Fit(split); err != nil {
+		t.Fatal(err)
+	}
+	if after := KeyOf("train", cuq.CUQGCN(g), split); after != before {
+		t.Errorf("training another model on the graph changed the key from %v to %v", before, after)
+	}
+	// Still, the matrix's own contents count.
+	h := g.Clone()
+	h.Features.(*tensor.CSR).Val[0]++
+	if KeyOf("train", cuq.CUQGCN(h), split) == before {
+		t.Error("changing a feature value keeps the key")
+	}
+}
 
 func TestKeyOfFollowsEverySetting(t *testing.T) {
 	g, err := datasets.CSBM(60, 3).Seed(1).Done()

@@ -21,8 +21,11 @@ type CSR struct {
 	Ind        []int
 	Val        []float64
 
-	transOnce sync.Once
-	trans     *CSR
+	// The cached transpose is derived from the fields above: content
+	// digests (kernelext.KeyOf) skip it, so a matrix hashes alike before
+	// and after its first transposed product.
+	transOnce sync.Once `digest:"-"`
+	trans     *CSR      `digest:"-"`
 }
 
 // NewCSR validates the three CSR arrays and wraps them (not copied). Column
