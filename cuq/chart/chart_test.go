@@ -462,7 +462,7 @@ func TestForceLayoutSeparatesNodesAndKeepsEdgesShort(t *testing.T) {
 
 func TestNilBuildersAndCharts(t *testing.T) {
 	for _, b := range []interface{ Done() (*Chart, error) }{
-		(*ARCChart)(nil), (*DecompositionChart)(nil), (*HistoryChart)(nil), (*NeighbourhoodChart)(nil), (*SimplexChart)(nil),
+		(*ARCChart)(nil), (*RiskCoverageChart)(nil), (*DecompositionChart)(nil), (*HistoryChart)(nil), (*NeighbourhoodChart)(nil), (*SimplexChart)(nil),
 	} {
 		if _, err := b.Done(); err == nil || !strings.Contains(err.Error(), "nil builder") {
 			t.Errorf("%T: error %v", b, err)
