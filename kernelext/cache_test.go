@@ -8,18 +8,10 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
-	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 func TestKeyOfFollowsEverySetting(t *testing.T) {
-	g, err := datasets.CSBM(60, 3).Seed(1).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	split, err := g.Split(graph.Stratified(0.2, 0.2, 0.6).Seed(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
 	base := KeyOf("m", cuq.CUQGCN(g), split)
 	if again := KeyOf("m", cuq.CUQGCN(g), split); again != base {
 		t.Errorf("the same model and split give two keys: %v, %v", base, again)
