@@ -6,6 +6,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 var paperPresets = []struct {
@@ -48,14 +49,7 @@ func BenchmarkEpochCoraML(b *testing.B) {
 // a graph shaped like CoraML (3000 nodes, 2879 sparse features, 7 classes);
 // it needs no data files.
 func BenchmarkEpochSyntheticGCN(b *testing.B) {
-	g, err := datasets.Synthetic()
-	if err != nil {
-		b.Fatal(err)
-	}
-	split, err := g.Split(graph.Stratified(0.05, 0.15, 0.8))
-	if err != nil {
-		b.Fatal(err)
-	}
+	g, split := testenv.Split(b, datasets.Synthetic, graph.Stratified(0.05, 0.15, 0.8))
 	m := cuq.CUQGCN(g).MustBuild()
 	for b.Loop() {
 		if _, err := m.Step(split); err != nil {

@@ -15,15 +15,10 @@ import (
 // with a stratified 5/15/80 split.
 func coraML(tb testing.TB) (*graph.Graph, graph.Split) {
 	tb.Helper()
-	g, err := datasets.Load("CoraML", datasets.FromDir(testenv.RequireDatasets(tb)), datasets.NoDownload())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	split, err := g.Split(graph.Stratified(0.05, 0.15, 0.8))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return g, split
+	dir := testenv.RequireDatasets(tb)
+	return testenv.Split(tb, func() (*graph.Graph, error) {
+		return datasets.Load("CoraML", datasets.FromDir(dir), datasets.NoDownload())
+	}, graph.Stratified(0.05, 0.15, 0.8))
 }
 
 // The paper's GPN row under Gaussian feature noise (ID accuracy 17.86%,
@@ -41,14 +36,7 @@ func TestUntrainedGPNReproducesPaperNoiseColumn(t *testing.T) {
 	if _, err := m.Fit(split); err != nil {
 		t.Fatal(err)
 	}
-	noisy, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 42)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pred, err := m.Predict(noisy.Graph)
-	if err != nil {
-		t.Fatal(err)
-	}
+	noisy, pred := predictGaussianNoise(t, m, g, split)
 	if acc := 100 * pred.Accuracy(noisy.IDTest); acc > 25 {
 		t.Errorf("untrained GPN ID accuracy %.2f%%, the paper reports 17.86%%", acc)
 	}

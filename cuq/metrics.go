@@ -49,15 +49,7 @@ func (p *Prediction) MisclassificationDetection(u uq.Measure, nodes []int) (eval
 		return eval.Detection{}, fmt.Errorf("cuq: %s: misclassification detection needs right and wrong predictions, got %d right and %d wrong",
 			p.Model, len(right), len(wrong))
 	}
-	vRight, err := p.UncertaintyOf(u, right)
-	if err != nil {
-		return eval.Detection{}, err
-	}
-	vWrong, err := p.UncertaintyOf(u, wrong)
-	if err != nil {
-		return eval.Detection{}, err
-	}
-	return eval.DetectionOf(vRight, vWrong)
+	return p.detection(u, right, wrong)
 }
 
 // OODDetection returns how well measure u separates the OOD nodes
@@ -67,19 +59,7 @@ func (p *Prediction) MisclassificationDetection(u uq.Measure, nodes []int) (eval
 // returns an error if the prediction lacks u, a node is out of range, or
 // either set is empty.
 func (p *Prediction) OODDetection(u uq.Measure, id, ood []int) (eval.Detection, error) {
-	vID, err := p.UncertaintyOf(u, id)
-	if err != nil {
-		return eval.Detection{}, err
-	}
-	vOOD, err := p.UncertaintyOf(u, ood)
-	if err != nil {
-		return eval.Detection{}, err
-	}
-	d, err := eval.DetectionOf(vID, vOOD)
-	if err != nil {
-		return eval.Detection{}, fmt.Errorf("cuq: %s: %w", p.Model, err)
-	}
-	return d, nil
+	return p.detection(u, id, ood)
 }
 
 // RiskCoverage returns the risk-coverage curve of measure u on the given
@@ -100,6 +80,24 @@ func (p *Prediction) RiskCoverage(u uq.Measure, nodes []int) (eval.RiskCoverage,
 		return eval.RiskCoverage{}, fmt.Errorf("cuq: %s: %w", p.Model, err)
 	}
 	return rc, nil
+}
+
+// detection returns how well measure u separates the positive nodes from
+// the negative ones (see eval.DetectionOf).
+func (p *Prediction) detection(u uq.Measure, negative, positive []int) (eval.Detection, error) {
+	vNeg, err := p.UncertaintyOf(u, negative)
+	if err != nil {
+		return eval.Detection{}, err
+	}
+	vPos, err := p.UncertaintyOf(u, positive)
+	if err != nil {
+		return eval.Detection{}, err
+	}
+	d, err := eval.DetectionOf(vNeg, vPos)
+	if err != nil {
+		return eval.Detection{}, fmt.Errorf("cuq: %s: %w", p.Model, err)
+	}
+	return d, nil
 }
 
 // checkLabelled reports a node without a prediction or a label in

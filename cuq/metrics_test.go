@@ -48,13 +48,6 @@ func TestPredictionCalibration(t *testing.T) {
 	if c.Nodes != 4 || math.Abs(c.ECE-0.4375) > 1e-15 || c.MCE != 0.8 || math.Abs(c.Brier-0.50625) > 1e-15 {
 		t.Errorf("calibration %+v, want ECE 0.4375, MCE 0.8, Brier 0.50625", c)
 	}
-	if _, err := p.Calibration(nil, eval.CalibrationOptions{}); err == nil || !strings.Contains(err.Error(), "cuq: Toy: eval: CalibrationOf: node 5 has label -1") {
-		t.Errorf("unlabelled node: error %v", err)
-	}
-	p.Prob = nil
-	if _, err := p.Calibration([]int{0}, eval.CalibrationOptions{}); err == nil || !strings.Contains(err.Error(), "needs class probabilities") {
-		t.Errorf("no probabilities: error %v", err)
-	}
 }
 
 func TestPredictionMisclassificationDetection(t *testing.T) {
@@ -71,20 +64,6 @@ func TestPredictionMisclassificationDetection(t *testing.T) {
 	if math.Abs(d.AUROC-0.75) > 1e-15 || math.Abs(d.AUPRPositive-0.75) > 1e-15 || math.Abs(d.FPR95-1.9/3) > 1e-15 {
 		t.Errorf("detection %+v, want AUROC 0.75, AUPR 0.75, FPR95 %v", d, 1.9/3)
 	}
-	for _, tc := range []struct {
-		nodes []int
-		u     uq.Measure
-		want  string
-	}{
-		{[]int{0, 2}, uq.TU, "needs right and wrong predictions, got 2 right and 0 wrong"},
-		{[]int{0, 5}, uq.TU, "node 5 has label -1"},
-		{[]int{0, 6}, uq.TU, "node 6 has no prediction or label"},
-		{[]int{0, 1}, uq.EU, "Toy has no EU"},
-	} {
-		if _, err := p.MisclassificationDetection(tc.u, tc.nodes); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("nodes %v: error %v, want %q", tc.nodes, err, tc.want)
-		}
-	}
 }
 
 func TestPredictionOODDetection(t *testing.T) {
@@ -97,12 +76,6 @@ func TestPredictionOODDetection(t *testing.T) {
 	// OOD 0.8 and 0.9 above every ID node.
 	if d.AUROC != auroc || d.AUROC != 1 || d.AUPRPositive != 1 || d.AUPRNegative != 1 || d.FPR95 != 0 {
 		t.Errorf("detection %+v (AUROC %v), want a perfect separation", d, auroc)
-	}
-	if _, err := p.OODDetection(uq.TU, []int{0}, nil); err == nil || !strings.Contains(err.Error(), "cuq: Toy: eval: DetectionOf: need negatives and positives") {
-		t.Errorf("no OOD nodes: error %v", err)
-	}
-	if _, err := p.OODDetection(uq.TU, []int{0}, []int{-1}); err == nil || !strings.Contains(err.Error(), "node -1 outside") {
-		t.Errorf("bad OOD node: error %v", err)
 	}
 }
 
@@ -120,10 +93,33 @@ func TestPredictionRiskCoverage(t *testing.T) {
 			break
 		}
 	}
-	if _, err := p.RiskCoverage(uq.TU, []int{5}); err == nil || !strings.Contains(err.Error(), "node 5 has label -1") {
-		t.Errorf("unlabelled node: error %v", err)
-	}
-	if _, err := p.RiskCoverage(uq.TU, nil); err == nil || !strings.Contains(err.Error(), "no nodes") {
-		t.Errorf("no nodes: error %v", err)
+}
+
+// errOf returns the error of a call that returns a value and an error.
+func errOf[T any](_ T, err error) error { return err }
+
+func TestPredictionMetricErrors(t *testing.T) {
+	p := metricsPrediction(t)
+	noProb := metricsPrediction(t)
+	noProb.Prob = nil
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"calibration, unlabelled node", errOf(p.Calibration(nil, eval.CalibrationOptions{})), "cuq: Toy: eval: CalibrationOf: node 5 has label -1"},
+		{"calibration, no probabilities", errOf(noProb.Calibration([]int{0}, eval.CalibrationOptions{})), "needs class probabilities"},
+		{"misclassification, all right", errOf(p.MisclassificationDetection(uq.TU, []int{0, 2})), "needs right and wrong predictions, got 2 right and 0 wrong"},
+		{"misclassification, unlabelled node", errOf(p.MisclassificationDetection(uq.TU, []int{0, 5})), "node 5 has label -1"},
+		{"misclassification, node out of range", errOf(p.MisclassificationDetection(uq.TU, []int{0, 6})), "node 6 has no prediction or label"},
+		{"misclassification, missing measure", errOf(p.MisclassificationDetection(uq.EU, []int{0, 1})), "Toy has no EU"},
+		{"OOD, no OOD nodes", errOf(p.OODDetection(uq.TU, []int{0}, nil)), "cuq: Toy: eval: DetectionOf: need negatives and positives"},
+		{"OOD, bad OOD node", errOf(p.OODDetection(uq.TU, []int{0}, []int{-1})), "node -1 outside"},
+		{"risk-coverage, unlabelled node", errOf(p.RiskCoverage(uq.TU, []int{5})), "node 5 has label -1"},
+		{"risk-coverage, no nodes", errOf(p.RiskCoverage(uq.TU, nil)), "no nodes"},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, tc.err, tc.want)
+		}
 	}
 }

@@ -13,21 +13,30 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 // smallGraph is a homophilous 4-class CSBM graph small enough to train
 // every model in well under a second.
 func smallGraph(t testing.TB) (*graph.Graph, graph.Split) {
 	t.Helper()
-	g, err := datasets.CSBM(400, 4).Homophily(0.9).AvgDegree(6).Features(16).FeatureSignal(2).Seed(3).Done()
+	return testenv.Split(t, datasets.CSBM(400, 4).Homophily(0.9).AvgDegree(6).Features(16).FeatureSignal(2).Seed(3).Done,
+		graph.Stratified(0.1, 0.2, 0.8).Seed(5))
+}
+
+// predictGaussianNoise returns g with the reference's Gaussian feature
+// noise (budget 0.1, seed 42) and m's prediction on it.
+func predictGaussianNoise(t *testing.T, m *cuq.Model, g *graph.Graph, split graph.Split) (*graph.Perturbed, *cuq.Prediction) {
+	t.Helper()
+	noisy, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := g.Split(graph.Stratified(0.1, 0.2, 0.8).Seed(5))
+	pred, err := m.Predict(noisy.Graph)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, s
+	return noisy, pred
 }
 
 // fitPredict fits m on split and returns its prediction on its graph.
@@ -264,14 +273,7 @@ func TestPredictOnPerturbedGraph(t *testing.T) {
 	g, split := smallGraph(t)
 	m := cuq.CUQGCN(g).MaxEpochs(100).Patience(20).MustBuild()
 	clean := fitPredict(t, m, split)
-	pert, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 42)
-	if err != nil {
-		t.Fatal(err)
-	}
-	noisy, err := m.Predict(pert.Graph)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pert, noisy := predictGaussianNoise(t, m, g, split)
 	changed := 0
 	for _, i := range pert.Nodes {
 		if noisy.EUPC[i] != clean.EUPC[i] {

@@ -18,14 +18,8 @@ import (
 // 1→0, 1→2, 3→4 (so undirected {0,1} {1,2} {3,4}), 3 features, labels
 // 0 1 0 2 1, split train {1, 0}, valid {2}, test {3}; node 4 is unused.
 func tinyOGB() map[string]string {
-	return map[string]string{
-		"raw/edge.csv.gz":         "0,1\n1,0\n1,2\n3,4\n",
-		"raw/node-feat.csv.gz":    "0.5,-1,2\n0,0,0\n1e-3,2.5,-0.25\n3,3,3\n-7,0.125,1\n",
-		"raw/node-label.csv.gz":   "0\n1\n0\n2\n1\n",
-		"split/time/train.csv.gz": "1\n0\n",
-		"split/time/valid.csv.gz": "2\n",
-		"split/time/test.csv.gz":  "3\n",
-	}
+	return testenv.OGBFiles("0,1\n1,0\n1,2\n3,4\n", "0.5,-1,2\n0,0,0\n1e-3,2.5,-0.25\n3,3,3\n-7,0.125,1\n",
+		"0\n1\n0\n2\n1\n", "1\n0\n", "2\n", "3\n")
 }
 
 func gz(s string) []byte {

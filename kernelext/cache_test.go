@@ -9,7 +9,6 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
-	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 // TestKeyOfIgnoresDerivedCaches trains one model on a graph with sparse
@@ -18,15 +17,8 @@ import (
 // program, which loads the first model from the cache instead of training
 // it, must find the second one too.
 func TestKeyOfIgnoresDerivedCaches(t *testing.T) {
-	g, err := datasets.CSBM(60, 3).Seed(1).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
 	g.Features = tensor.DenseToCSR(g.Features.(*tensor.Dense))
-	split, err := g.Split(graph.Stratified(0.2, 0.2, 0.6).Seed(1))
-	if err != nil {
-		t.Fatal(err)
-	}
 	before := KeyOf("train", cuq.CUQGCN(g), split)
 	m, err := cuq.APPNPModel(g).MaxEpochs(2).Build()
 	if err != nil {
@@ -47,14 +39,7 @@ func TestKeyOfIgnoresDerivedCaches(t *testing.T) {
 }
 
 func TestKeyOfFollowsEverySetting(t *testing.T) {
-	g, err := datasets.CSBM(60, 3).Seed(1).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	split, err := g.Split(graph.Stratified(0.2, 0.2, 0.6).Seed(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
 	base := KeyOf("m", cuq.CUQGCN(g), split)
 	if again := KeyOf("m", cuq.CUQGCN(g), split); again != base {
 		t.Errorf("the same model and split give two keys: %v, %v", base, again)

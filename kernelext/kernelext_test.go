@@ -23,7 +23,6 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
-	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 // messages receives what the package sends to the (fake) GoNB kernel;
@@ -417,14 +416,7 @@ func TestETA(t *testing.T) {
 func TestTrainingProgress(t *testing.T) {
 	gonbui.IsNotebook = false
 	defer func() { gonbui.IsNotebook = true }()
-	g, err := datasets.CSBM(120, 3).Seed(4).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	split, err := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, split := csbm(t, 120, 4, graph.Stratified(0.1, 0.2, 0.8))
 	var out bytes.Buffer
 	tr := NewTraining("fit")
 	tr.bar.out = &out

@@ -7,19 +7,11 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
-	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 func TestTrainCachesTheRun(t *testing.T) {
 	t.Cleanup(func() { Forget("train") })
-	g, err := datasets.CSBM(150, 3).Seed(3).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	split, err := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, split := csbm(t, 150, 3, graph.Stratified(0.1, 0.2, 0.7).Seed(1))
 	noisy, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -77,14 +69,7 @@ func TestTrainCachesTheRun(t *testing.T) {
 // under its whole configuration: another ensemble size trains again.
 func TestTrainEnsemble(t *testing.T) {
 	t.Cleanup(func() { Forget("train") })
-	g, err := datasets.CSBM(150, 3).Seed(3).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	split, err := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, split := csbm(t, 150, 3, graph.Stratified(0.1, 0.2, 0.7).Seed(1))
 	ensemble := func(m int) *cuq.EnsembleBuilder { return cuq.Ensemble(cuq.GCNModel(g).MaxEpochs(10), m) }
 	run, err := Train(ensemble(3), split, Quiet())
 	if err != nil {

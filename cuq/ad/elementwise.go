@@ -238,56 +238,44 @@ func (t *Tape) Clamp(x *Value, lo, hi float64) *Value {
 }
 
 // ReLU returns max(x, 0) elementwise (NaN stays NaN, as in torch). Its
-// loops are written out rather than going through unary: activations run
-// over every hidden feature of every node.
+// loops are written out rather than calling a function per element as unary
+// does: activations run over every hidden feature of every node.
 func (t *Tape) ReLU(x *Value) *Value {
-	out := tensor.New(x.Data.Rows, x.Data.Cols)
-	xd, od := x.Data.Data, out.Data
-	tensor.ParallelFor(len(od), 2*len(od), func(lo, hi int) {
-		for i, v := range xd[lo:hi] {
+	return t.chunked(x, 2, func(od, xd []float64) {
+		for i, v := range xd {
 			if v <= 0 {
 				v = 0
 			}
-			od[lo+i] = v
+			od[i] = v
+		}
+	}, 2, func(gx, gd, xd, _ []float64) {
+		for i, v := range xd {
+			if v > 0 {
+				gx[i] += gd[i]
+			}
 		}
 	})
-	return t.record(out, func(g *tensor.Dense) {
-		gx, gd := gradOf(x).Data, g.Data
-		tensor.ParallelFor(len(od), 2*len(od), func(lo, hi int) {
-			for i, v := range xd[lo:hi] {
-				if v > 0 {
-					gx[lo+i] += gd[lo+i]
-				}
-			}
-		})
-	}, x)
 }
 
 // ELU returns x for x > 0 and eˣ − 1 otherwise (α = 1); its derivative is 1
 // and y + 1. Like ReLU, its loops are written out.
 func (t *Tape) ELU(x *Value) *Value {
-	out := tensor.New(x.Data.Rows, x.Data.Cols)
-	xd, od := x.Data.Data, out.Data
-	tensor.ParallelFor(len(od), 8*len(od), func(lo, hi int) {
-		for i, v := range xd[lo:hi] {
+	return t.chunked(x, 8, func(od, xd []float64) {
+		for i, v := range xd {
 			if v <= 0 {
 				v = math.Expm1(v)
 			}
-			od[lo+i] = v
+			od[i] = v
+		}
+	}, 2, func(gx, gd, xd, od []float64) {
+		for i, v := range xd {
+			d := gd[i]
+			if v <= 0 {
+				d *= od[i] + 1
+			}
+			gx[i] += d
 		}
 	})
-	return t.record(out, func(g *tensor.Dense) {
-		gx, gd := gradOf(x).Data, g.Data
-		tensor.ParallelFor(len(od), 2*len(od), func(lo, hi int) {
-			for i, v := range xd[lo:hi] {
-				d := gd[lo+i]
-				if v <= 0 {
-					d *= od[lo+i] + 1
-				}
-				gx[lo+i] += d
-			}
-		})
-	}, x)
 }
 
 // LeakyReLU returns x for x > 0 and slope·x otherwise.
@@ -313,20 +301,33 @@ func (t *Tape) Sigmoid(x *Value) *Value {
 
 // unary applies f elementwise; df(x, y) is f'(x) given y = f(x).
 func (t *Tape) unary(x *Value, f func(float64) float64, df func(v, y float64) float64) *Value {
-	out := tensor.New(x.Data.Rows, x.Data.Cols)
-	xd, od := x.Data.Data, out.Data
-	tensor.ParallelFor(len(od), 8*len(od), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			od[i] = f(xd[i])
+	return t.chunked(x, 8, func(od, xd []float64) {
+		for i, v := range xd {
+			od[i] = f(v)
+		}
+	}, 8, func(gx, gd, xd, od []float64) {
+		for i, v := range xd {
+			gx[i] += gd[i] * df(v, od[i])
 		}
 	})
+}
+
+// chunked records an elementwise op of x whose passes run over contiguous
+// chunks, in parallel when the per-element costs warrant it: forward fills
+// the chunk od of the output from the chunk xd of x; backward adds into the
+// chunk gx of x's gradient given the chunks gd of the output gradient, xd
+// and od. Each is called once per chunk, so its loop stays a plain loop.
+func (t *Tape) chunked(x *Value, forwardCost int, forward func(od, xd []float64),
+	backwardCost int, backward func(gx, gd, xd, od []float64)) *Value {
+	out := tensor.New(x.Data.Rows, x.Data.Cols)
+	xd, od := x.Data.Data, out.Data
+	tensor.ParallelFor(len(od), forwardCost*len(od), func(lo, hi int) {
+		forward(od[lo:hi], xd[lo:hi])
+	})
 	return t.record(out, func(g *tensor.Dense) {
-		gx := gradOf(x).Data
-		gd := g.Data
-		tensor.ParallelFor(len(od), 8*len(od), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				gx[i] += gd[i] * df(xd[i], od[i])
-			}
+		gx, gd := gradOf(x).Data, g.Data
+		tensor.ParallelFor(len(od), backwardCost*len(od), func(lo, hi int) {
+			backward(gx[lo:hi], gd[lo:hi], xd[lo:hi], od[lo:hi])
 		})
 	}, x)
 }

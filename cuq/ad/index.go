@@ -21,11 +21,23 @@ func (t *Tape) GatherRows(x *Value, idx []int) *Value {
 		copy(out.Row(k), x.Data.Row(i))
 	}
 	return t.record(out, func(g *tensor.Dense) {
-		gx := gradOf(x)
-		for k, i := range idx {
-			addRow(gx.Row(i), g.Row(k))
-		}
+		scatterAdd(gradOf(x), g, idx)
 	}, x)
+}
+
+// scatterAdd adds row k of src into row idx[k] of dst, for every k.
+func scatterAdd(dst, src *tensor.Dense, idx []int) {
+	for k, i := range idx {
+		addRow(dst.Row(i), src.Row(k))
+	}
+}
+
+// gatherAdd adds row idx[k] of src into row k of dst, for every k: the
+// transpose of scatterAdd.
+func gatherAdd(dst, src *tensor.Dense, idx []int) {
+	for k, i := range idx {
+		addRow(dst.Row(k), src.Row(i))
+	}
 }
 
 // addRow adds src to dst elementwise.
@@ -116,14 +128,9 @@ func (t *Tape) ScatterAddRows(x *Value, idx []int, n int) *Value {
 		}
 	}
 	out := tensor.New(n, x.Data.Cols)
-	for k, i := range idx {
-		addRow(out.Row(i), x.Data.Row(k))
-	}
+	scatterAdd(out, x.Data, idx)
 	return t.record(out, func(g *tensor.Dense) {
-		gx := gradOf(x)
-		for k, i := range idx {
-			addRow(gx.Row(k), g.Row(i))
-		}
+		gatherAdd(gradOf(x), g, idx)
 	}, x)
 }
 

@@ -168,12 +168,7 @@ func (r *ReliabilityChart) calibration() (eval.Calibration, error) {
 
 // RiskCoverageChart builds the risk-coverage curves of one prediction.
 // Start it with RiskCoverageOf, set options, then call Done.
-type RiskCoverageChart struct {
-	pred     *cuq.Prediction
-	nodes    []int
-	measures []uq.Measure
-	title    string
-}
+type RiskCoverageChart measureCurves
 
 // RiskCoverageOf starts the risk-coverage curves of p on nodes (usually
 // the test nodes): for each measure, the error rate among the fraction c
@@ -207,23 +202,12 @@ return s;
 // Done returns the chart, or an error naming a measure the prediction
 // lacks, or the other errors of cuq.Prediction.RiskCoverage.
 func (r *RiskCoverageChart) Done() (*Chart, error) {
-	if r.pred == nil {
-		return nil, fmt.Errorf("chart.RiskCoverageOf: nil prediction")
-	}
-	ms := r.measures
-	if ms == nil {
-		for _, m := range r.pred.Available() {
-			if m != uq.LC {
-				ms = append(ms, m)
-			}
-		}
+	ms, title, err := (*measureCurves)(r).resolve("chart.RiskCoverageOf", "risk-coverage curves")
+	if err != nil {
+		return nil, err
 	}
 	if len(ms) == 0 {
 		return nil, fmt.Errorf("chart.RiskCoverageOf: no measures")
-	}
-	title := r.title
-	if title == "" {
-		title = r.pred.Model + ": risk-coverage curves"
 	}
 	if err := checkNodes(r.pred, r.nodes); err != nil {
 		return nil, fmt.Errorf("chart.RiskCoverageOf: %w", err)

@@ -36,11 +36,7 @@ func calibrationPrediction(t *testing.T) *cuq.Prediction {
 func TestReliabilityOf(t *testing.T) {
 	p := calibrationPrediction(t)
 	all := []int{0, 1, 2, 3, 4}
-	c, err := ReliabilityOf(p, all).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := decodeOption(t, c)
+	c, opt := optionOf(t, ReliabilityOf(p, all))
 	// Ten bins: 0.6 in (0.5, 0.6] (wrong), 0.65 and 0.7 in (0.6, 0.7],
 	// 0.8 and 0.9 alone, all right. ECE = (0.6 + 2·0.325 + 0.2 + 0.1)/5
 	// = 0.31, MCE = 0.6, mean confidence 3.65/5.
@@ -91,11 +87,7 @@ func TestReliabilityOf(t *testing.T) {
 		t.Error("the tooltip formatter is not written as code")
 	}
 
-	c, err = ReliabilityOf(p, all).Bins(4).Title("Four bins").Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt = decodeOption(t, c)
+	c, opt = optionOf(t, ReliabilityOf(p, all).Bins(4).Title("Four bins"))
 	if n := len(series(t, opt)[0]["data"].([]any)); n != 4 || c.Title != "Four bins" {
 		t.Errorf("%d bins titled %q, want 4 titled Four bins", n, c.Title)
 	}
@@ -126,11 +118,7 @@ func TestReliabilityOf(t *testing.T) {
 func TestRiskCoverageOf(t *testing.T) {
 	p := calibrationPrediction(t)
 	all := []int{0, 1, 2, 3, 4}
-	c, err := RiskCoverageOf(p, all).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := decodeOption(t, c)
+	c, opt := optionOf(t, RiskCoverageOf(p, all))
 	s := series(t, opt)
 	// TU keeps the wrong node last: risks 0, 0, 0, 0, 1/5, AURC 0.04, the
 	// best possible. AU keeps it first: risks 1, 1/2, 1/3, 1/4, 1/5.
@@ -160,9 +148,9 @@ func TestRiskCoverageOf(t *testing.T) {
 	if !strings.HasPrefix(sub, "5 nodes, 1 wrong (error rate 20.0%)") {
 		t.Errorf("subtitle %q", sub)
 	}
-	c, err = RiskCoverageOf(p, all).Measures(uq.TU).Title("TU only").Done()
-	if err != nil || len(series(t, decodeOption(t, c))) != 2 || c.Title != "TU only" {
-		t.Errorf("TU only: %v", err)
+	c, opt = optionOf(t, RiskCoverageOf(p, all).Measures(uq.TU).Title("TU only"))
+	if len(series(t, opt)) != 2 || c.Title != "TU only" {
+		t.Errorf("TU only: %d series titled %q, want 2 titled TU only", len(series(t, opt)), c.Title)
 	}
 	if _, err := RiskCoverageOf(p, all).Measures(uq.EU).Done(); err == nil || !strings.Contains(err.Error(), "Toy has no EU") {
 		t.Errorf("missing measure: error %v", err)

@@ -24,6 +24,17 @@ func decodeOption(t *testing.T, c *Chart) map[string]any {
 	return m
 }
 
+// optionOf builds the chart of b, failing t on an error, and returns it
+// with its decoded option.
+func optionOf(t *testing.T, b interface{ Done() (*Chart, error) }) (*Chart, map[string]any) {
+	t.Helper()
+	c, err := b.Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, decodeOption(t, c)
+}
+
 func series(t *testing.T, opt map[string]any) []map[string]any {
 	t.Helper()
 	raw, ok := opt["series"].([]any)
@@ -189,11 +200,7 @@ func TestDecompositionMergesStackedPoints(t *testing.T) {
 }
 
 func TestDecompositionLogEU(t *testing.T) {
-	c, err := Decomposition([]float64{0.1, 0.2, 0.3}, []float64{0, 1e-3, 1}, []Outcome{Correct, Wrong, OOD}).LogEU().Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := decodeOption(t, c)
+	_, opt := optionOf(t, Decomposition([]float64{0.1, 0.2, 0.3}, []float64{0, 1e-3, 1}, []Outcome{Correct, Wrong, OOD}).LogEU())
 	if opt["yAxis"].(map[string]any)["type"] != "log" {
 		t.Errorf("y axis %v, want log", opt["yAxis"])
 	}
@@ -462,7 +469,7 @@ func TestForceLayoutSeparatesNodesAndKeepsEdgesShort(t *testing.T) {
 
 func TestNilBuildersAndCharts(t *testing.T) {
 	for _, b := range []interface{ Done() (*Chart, error) }{
-		(*ARCChart)(nil), (*DecompositionChart)(nil), (*HistoryChart)(nil), (*NeighbourhoodChart)(nil), (*SimplexChart)(nil),
+		(*ARCChart)(nil), (*RiskCoverageChart)(nil), (*DecompositionChart)(nil), (*HistoryChart)(nil), (*NeighbourhoodChart)(nil), (*SimplexChart)(nil),
 	} {
 		if _, err := b.Done(); err == nil || !strings.Contains(err.Error(), "nil builder") {
 			t.Errorf("%T: error %v", b, err)

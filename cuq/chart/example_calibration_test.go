@@ -8,30 +8,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
-	"github.com/cuqgnn/cuqgnn/datasets"
 )
-
-// A trained model's calibration and selective prediction, drawn in one
-// call each: the reliability diagram of its test nodes, with the ECE in the
-// subtitle, and the risk-coverage curves of two measures.
-func ExampleReliabilityOf() {
-	g, _ := datasets.CSBM(200, 3).Seed(1).Done()
-	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(1))
-	model, _ := cuq.CUQPPR(g).MaxEpochs(20).Build()
-	if _, err := model.Fit(split); err != nil {
-		fmt.Println(err)
-		return
-	}
-	pred, _ := model.Predict(nil)
-
-	rel, err := chart.ReliabilityOf(pred, split.Test).Bins(15).Done()
-	fmt.Println(rel.Title, err)
-	rc, err := chart.RiskCoverageOf(pred, split.Test).Measures(uq.TU, uq.EU).Done()
-	fmt.Println(rc.Title, err)
-	// Output:
-	// CUQ-PPR: reliability diagram <nil>
-	// CUQ-PPR: risk-coverage curves <nil>
-}
 
 // The risk-coverage curves of a hand-made prediction of four nodes, of
 // which node 3 is wrong: TU finds it the most uncertain, AU the least. The

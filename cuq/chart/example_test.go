@@ -78,9 +78,10 @@ func ExampleARCPlot() {
 	// Output: <nil>
 }
 
-// A trained model's uncertainty, drawn in one call each: its
-// accuracy-rejection curves, the AU–EU decomposition of its test nodes and
-// the graph around a node.
+// A trained model's uncertainty and calibration, drawn in one call each:
+// its accuracy-rejection curves, the AU–EU decomposition of its test nodes,
+// the graph around a node, the reliability diagram of its test nodes, with
+// the ECE in the subtitle, and the risk-coverage curves of two measures.
 func ExampleARCOf() {
 	g, _ := datasets.CSBM(200, 3).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(1))
@@ -97,10 +98,16 @@ func ExampleARCOf() {
 	fmt.Println(dec.Title, err)
 	view, err := chart.NeighbourhoodOf(pred, split.Test[0]).Size(50).Measures(uq.EU, uq.TU).Done()
 	fmt.Println(view.Title, err)
+	rel, err := chart.ReliabilityOf(pred, split.Test).Bins(15).Done()
+	fmt.Println(rel.Title, err)
+	rc, err := chart.RiskCoverageOf(pred, split.Test).Measures(uq.TU, uq.EU).Done()
+	fmt.Println(rc.Title, err)
 	// Output:
 	// CUQ-PPR: accuracy-rejection curves <nil>
 	// CUQ-PPR: aleatoric vs epistemic uncertainty <nil>
 	// CUQ-PPR: 50 nodes around node 1, coloured by EU <nil>
+	// CUQ-PPR: reliability diagram <nil>
+	// CUQ-PPR: risk-coverage curves <nil>
 }
 
 // Densities on the simplex share one colour scale, so that panels compare.

@@ -21,11 +21,40 @@ func MeasureStyle(m uq.Measure) (color string, dash Dash) {
 
 // ARCChart builds the accuracy-rejection curves of one prediction. Start it
 // with ARCOf, set options, then call Done.
-type ARCChart struct {
+type ARCChart measureCurves
+
+// measureCurves is what the builders of one curve per uncertainty measure,
+// ARCChart and RiskCoverageChart, are given.
+type measureCurves struct {
 	pred     *cuq.Prediction
 	nodes    []int
 	measures []uq.Measure
 	title    string
+}
+
+// resolve returns the measures, by default every one the prediction has but
+// LC, and the title, by default "<model>: <what>", or an error, prefixed
+// with op, for a nil builder or prediction.
+func (c *measureCurves) resolve(op, what string) ([]uq.Measure, string, error) {
+	if c == nil {
+		return nil, "", fmt.Errorf("%s: nil builder", op)
+	}
+	if c.pred == nil {
+		return nil, "", fmt.Errorf("%s: nil prediction", op)
+	}
+	ms := c.measures
+	if ms == nil {
+		for _, m := range c.pred.Available() {
+			if m != uq.LC {
+				ms = append(ms, m)
+			}
+		}
+	}
+	title := c.title
+	if title == "" {
+		title = c.pred.Model + ": " + what
+	}
+	return ms, title, nil
 }
 
 // ARCOf starts the accuracy-rejection curves of p on nodes (usually the test
@@ -46,23 +75,9 @@ func (a *ARCChart) Title(t string) *ARCChart { a.title = t; return a }
 
 // Done returns the chart, or an error naming a measure the prediction lacks.
 func (a *ARCChart) Done() (*Chart, error) {
-	if a == nil {
-		return nil, fmt.Errorf("chart.ARCOf: nil builder")
-	}
-	if a.pred == nil {
-		return nil, fmt.Errorf("chart.ARCOf: nil prediction")
-	}
-	ms := a.measures
-	if ms == nil {
-		for _, m := range a.pred.Available() {
-			if m != uq.LC {
-				ms = append(ms, m)
-			}
-		}
-	}
-	title := a.title
-	if title == "" {
-		title = a.pred.Model + ": accuracy-rejection curves"
+	ms, title, err := (*measureCurves)(a).resolve("chart.ARCOf", "accuracy-rejection curves")
+	if err != nil {
+		return nil, err
 	}
 	var rejection []float64
 	var curves []Curve

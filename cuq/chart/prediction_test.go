@@ -43,11 +43,7 @@ func testPrediction(t *testing.T) *cuq.Prediction {
 
 func TestARCOf(t *testing.T) {
 	p := testPrediction(t)
-	c, err := ARCOf(p, []int{0, 1, 2, 3, 4}).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := decodeOption(t, c)
+	_, opt := optionOf(t, ARCOf(p, []int{0, 1, 2, 3, 4}))
 	s := series(t, opt)
 	if len(s) != 4 {
 		t.Fatalf("%d curves, want TU, AU, EU, EU_PC (no LC, no EU_SO)", len(s))
@@ -74,11 +70,7 @@ func TestARCOf(t *testing.T) {
 
 func TestDecompositionOf(t *testing.T) {
 	p := testPrediction(t)
-	c, err := DecompositionOf(p, []int{0, 1, 4}).OOD([]int{2, 3}).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := decodeOption(t, c)
+	_, opt := optionOf(t, DecompositionOf(p, []int{0, 1, 4}).OOD([]int{2, 3}))
 	var names []string
 	for _, s := range series(t, opt) {
 		names = append(names, s["name"].(string))
@@ -150,11 +142,7 @@ func TestHistoryOf(t *testing.T) {
 		},
 		BestEpoch: 2, BestValCE: 0.9, Stopped: "early stopping",
 	}
-	c, err := HistoryOf(h).Title("t").Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	opt := decodeOption(t, c)
+	_, opt := optionOf(t, HistoryOf(h).Title("t"))
 	s := series(t, opt)
 	if ce := s[1]["data"].([]any); ce[0] != "-" || ce[3] != 0.9 {
 		t.Errorf("validation CE %v: want missing during warm-up, 0.9 at the fourth epoch", ce)

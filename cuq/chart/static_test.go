@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"strings"
 	"testing"
 
@@ -20,24 +21,38 @@ func testCurves() ([]float64, []Curve) {
 	}
 }
 
-func TestARCPlotPNG(t *testing.T) {
+// writeTestPlot returns the ARC plot of testCurves, 4 × 3 inches, written
+// in format.
+func writeTestPlot(t *testing.T, format string) *bytes.Buffer {
+	t.Helper()
 	p, curves := testCurves()
 	pl, err := ARCPlot("ARC", p, curves...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WritePlot(&buf, pl, "png", 4*vg.Inch, 3*vg.Inch); err != nil {
+	if err := WritePlot(&buf, pl, format, 4*vg.Inch, 3*vg.Inch); err != nil {
 		t.Fatal(err)
 	}
-	img, err := png.Decode(&buf)
+	return &buf
+}
+
+// decodePNG decodes a PNG of the given size, failing t if r holds none.
+func decodePNG(t *testing.T, r io.Reader, width, height int) image.Image {
+	t.Helper()
+	img, err := png.Decode(r)
 	if err != nil {
 		t.Fatalf("output is not a PNG: %v", err)
 	}
-	// gonum/plot rasterises at 96 dots per inch.
-	if b := img.Bounds(); b.Dx() != 384 || b.Dy() != 288 {
-		t.Errorf("PNG is %d×%d, want 384×288", b.Dx(), b.Dy())
+	if b := img.Bounds(); b.Dx() != width || b.Dy() != height {
+		t.Errorf("PNG is %d×%d, want %d×%d", b.Dx(), b.Dy(), width, height)
 	}
+	return img
+}
+
+func TestARCPlotPNG(t *testing.T) {
+	// gonum/plot rasterises at 96 dots per inch.
+	img := decodePNG(t, writeTestPlot(t, "png"), 384, 288)
 	// The first curve's line colour (Palette[0], #0072B2) is drawn.
 	if found := countPixels(img, color.NRGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}, 0); found < 50 {
 		t.Errorf("only %d pixels of the first curve's colour; the curve is missing", found)
@@ -50,15 +65,7 @@ func TestARCPlotPNG(t *testing.T) {
 }
 
 func TestARCPlotSVG(t *testing.T) {
-	p, curves := testCurves()
-	pl, err := ARCPlot("ARC", p, curves...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := WritePlot(&buf, pl, "svg", 4*vg.Inch, 3*vg.Inch); err != nil {
-		t.Fatal(err)
-	}
+	buf := writeTestPlot(t, "svg")
 	var root struct {
 		XMLName xml.Name
 		Width   string `xml:"width,attr"`
@@ -119,14 +126,8 @@ func TestWriteARCGridPlot(t *testing.T) {
 	if err := WriteARCGridPlot(&buf, "png", p, 2, panels); err != nil {
 		t.Fatal(err)
 	}
-	img, err := png.Decode(&buf)
-	if err != nil {
-		t.Fatalf("output is not a PNG: %v", err)
-	}
 	// Two rows of 9 × 8 cm panels at 96 dots per inch.
-	if b := img.Bounds(); b.Dx() != 680 || b.Dy() != 605 {
-		t.Errorf("PNG is %d×%d, want 680×605", b.Dx(), b.Dy())
-	}
+	img := decodePNG(t, &buf, 680, 605)
 	for _, c := range []string{"#D55E00", "#009E73"} {
 		if n := countPixels(img, hexColor(c, 255).(color.NRGBA), 0); n < 50 {
 			t.Errorf("only %d pixels of %s: a curve is missing", n, c)

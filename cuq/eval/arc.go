@@ -117,13 +117,10 @@ func RejectionIndices(n int) []int {
 // and P[i] = i/100. It returns an error if the lengths differ or the input is
 // empty.
 func ARC(uncertainty []float64, correct []bool) (Curve, error) {
+	if err := checkUncertainties("ARC", uncertainty, correct); err != nil {
+		return Curve{}, err
+	}
 	n := len(uncertainty)
-	if n != len(correct) {
-		return Curve{}, fmt.Errorf("eval: ARC: %d uncertainties but %d correctness flags", n, len(correct))
-	}
-	if n == 0 {
-		return Curve{}, fmt.Errorf("eval: ARC: no nodes")
-	}
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i

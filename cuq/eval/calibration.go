@@ -213,11 +213,7 @@ func MCE(bins []Bin) float64 {
 // the square: from 0 to √2, and by Jensen's inequality at most the square
 // root of this score. The arguments and errors are those of Confidences.
 func Brier(prob []float64, classes int, labels, nodes []int) (float64, error) {
-	nodes, err := checkProbabilities("Brier", prob, classes, labels, nodes)
-	if err != nil {
-		return math.NaN(), err
-	}
-	return brier(prob, classes, labels, nodes), nil
+	return checkedScore("Brier", brier, prob, classes, labels, nodes)
 }
 
 // brier is Brier on checked input.
@@ -242,11 +238,7 @@ func brier(prob []float64, classes int, labels, nodes []int) float64 {
 // so that a label given probability 0 adds 1022·ln 2 ≈ 708.40 to the sum
 // rather than +Inf. The arguments and errors are those of Confidences.
 func NLL(prob []float64, classes int, labels, nodes []int) (float64, error) {
-	nodes, err := checkProbabilities("NLL", prob, classes, labels, nodes)
-	if err != nil {
-		return math.NaN(), err
-	}
-	return nll(prob, classes, labels, nodes), nil
+	return checkedScore("NLL", nll, prob, classes, labels, nodes)
 }
 
 // nll is NLL on checked input.
@@ -256,6 +248,17 @@ func nll(prob []float64, classes int, labels, nodes []int) float64 {
 		s -= math.Log(max(prob[i*classes+labels[i]], ProbabilityFloor))
 	}
 	return s / float64(len(nodes))
+}
+
+// checkedScore returns score of the input that checkProbabilities accepts,
+// or NaN and its error, which names op.
+func checkedScore(op string, score func(prob []float64, classes int, labels, nodes []int) float64,
+	prob []float64, classes int, labels, nodes []int) (float64, error) {
+	nodes, err := checkProbabilities(op, prob, classes, labels, nodes)
+	if err != nil {
+		return math.NaN(), err
+	}
+	return score(prob, classes, labels, nodes), nil
 }
 
 // CalibrationOptions chooses how CalibrationOf bins the confidences. The

@@ -36,6 +36,9 @@ func ExampleCalibrationOf() {
 	// (0.8, 0.9]: 1 nodes, confidence 0.900, accuracy 1.0
 }
 
+// The AUROC, as AUROC alone gives it, counts the pairs of a positive and a
+// negative in which the positive is more uncertain, ties counting ½: here
+// 5 of 6 pairs.
 func ExampleDetectionOf() {
 	// Uncertainties of ID (negative) and OOD (positive) nodes.
 	id := []float64{0.1, 0.4, 0.4}
@@ -53,29 +56,24 @@ func ExampleDetectionOf() {
 	// FPR at 95% TPR 0.60
 }
 
+// Four nodes, two of them tied at the lowest uncertainty, one of those
+// wrong. Keeping one node keeps either of the tied two, at random: half an
+// error on average.
 func ExampleRiskCoverageOf() {
-	uncertainty := []float64{0.9, 0.1, 0.7, 0.2, 0.3}
-	correct := []bool{false, true, false, true, true}
-	rc, err := eval.RiskCoverageOf(uncertainty, correct)
+	rc, err := eval.RiskCoverageOf(
+		[]float64{0.2, 0.2, 0.5, 0.9},
+		[]bool{true, false, true, false})
 	if err != nil {
 		panic(err)
 	}
 	for k := range rc.Risk {
-		fmt.Printf("coverage %.1f: risk %.2f\n", rc.Coverage[k], rc.Risk[k])
+		fmt.Printf("coverage %.2f: risk %.3f\n", rc.Coverage[k], rc.Risk[k])
 	}
-	fmt.Printf("AURC %.2f\n", rc.AURC())
-	// The accuracy-rejection curve is 0.6 up to rejecting 20%, 0.75 from
-	// 21% to 40% and 1 from 41%: its area is 0.2·0.6 + 0.01·0.675 +
-	// 0.19·0.75 + 0.01·0.875 + 0.59·1.
-	arc, _ := eval.ARC(uncertainty, correct)
-	area, _ := arc.Area()
-	fmt.Printf("area under the accuracy-rejection curve %.4f\n", area)
+	fmt.Printf("AURC %.3f\n", rc.AURC())
 	// Output:
-	// coverage 0.2: risk 0.00
-	// coverage 0.4: risk 0.00
-	// coverage 0.6: risk 0.00
-	// coverage 0.8: risk 0.25
-	// coverage 1.0: risk 0.40
-	// AURC 0.13
-	// area under the accuracy-rejection curve 0.8680
+	// coverage 0.25: risk 0.500
+	// coverage 0.50: risk 0.500
+	// coverage 0.75: risk 0.333
+	// coverage 1.00: risk 0.500
+	// AURC 0.458
 }

@@ -19,22 +19,16 @@ func ExampleARC() {
 	for _, i := range []int{0, 20, 21, 41, 100} {
 		fmt.Printf("reject %.2f: accuracy %.3f\n", c.P[i], c.Acc[i])
 	}
+	// The curve is 0.6 up to rejecting 20%, 0.75 from 21% to 40% and 1
+	// from 41%: its area is 0.2·0.6 + 0.01·0.675 + 0.19·0.75 + 0.01·0.875 +
+	// 0.59·1.
+	area, err := c.Area()
+	fmt.Printf("area %.4f %v\n", area, err)
 	// Output:
 	// reject 0.00: accuracy 0.600
 	// reject 0.20: accuracy 0.600
 	// reject 0.21: accuracy 0.750
 	// reject 0.41: accuracy 1.000
 	// reject 1.00: accuracy 1.000
-}
-
-func ExampleAUROC() {
-	id := []float64{0.1, 0.4, 0.4}
-	ood := []float64{0.4, 0.8}
-	auc, err := eval.AUROC(id, ood)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Printf("%.4f\n", auc) // 5 of 6 pairs, ties counting ½
-	// Output:
-	// 0.8333
+	// area 0.8680 <nil>
 }

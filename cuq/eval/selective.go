@@ -86,13 +86,10 @@ func (rc RiskCoverage) AURC() float64 {
 // uncertainties are mapped as in AUROC (NaN counts as 0). It returns an
 // error if the lengths differ or there are no nodes.
 func RiskCoverageOf(uncertainty []float64, correct []bool) (RiskCoverage, error) {
+	if err := checkUncertainties("RiskCoverageOf", uncertainty, correct); err != nil {
+		return RiskCoverage{}, err
+	}
 	n := len(uncertainty)
-	if n != len(correct) {
-		return RiskCoverage{}, fmt.Errorf("eval: RiskCoverageOf: %d uncertainties but %d correctness flags", n, len(correct))
-	}
-	if n == 0 {
-		return RiskCoverage{}, fmt.Errorf("eval: RiskCoverageOf: no nodes")
-	}
 	type node struct {
 		u     float64
 		wrong bool
@@ -122,4 +119,16 @@ func RiskCoverageOf(uncertainty []float64, correct []bool) (RiskCoverage, error)
 		lo = hi
 	}
 	return rc, nil
+}
+
+// checkUncertainties reports uncertainties and correctness flags of
+// different lengths, or none at all.
+func checkUncertainties(op string, uncertainty []float64, correct []bool) error {
+	if len(uncertainty) != len(correct) {
+		return fmt.Errorf("eval: %s: %d uncertainties but %d correctness flags", op, len(uncertainty), len(correct))
+	}
+	if len(uncertainty) == 0 {
+		return fmt.Errorf("eval: %s: no nodes", op)
+	}
+	return nil
 }

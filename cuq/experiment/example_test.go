@@ -12,25 +12,30 @@ import (
 	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
-// A grid on a small synthetic graph: two models, two splits, all four
-// settings. Run writes one record per job under out/runs and, the grid
-// being complete, the tables and the report.
-func Example() {
+// toy returns the dataset of the grid examples, a small synthetic graph,
+// Toy, of four classes, the last one left out, and a new temporary
+// directory, named by pattern as os.MkdirTemp does, for the grid's output.
+func toy(pattern string) (*experiment.Dataset, string) {
 	g, err := datasets.CSBM(160, 4).Features(16).FeatureSignal(2).Seed(7).Name("Toy").Done()
 	if err != nil {
-		fmt.Println(err)
-		return
+		panic(err)
 	}
 	d, err := experiment.NewDataset(g, 1) // leave the last class out
 	if err != nil {
-		fmt.Println(err)
-		return
+		panic(err)
 	}
-	out, err := os.MkdirTemp("", "cuq-grid")
+	out, err := os.MkdirTemp("", pattern)
 	if err != nil {
-		fmt.Println(err)
-		return
+		panic(err)
 	}
+	return d, out
+}
+
+// A grid on a small synthetic graph (toy): two models, two splits, all
+// four settings. Run writes one record per job under out/runs and, the
+// grid being complete, the tables and the report.
+func Example() {
+	d, out := toy("cuq-grid")
 	defer os.RemoveAll(out)
 
 	sum, err := experiment.Paper().Dataset(d).Models(experiment.APPNP, experiment.GKDE).
@@ -101,21 +106,7 @@ func ExampleShardFromEnv() {
 // same grid. Each job runs once, and each worker returns when the grid is
 // complete.
 func ExampleGrid_Claim() {
-	g, err := datasets.CSBM(160, 4).Features(16).FeatureSignal(2).Seed(7).Name("Toy").Done()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	d, err := experiment.NewDataset(g, 1)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	out, err := os.MkdirTemp("", "cuq-claims")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	d, out := toy("cuq-claims")
 	defer os.RemoveAll(out)
 
 	sums := make([]*experiment.Summary, 3)

@@ -68,13 +68,7 @@ func (m Model) Key() string {
 }
 
 // Keys returns the command-line names (Key) of models.
-func Keys(models []Model) []string {
-	out := make([]string, len(models))
-	for i, m := range models {
-		out[i] = m.Key()
-	}
-	return out
-}
+func Keys(models []Model) []string { return namesOf(models, Model.Key) }
 
 // ModelNames returns the command-line names of all models, the paper's
 // first.
@@ -85,22 +79,11 @@ func ModelNames() []string { return modelKeys[:] }
 // CUQ-GCN, ...) or a reference name (gdk, cuq_appnp). Case, '-' and '_' are
 // ignored.
 func ParseModel(s string) (Model, error) {
-	key := datasets.NameKey(s)
-	for m := range numModels {
-		if key == datasets.NameKey(modelKeys[m]) || key == datasets.NameKey(modelNames[m]) {
-			return m, nil
-		}
-	}
-	switch key {
-	case "gdk":
-		return GKDE, nil
-	case "cuqappnp":
-		return CUQPPR, nil
-	case "lopgpn":
-		return LOPGPN, nil
-	}
-	return 0, fmt.Errorf("experiment: unknown model %q (valid: %s)", s, strings.Join(ModelNames(), ", "))
+	return parseName(s, "model", ModelNames(), modelAliases, modelKeys[:], modelNames[:])
 }
+
+// modelAliases are the reference's names of models, by NameKey.
+var modelAliases = map[string]Model{"gdk": GKDE, "cuqappnp": CUQPPR}
 
 // ParseModels parses a comma-separated list of model names; see ParseModel.
 func ParseModels(list string) ([]Model, error) {
@@ -143,11 +126,7 @@ func (m Model) Classifier(d *Dataset, g *graph.Graph, init, maxEpochs int) (cuq.
 		if maxEpochs > 0 {
 			e.MaxEpochs(maxEpochs)
 		}
-		c, err := e.Build()
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
+		return classifier(e.Build())
 	}
 	b, err := m.Builder(g)
 	if err != nil {
@@ -160,11 +139,43 @@ func (m Model) Classifier(d *Dataset, g *graph.Graph, init, maxEpochs int) (cuq.
 			b.MaxEpochs(maxEpochs)
 		}
 	}
-	model, err := b.Build()
+	return classifier(b.Build())
+}
+
+// classifier returns c, or nil (not a nil C) and err when the build failed.
+func classifier[C cuq.Classifier](c C, err error) (cuq.Classifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return model, nil
+	return c, nil
+}
+
+// namesOf returns the names of values given by name.
+func namesOf[T any](values []T, name func(T) string) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = name(v)
+	}
+	return out
+}
+
+// parseName returns the value named s: the first value v whose name in
+// one of the tables, tables[k][v], or whose alias is s up to NameKey (case,
+// '-' and '_' ignored); otherwise an error naming what is parsed and the
+// valid names.
+func parseName[T ~int](s, what string, valid []string, aliases map[string]T, tables ...[]string) (T, error) {
+	key := datasets.NameKey(s)
+	for v := range tables[0] {
+		for _, names := range tables {
+			if key == datasets.NameKey(names[v]) {
+				return T(v), nil
+			}
+		}
+	}
+	if v, ok := aliases[key]; ok {
+		return v, nil
+	}
+	return 0, fmt.Errorf("experiment: unknown %s %q (valid: %s)", what, s, strings.Join(valid, ", "))
 }
 
 // parseList parses the items of a comma-separated list with parse,

@@ -37,6 +37,20 @@ func sampleRecord() *Record {
 	}
 }
 
+// readBack reads path with read, failing t on an error, checks that it
+// gives want and returns what it read.
+func readBack[T any](t *testing.T, read func(path string) (T, error), path string, want T) T {
+	t.Helper()
+	got, err := read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("read back %+v, want %+v", got, want)
+	}
+	return got
+}
+
 func TestRecordRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a", "b", "r.json")
 	r := sampleRecord()
@@ -44,13 +58,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	if r.Version != RecordVersion || len(r.Checksum) != 64 {
 		t.Errorf("written record: version %d, checksum %q", r.Version, r.Checksum)
 	}
-	got, err := ReadRecord(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, r) {
-		t.Errorf("read back %+v, want %+v", got, r)
-	}
+	got := readBack(t, ReadRecord, path, r)
 	j, err := got.Job()
 	if err != nil {
 		t.Fatal(err)

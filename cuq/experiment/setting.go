@@ -1,12 +1,9 @@
 package experiment
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
-	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
@@ -105,13 +102,7 @@ func (s Setting) noise() (graph.Noise, bool) {
 func (s Setting) sweep() bool { return s == GaussianSweep || s == BernoulliSweep }
 
 // Names returns the names (String) of settings.
-func Names(settings []Setting) []string {
-	out := make([]string, len(settings))
-	for i, s := range settings {
-		out[i] = s.String()
-	}
-	return out
-}
+func Names(settings []Setting) []string { return namesOf(settings, Setting.String) }
 
 // SettingNames returns the names of the settings (see Setting.String), the
 // paper's first.
@@ -122,25 +113,21 @@ func SettingNames() []string { return settingNames[:] }
 // ood_features_normal, ber, ood_features_ber, edges. Case, '-' and
 // '_' are ignored.
 func ParseSetting(s string) (Setting, error) {
-	key := datasets.NameKey(s)
-	for st := range numSettings {
-		if key == datasets.NameKey(settingNames[st]) {
-			return st, nil
-		}
-	}
-	switch key {
-	case "clf":
-		return Classification, nil
-	case "oodloc", "leaveoutclasses":
-		return LeaveOutClasses, nil
-	case "normal", "oodfeaturesnormal", "oodnormal":
-		return GaussianNoise, nil
-	case "ber", "oodfeaturesber", "oodber":
-		return BernoulliNoise, nil
-	case "edges":
-		return RandomEdges, nil
-	}
-	return 0, fmt.Errorf("experiment: unknown setting %q (valid: %s)", s, strings.Join(SettingNames(), ", "))
+	return parseName(s, "setting", SettingNames(), settingAliases, settingNames[:])
+}
+
+// settingAliases are the other names of settings, by NameKey.
+var settingAliases = map[string]Setting{
+	"clf":               Classification,
+	"oodloc":            LeaveOutClasses,
+	"leaveoutclasses":   LeaveOutClasses,
+	"normal":            GaussianNoise,
+	"oodfeaturesnormal": GaussianNoise,
+	"oodnormal":         GaussianNoise,
+	"ber":               BernoulliNoise,
+	"oodfeaturesber":    BernoulliNoise,
+	"oodber":            BernoulliNoise,
+	"edges":             RandomEdges,
 }
 
 // ParseSettings parses a comma-separated list of settings; see

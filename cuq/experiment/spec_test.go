@@ -167,13 +167,7 @@ func TestSpecRoundTripAndJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, spec.write(dir))
-	got, err := ReadSpec(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, spec) {
-		t.Errorf("read back %+v, want %+v", got, spec)
-	}
+	got := readBack(t, ReadSpec, dir, spec)
 	want, _ := g.Jobs()
 	jobs, err := got.Jobs()
 	if err != nil || !reflect.DeepEqual(jobs, want) {

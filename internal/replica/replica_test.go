@@ -14,6 +14,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/internal/replica"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 func csbm(t *testing.T, sparse bool) (*graph.Graph, graph.Split) {
@@ -22,15 +23,7 @@ func csbm(t *testing.T, sparse bool) (*graph.Graph, graph.Split) {
 	if sparse {
 		c = c.BagOfWords(5)
 	}
-	g, err := c.Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := g.Split(graph.Stratified(0.1, 0.2, 0.7))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, s
+	return testenv.Split(t, c.Done, graph.Stratified(0.1, 0.2, 0.7))
 }
 
 func readRun(t *testing.T, dir string) *replica.Run {

@@ -39,13 +39,22 @@ func WriteGzipFiles(tb testing.TB, dir string, files map[string]string) {
 // features (1, 2), (3, 4), (5, 6), labels 0, 1, 1, and the official split
 // train {0}, valid {1}, test {2}.
 func TinyOGB() map[string]string {
+	return OGBFiles("0,1\n1,2\n", "1,2\n3,4\n5,6\n", "0\n1\n1\n", "0\n", "1\n", "2\n")
+}
+
+// OGBFiles returns the files of a graph in OGB's raw layout, by their paths
+// below the dataset's directory (write them with WriteGzipFiles), from
+// their CSV contents: the edges, one "from,to" a line; the features and
+// the label of each node, a line a node; and the nodes of the time split's
+// train, valid and test sets, one a line.
+func OGBFiles(edges, features, labels, train, valid, test string) map[string]string {
 	return map[string]string{
-		"raw/edge.csv.gz":         "0,1\n1,2\n",
-		"raw/node-feat.csv.gz":    "1,2\n3,4\n5,6\n",
-		"raw/node-label.csv.gz":   "0\n1\n1\n",
-		"split/time/train.csv.gz": "0\n",
-		"split/time/valid.csv.gz": "1\n",
-		"split/time/test.csv.gz":  "2\n",
+		"raw/edge.csv.gz":         edges,
+		"raw/node-feat.csv.gz":    features,
+		"raw/node-label.csv.gz":   labels,
+		"split/time/train.csv.gz": train,
+		"split/time/valid.csv.gz": valid,
+		"split/time/test.csv.gz":  test,
 	}
 }
 

@@ -2,9 +2,9 @@
 // benchmarks ($CUQ_TEST_DATA when set, otherwise the folder shared/datasets
 // beside the repository, ../shared/datasets seen from the module root),
 // measures what a function allocates, for tests of memory bounds, finds a
-// Python with numpy for the tests against independent numpy scripts, and
+// Python with numpy for the tests against independent numpy scripts,
 // makes the files and the https server that tests of loading and
-// downloading need.
+// downloading need, and makes and splits the graphs of tests.
 package testenv
 
 import (
