@@ -64,13 +64,7 @@ func (r *ReliabilityChart) Done() (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	title := r.title
-	if title == "" {
-		title = "reliability diagram"
-		if r.pred != nil {
-			title = r.pred.Model + ": " + title
-		}
-	}
+	title := titleOf(r.title, r.pred, "reliability diagram")
 	n := len(c.Bins)
 	accuracy := make([]any, n)
 	confidence := make([]any, n)

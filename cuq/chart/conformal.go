@@ -92,13 +92,7 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	title := s.title
-	if title == "" {
-		title = "conformal set sizes"
-		if s.pred != nil {
-			title = s.pred.Model + ": " + title
-		}
-	}
+	title := titleOf(s.title, s.pred, "conformal set sizes")
 	classes := 0
 	for _, d := range dists {
 		classes = max(classes, len(d.Counts)-1)
@@ -142,6 +136,18 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 		"series": series,
 	}
 	return newChart(title, 680, 380+22*len(dists), opt), nil
+}
+
+// titleOf returns title, or when it is empty the default what, after the
+// model's name when the chart is of a prediction.
+func titleOf(title string, pred *cuq.Prediction, what string) string {
+	switch {
+	case title != "":
+		return title
+	case pred != nil:
+		return pred.Model + ": " + what
+	}
+	return what
 }
 
 // distributions returns the distributions to draw and the subtitle: the
