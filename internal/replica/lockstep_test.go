@@ -26,11 +26,11 @@ const lockStepEpochs = 20
 // (GPN, LOP-GPN, CUQ-PPR) and 1.5e-8 (CUQ-GCN, CUQ-GAT, from the epoch
 // where some α come near 1); with a float64-accurate trigamma every loss
 // agrees to 4e-15, every output to 1e-13, and every gradient norm to 6e-14
-// but CUQ-GAT's a_dst, zero up to rounding: 3e-10 of the floor
+// but CUQ-GAT's a_dst, zero up to rounding: 3e-10 to 5e-10 of the floor
 // (replica.GradFloor).
 const (
 	lossTol   = 1e-12
-	gradTol   = 1e-9
+	gradTol   = 2e-9
 	outputTol = 1e-10
 	rankTol   = 0.999 // least Spearman ρ of every uncertainty measure
 )
@@ -75,7 +75,7 @@ func runReplica(t *testing.T, py, dir, dtype string, flags ...string) *replica.R
 // weights, and requires the float64 runs (the replica's with
 // --exact-trigamma) to agree epoch by epoch: the loss and the validation
 // cross entropy to 1e-12 relative, every parameter's gradient norm to
-// 1e-9 (see gradTol), the restored best epoch exactly, the final outputs
+// 2e-9 (see gradTol), the restored best epoch exactly, the final outputs
 // to 1e-10 relative, and the final per-node uncertainty measures to a
 // Spearman ρ ≥ 0.999. The replica's float32 run with torch's trigamma,
 // the reference's, is reported for its drift. Skipped without python3
@@ -102,7 +102,7 @@ func TestLockStep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("float64: max relative difference: loss %.2g, gradient norms %.2g (%s), val CE %.2g, output %.2g; gradient norms by epoch %.1e; Spearman ρ of the measures %v",
+			t.Logf("float64: max relative difference: loss %.2g, gradient norms %.2g (%s), val CE %.2g, output %.2g; gradient norms by epoch %.1e; 1 − Spearman ρ of the measures %v",
 				d.Loss, d.GradNorm, d.WorstGrad, d.ValCE, d.Output, d.GradNormAt, rhos(d))
 			if !(d.Loss <= lossTol && d.ValCE <= lossTol && d.GradNorm <= gradTol) {
 				t.Errorf("float64 runs differ: loss %.3g, val CE %.3g (want ≤ %g), gradient norms %.3g (want ≤ %g)",
@@ -123,7 +123,7 @@ func TestLockStep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("float32: max relative difference: loss %.2g, gradient norms %.2g, val CE %.2g, output %.2g; loss by epoch %.1e; Spearman ρ %v",
+			t.Logf("float32: max relative difference: loss %.2g, gradient norms %.2g, val CE %.2g, output %.2g; loss by epoch %.1e; 1 − Spearman ρ %v",
 				d32.Loss, d32.GradNorm, d32.ValCE, d32.Output, d32.LossAt, rhos(d32))
 		})
 	}
@@ -134,7 +134,7 @@ func rhos(d replica.Drift) string {
 	var s []string
 	for _, u := range []string{"TU", "AU", "EU", "EU_PC", "EU_SO"} {
 		if rho, ok := d.Rank[u]; ok {
-			s = append(s, fmt.Sprintf("%s %.7f", u, rho))
+			s = append(s, fmt.Sprintf("%s %.1e", u, 1-rho))
 		}
 	}
 	return strings.Join(s, ", ")

@@ -28,7 +28,8 @@ func env(key, def string) []string {
 // TestWholeRuns compares whole training runs, as the paper trains them
 // (dropout 0.5, early stopping), of cuqgnn and of the replica in float32,
 // the reference's precision, from the same exported split and initial
-// weights (init 1): per dataset, model and setting, the test accuracy and
+// weights (init 1; the replica's dropout seeded with the split number):
+// per dataset, model and setting, the test accuracy and
 // (leave-out classes) each measure's OOD AUROC, mean ± standard error on
 // both sides, and the paired t-test of the per-split differences. It
 // writes the Markdown table to the file $CUQ_REPLICA_RUNS and runs only
@@ -117,7 +118,7 @@ func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting str
 	}
 	run, goSide := exportAndTrain(t, b.Init(1), model, split)
 	out := filepath.Join(run, "replica")
-	if b, err := exec.Command(py, script(t), run, "--dtype", "float32", "--dropout", "0.5", "--out", out).CombinedOutput(); err != nil {
+	if b, err := exec.Command(py, script(t), run, "--dtype", "float32", "--dropout", "0.5", "--seed", fmt.Sprint(k), "--out", out).CombinedOutput(); err != nil {
 		t.Fatalf("replica: %v\n%s", err, b)
 	}
 	rep, err := replica.ReadResult(out)

@@ -15,7 +15,7 @@ Written from the reference's facts, not from cuqgnn's code: plain torch, no
 torch_geometric. Usage:
 
     replica.py RUN_DIR [--dtype float64|float32] [--epochs N] [--out DIR] [--dropout P]
-               [--exact-trigamma] [--grad-noise EPS] [--threads N]
+               [--seed N] [--exact-trigamma] [--grad-noise EPS] [--threads N]
 """
 
 import argparse
@@ -393,6 +393,7 @@ def main():
     ap.add_argument("--dropout", type=float, default=0.0,
                     help="dropout probability in training, where the reference has it: after the encoder's ReLU "
                          "(APPNP: before its output layer) and between the GCN or GAT layers (default 0)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of torch's generator, which draws the dropout (default 0)")
     ap.add_argument("--exact-trigamma", action="store_true",
                     help="differentiate digamma with a float64-accurate trigamma instead of torch's, which is "
                          "off by up to 5e-10 relative (a control: the reference runs with torch's)")
@@ -400,6 +401,7 @@ def main():
                     help="torch threads (default 1; another count changes the summation order)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
     if args.exact_trigamma:
         global digamma
         digamma = ExactDigamma.apply
