@@ -43,7 +43,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	b, err := replica.Preset(d.Graph, key)
+	b, err := replica.Preset(d.Graph, key, 0)
 	if err != nil {
 		return err
 	}

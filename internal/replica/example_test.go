@@ -23,7 +23,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	b, err := replica.Preset(g, "cuq_ppr")
+	b, err := replica.Preset(g, "cuq_ppr", 0)
 	if err != nil {
 		log.Fatal(err)
 	}

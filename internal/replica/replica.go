@@ -25,15 +25,20 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
 // Models lists the model kinds the replica implements, by the grid's keys.
 var Models = []string{"appnp", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat"}
 
-// Preset returns the paper's preset of model (one of Models) on g with all
-// dropout off, the form the replica trains in lock step.
-func Preset(g *graph.Graph, model string) (*cuq.Builder, error) {
-	enc := cuq.MLP(64).Dropout(0)
+// Preset returns the paper's preset of model (one of Models) on g with
+// every dropout probability set to dropout: 0 is the form the replica
+// trains in lock step, 0.5 the paper's (the replica's --dropout).
+func Preset(g *graph.Graph, model string, dropout float64) (*cuq.Builder, error) {
+	if !(dropout >= 0 && dropout < 1) {
+		return nil, fmt.Errorf("replica: dropout %v not in [0, 1)", dropout)
+	}
+	enc := cuq.MLP(64).Dropout(dropout)
 	switch model {
 	case "appnp":
 		return cuq.APPNPModel(g).Encoder(enc), nil
@@ -44,9 +49,9 @@ func Preset(g *graph.Graph, model string) (*cuq.Builder, error) {
 	case "cuq_ppr":
 		return cuq.CUQPPR(g).Encoder(enc), nil
 	case "cuq_gcn":
-		return cuq.CUQGCN(g).Encoder(enc).Conv(cuq.GCN(64).Dropout(0)), nil
+		return cuq.CUQGCN(g).Encoder(enc).Conv(cuq.GCN(64).Dropout(dropout)), nil
 	case "cuq_gat":
-		return cuq.CUQGAT(g).Encoder(enc).Conv(cuq.GAT(64).Dropout(0)), nil
+		return cuq.CUQGAT(g).Encoder(enc).Conv(cuq.GAT(64).Dropout(dropout)), nil
 	}
 	return nil, fmt.Errorf("replica: unknown model %q (want one of %v)", model, Models)
 }
@@ -126,8 +131,8 @@ type Param struct {
 // split: m's graph, split, labels, initial parameters and hyperparameters.
 // Call it before training. model is m's kind, one of Models; k and
 // teleport are the propagation's (the presets use 10 and 0.1). The replica
-// implements no dropout and no pruning of LOP-GPN's mixture weights: build
-// m with Preset for a lock-step check.
+// implements no pruning of LOP-GPN's mixture weights and dropout only where
+// the reference has it: build m with Preset.
 func Export(dir string, m *cuq.Model, model string, k int, teleport float64, split graph.Split) (*Run, error) {
 	if !slices.Contains(Models, model) {
 		return nil, fmt.Errorf("replica: unknown model %q (want one of %v)", model, Models)
@@ -226,8 +231,9 @@ func writeRaw(path string, data any) error {
 	return f.Close()
 }
 
-// Result is what the replica writes after training: result.json and the
-// final outputs in alpha.f64.
+// Result is what the replica writes after training: result.json, the
+// final outputs in output.f64, the predicted classes in class.i64 and the
+// uncertainty measures in measures.f64.
 type Result struct {
 	Dtype  string  `json:"dtype"` // float64 or float32
 	Epochs []Epoch `json:"epochs"`
@@ -238,7 +244,25 @@ type Result struct {
 	// log-probabilities (APPNP), α (GPN, CUQ-*) or α_ft (LOP-GPN).
 	Output Array     `json:"output"`
 	Values []float64 `json:"-"`
+	// Class is every node's predicted class (argmax of the mean class
+	// probabilities), stored in ClassFile.
+	ClassFile Array    `json:"class"`
+	Class     []int    `json:"-"`
+	Measures  Measures `json:"measures"`
 }
+
+// Measures are the per-node uncertainty measures after training, each
+// computed by the side that trained from its own output: Values[m][i] is
+// measure Names[m] (package uq's names: TU, AU, EU, EU_PC, EU_SO; APPNP has
+// TU only) of node i, stored M×N in the file.
+type Measures struct {
+	Names []string `json:"names"`
+	Array
+	Values [][]float64 `json:"-"`
+}
+
+// measures are the measures Train records, in the replica's order.
+var measures = []uq.Measure{uq.TU, uq.AU, uq.EU, uq.EUPC, uq.EUSO}
 
 // Epoch is one epoch of the replica's training.
 type Epoch struct {
@@ -284,8 +308,8 @@ func (e Epoch) MarshalJSON() ([]byte, error) {
 
 // Train trains m on split with Fit, as the replica trains an exported run,
 // and records the same: every epoch's loss, validation cross entropy and
-// each parameter's gradient norm, the restored best epoch and the output
-// of Model.Forward after training.
+// each parameter's gradient norm, the restored best epoch, the output of
+// Model.Forward after training, and Model.Predict's classes and measures.
 func Train(m *cuq.Model, split graph.Split, opts ...cuq.FitOption) (*Result, error) {
 	r := &Result{Dtype: "float64"}
 	flows, others := m.Parameters()
@@ -314,16 +338,39 @@ func Train(m *cuq.Model, split graph.Split, opts ...cuq.FitOption) (*Result, err
 	}
 	r.Output = Array{File: "output.f64", Dtype: "f8", Shape: []int{out.Rows, out.Cols}}
 	r.Values = out.Data
+	p, err := m.Predict(nil)
+	if err != nil {
+		return nil, err
+	}
+	r.ClassFile = Array{File: "class.i64", Dtype: "i8", Shape: []int{len(p.Class)}}
+	r.Class = p.Class
+	for _, u := range measures {
+		if v := p.Get(u); v != nil {
+			r.Measures.Names = append(r.Measures.Names, u.String())
+			r.Measures.Values = append(r.Measures.Values, v)
+		}
+	}
+	r.Measures.Array = Array{File: "measures.f64", Dtype: "f8", Shape: []int{len(r.Measures.Names), len(p.Class)}}
 	return r, nil
 }
 
-// WriteResult writes r as the replica does: result.json and the output
-// values into dir.
+// WriteResult writes r as the replica does: result.json, the output
+// values, classes and measures into dir.
 func WriteResult(dir string, r *Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	if err := writeRaw(filepath.Join(dir, r.Output.File), r.Values); err != nil {
+		return err
+	}
+	class := make([]int64, len(r.Class))
+	for i, c := range r.Class {
+		class[i] = int64(c)
+	}
+	if err := writeRaw(filepath.Join(dir, r.ClassFile.File), class); err != nil {
+		return err
+	}
+	if err := writeRaw(filepath.Join(dir, r.Measures.File), slices.Concat(r.Measures.Values...)); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(r, "", " ")
@@ -349,10 +396,13 @@ type Drift struct {
 	Loss, GradNorm, ValCE, Output float64
 	WorstGrad                     string    // the parameter and epoch of GradNorm
 	LossAt, GradNormAt            []float64 // the largest per epoch
+	// Rank is Spearman's ρ (see Spearman) of each uncertainty measure over
+	// all nodes, by name.
+	Rank map[string]float64
 }
 
 // Compare returns how far b is from a: both must have run the same epochs
-// and report the same parameters and output shape.
+// and report the same parameters, output shape and measures.
 func Compare(a, b *Result) (Drift, error) {
 	var d Drift
 	if len(a.Epochs) != len(b.Epochs) {
@@ -402,6 +452,17 @@ func Compare(a, b *Result) (Drift, error) {
 	for i, v := range a.Values {
 		d.Output = max(d.Output, rel(v, b.Values[i]))
 	}
+	if !slices.Equal(a.Measures.Names, b.Measures.Names) {
+		return d, fmt.Errorf("replica: measures %v against %v", a.Measures.Names, b.Measures.Names)
+	}
+	d.Rank = make(map[string]float64, len(a.Measures.Names))
+	for m, name := range a.Measures.Names {
+		rho, err := Spearman(a.Measures.Values[m], b.Measures.Values[m])
+		if err != nil {
+			return d, fmt.Errorf("replica: %s: %w", name, err)
+		}
+		d.Rank[name] = rho
+	}
 	return d, nil
 }
 
@@ -432,26 +493,67 @@ func readJSON[T any](path string) (*T, error) {
 	return v, nil
 }
 
-// ReadResult reads the replica's result.json and output from dir.
+// ReadResult reads the replica's result.json, output, classes and
+// measures from dir.
 func ReadResult(dir string) (*Result, error) {
 	r, err := readJSON[Result](filepath.Join(dir, "result.json"))
 	if err != nil {
 		return nil, err
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, r.Output.File))
+	out, err := readRaw(dir, r.Output)
+	if err != nil {
+		return nil, err
+	}
+	r.Values = make([]float64, len(out))
+	for i, w := range out {
+		r.Values[i] = math.Float64frombits(w)
+	}
+	class, err := readRaw(dir, r.ClassFile)
+	if err != nil {
+		return nil, err
+	}
+	r.Class = make([]int, len(class))
+	for i, w := range class {
+		r.Class[i] = int(int64(w))
+	}
+	ms, err := readRaw(dir, r.Measures.Array)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Measures.Shape) != 2 || r.Measures.Shape[0] != len(r.Measures.Names) {
+		return nil, fmt.Errorf("replica: %d measures %v stored in shape %v", len(r.Measures.Names), r.Measures.Names, r.Measures.Shape)
+	}
+	n := r.Measures.Shape[1]
+	for m := range r.Measures.Names {
+		v := make([]float64, n)
+		for i, w := range ms[m*n : (m+1)*n] {
+			v[i] = math.Float64frombits(w)
+		}
+		r.Measures.Values = append(r.Measures.Values, v)
+	}
+	return r, nil
+}
+
+// readRaw reads the little-endian 8-byte words of array a from dir,
+// checking their count against a's shape.
+func readRaw(dir string, a Array) ([]uint64, error) {
+	if a.File == "" {
+		return nil, fmt.Errorf("replica: result.json names no file for an array of shape %v", a.Shape)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, a.File))
 	if err != nil {
 		return nil, err
 	}
 	n := 1
-	for _, s := range r.Output.Shape {
+	for _, s := range a.Shape {
 		n *= s
 	}
 	if len(raw) != 8*n {
-		return nil, fmt.Errorf("replica: %s has %d bytes, want %d float64 of shape %v", r.Output.File, len(raw), n, r.Output.Shape)
+		return nil, fmt.Errorf("replica: %s has %d bytes, want %d values of shape %v", a.File, len(raw), n, a.Shape)
 	}
-	r.Values = make([]float64, n)
-	for i := range r.Values {
-		r.Values[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+	w := make([]uint64, n)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint64(raw[8*i:])
 	}
-	return r, nil
+	return w, nil
 }

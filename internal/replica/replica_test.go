@@ -82,7 +82,7 @@ func TestExportRoundTrip(t *testing.T) {
 	}{{"cuq_gcn", true}, {"gpn", false}, {"appnp", false}} {
 		t.Run(tc.model, func(t *testing.T) {
 			g, split := csbm(t, tc.sparse)
-			b, err := replica.Preset(g, tc.model)
+			b, err := replica.Preset(g, tc.model, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,35 +153,39 @@ func TestExportRejectsBadInput(t *testing.T) {
 	if _, err := replica.Export(t.TempDir(), m, "gpn", 10, 0.1, bad); err == nil {
 		t.Error("a split with a node out of range was exported")
 	}
-	if _, err := replica.Preset(g, "mlp"); err == nil || !strings.Contains(err.Error(), `unknown model "mlp"`) {
+	if _, err := replica.Preset(g, "mlp", 0); err == nil || !strings.Contains(err.Error(), `unknown model "mlp"`) {
 		t.Errorf("Preset: error %v", err)
 	}
 }
 
 func replicaModel(t *testing.T, g *graph.Graph, model string) *cuq.Model {
 	t.Helper()
-	b, err := replica.Preset(g, model)
+	b, err := replica.Preset(g, model, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b.MustBuild()
 }
 
-// ReadResult reads a null validation loss as NaN and the output bit for
-// bit, and rejects an output file of the wrong size.
+// ReadResult reads a null validation loss as NaN, the output, classes and
+// measures bit for bit, and rejects an output file of the wrong size.
 func TestReadResult(t *testing.T) {
 	dir := t.TempDir()
 	js := `{"dtype": "float64", "best_epoch": 2, "best_val_ce": 0.5,
  "epochs": [{"phase": "warmup", "epoch": 1, "loss": 3.5, "val_ce": null, "grad_norms": {"flow.a": 0.25}},
             {"phase": "train", "epoch": 1, "loss": 2.5, "val_ce": 0.75, "grad_norms": {"flow.a": 0.125}}],
- "output": {"file": "output.f64", "dtype": "f8", "shape": [1, 2]}}`
-	if err := os.WriteFile(filepath.Join(dir, "result.json"), []byte(js), 0o644); err != nil {
-		t.Fatal(err)
+ "output": {"file": "output.f64", "dtype": "f8", "shape": [1, 2]},
+ "class": {"file": "class.i64", "dtype": "i8", "shape": [1]},
+ "measures": {"names": ["TU", "EU_PC"], "file": "measures.f64", "dtype": "f8", "shape": [2, 1]}}`
+	var out []byte
+	for _, v := range []float64{1.5, -0.1} {
+		out = binary.LittleEndian.AppendUint64(out, math.Float64bits(v))
 	}
-	out := binary.LittleEndian.AppendUint64(nil, math.Float64bits(1.5))
-	out = binary.LittleEndian.AppendUint64(out, math.Float64bits(-0.1))
-	if err := os.WriteFile(filepath.Join(dir, "output.f64"), out, 0o644); err != nil {
-		t.Fatal(err)
+	for file, b := range map[string][]byte{"result.json": []byte(js), "output.f64": out, "measures.f64": out,
+		"class.i64": binary.LittleEndian.AppendUint64(nil, 1)} {
+		if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r, err := replica.ReadResult(dir)
 	if err != nil {
@@ -194,10 +198,14 @@ func TestReadResult(t *testing.T) {
 	if !slices.Equal(r.Values, []float64{1.5, -0.1}) {
 		t.Errorf("output %v", r.Values)
 	}
+	if !slices.Equal(r.Class, []int{1}) || !slices.Equal(r.Measures.Names, []string{"TU", "EU_PC"}) ||
+		len(r.Measures.Values) != 2 || r.Measures.Values[0][0] != 1.5 || r.Measures.Values[1][0] != -0.1 {
+		t.Errorf("class %v, measures %+v", r.Class, r.Measures)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "output.f64"), out[:8], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replica.ReadResult(dir); err == nil || !strings.Contains(err.Error(), "has 8 bytes, want 2 float64") {
+	if _, err := replica.ReadResult(dir); err == nil || !strings.Contains(err.Error(), "has 8 bytes, want 2 values of shape [1 2]") {
 		t.Errorf("short output: error %v", err)
 	}
 }
@@ -208,8 +216,9 @@ func result(loss float64, grads map[string]float64, out ...float64) *replica.Res
 			{Phase: "warmup", Epoch: 1, Loss: 10, ValCE: math.NaN(), GradNorms: map[string]float64{"w": 1, "a_dst": 0}},
 			{Phase: "train", Epoch: 1, Loss: loss, ValCE: 0.5, GradNorms: grads},
 		},
-		Output: replica.Array{File: "output.f64", Dtype: "f8", Shape: []int{1, len(out)}},
-		Values: out,
+		Output:   replica.Array{File: "output.f64", Dtype: "f8", Shape: []int{1, len(out)}},
+		Values:   out,
+		Measures: replica.Measures{Names: []string{"TU"}, Values: [][]float64{{1, 2, 3}}},
 	}
 }
 
@@ -227,6 +236,17 @@ func TestCompare(t *testing.T) {
 	if !near(d.Loss, 1e-6/(1+1e-6)) || !near(d.GradNorm, 2e-9) || d.WorstGrad != "w at train epoch 1" ||
 		!near(d.Output, 3e-7/(1+3e-7)) || d.ValCE != 0 || len(d.LossAt) != 2 || d.LossAt[0] != 0 {
 		t.Errorf("drift %+v", d)
+	}
+	if d.Rank["TU"] != 1 {
+		t.Errorf("rank correlation of equal measures %v", d.Rank)
+	}
+	b.Measures.Values[0] = []float64{3, 2, 1}
+	if d, err := replica.Compare(a, b); err != nil || d.Rank["TU"] != -1 {
+		t.Errorf("rank correlation of reversed measures %v, %v", d.Rank, err)
+	}
+	b.Measures.Names = []string{"AU"}
+	if _, err := replica.Compare(a, b); err == nil || !strings.Contains(err.Error(), "measures [TU] against [AU]") {
+		t.Errorf("different measures: %v", err)
 	}
 	if d, err := replica.Compare(a, a); err != nil || d.Loss != 0 || d.GradNorm != 0 || d.Output != 0 {
 		t.Errorf("a result against itself: %+v, %v", d, err)

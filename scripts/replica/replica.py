@@ -2,16 +2,20 @@
 """Independent PyTorch replica of the reference implementation's training.
 
 Reads a run exported by cuqgnn (internal/replica.Export: run.json plus raw
-little-endian arrays), trains it as the reference does, with dropout off, and
+little-endian arrays), trains it as the reference does (dropout off unless
+--dropout), and
 writes result.json (per-epoch losses, validation cross entropies and
-per-parameter gradient norms, the restored best epoch) and output.f64 (the
+per-parameter gradient norms, the restored best epoch), output.f64 (the
 final per-node output: log-probabilities for APPNP, alpha for GPN and the
-CUQ models, the per-node alpha_ft for LOP-GPN).
+CUQ models, the per-node alpha_ft for LOP-GPN) and measures.f64 (the final
+per-node uncertainty measures TU, AU, EU, EU_PC, EU_SO, APPNP's TU only,
+computed here from that output) and class.i64 (the predicted classes).
 
 Written from the reference's facts, not from cuqgnn's code: plain torch, no
 torch_geometric. Usage:
 
-    replica.py RUN_DIR [--dtype float64|float32] [--epochs N] [--out DIR] [--threads N]
+    replica.py RUN_DIR [--dtype float64|float32] [--epochs N] [--out DIR] [--dropout P]
+               [--seed N] [--exact-trigamma] [--grad-noise EPS] [--threads N]
 """
 
 import argparse
@@ -49,6 +53,11 @@ def load_dense_csr(run_dir, s, dtype):
     return m
 
 
+def mm(a, b):
+    """a @ b for a dense or sparse a."""
+    return torch.sparse.mm(a, b) if a.is_sparse else a @ b
+
+
 def with_remaining_self_loops(a):
     """A + I where the diagonal is missing (weight 1); existing loops stay."""
     a = a.clone()
@@ -77,8 +86,42 @@ def appnp_prop(a_hat, x, k, t):
     """APPNP propagation: h0 = x; K times x <- (1-t) A_hat x + t h0."""
     h0 = x
     for _ in range(k):
-        x = (1 - t) * (a_hat @ x) + t * h0
+        x = (1 - t) * mm(a_hat, x) + t * h0
     return x
+
+
+def trigamma(x):
+    """psi_1(x) for x > 0 to float64 accuracy: psi_1(x) = psi_1(x+1) + 1/x^2 up to
+    x >= 10, then 1/x + 1/(2x^2) + sum_k B_2k / x^(2k+1) with seven Bernoulli terms.
+
+    torch.polygamma(1, x), digamma's derivative in autograd, shifts only to
+    x >= 6 and stops after B_6: relative error 4.8e-10 at x = 1, 2e-10 at 3,
+    5e-12 at 10 (torch 1.13 to 2.x)."""
+    acc = torch.zeros_like(x)
+    for _ in range(10):
+        small = x < 10
+        acc = acc + torch.where(small, 1 / (x * x), torch.zeros_like(x))
+        x = torch.where(small, x + 1, x)
+    z = 1 / (x * x)
+    series = z * (1 / 6 - z * (1 / 30 - z * (1 / 42 - z * (1 / 30 - z * (5 / 66 - z * (691 / 2730 - z * 7 / 6))))))
+    return acc + 1 / x + 0.5 * z + series / x
+
+
+class ExactDigamma(torch.autograd.Function):
+    """torch.digamma with trigamma() as its derivative (--exact-trigamma)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.digamma(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return g * trigamma(x)
+
+
+digamma = torch.digamma  # ExactDigamma.apply with --exact-trigamma
 
 
 def dirichlet_entropy(alpha):
@@ -86,11 +129,46 @@ def dirichlet_entropy(alpha):
     k = alpha.shape[1]
     a0 = alpha.sum(dim=1)
     exact = (torch.lgamma(alpha).sum(dim=1) - torch.lgamma(a0)
-             + (a0 - k) * torch.digamma(a0)
-             - ((alpha - 1) * torch.digamma(alpha)).sum(dim=1))
+             + (a0 - k) * digamma(a0)
+             - ((alpha - 1) * digamma(alpha)).sum(dim=1))
     approx = (0.5 * (k - 1) + 0.5 * (k - 1) * math.log(2 * math.pi)
               + 0.5 * torch.log(alpha).sum(dim=1) - (k - 0.5) * torch.log(a0))
     return torch.where(a0 >= ENTROPY_APPROX_THRESHOLD, approx, exact)
+
+
+def categorical_entropy(p):
+    """H(p) per row, 0 log 0 = 0."""
+    return -torch.where(p > 0, p * torch.log(p), torch.zeros_like(p)).sum(dim=1)
+
+
+MEASURES = ["TU", "AU", "EU", "EU_PC", "EU_SO"]
+
+
+def mean_probs(kind, out, pi=None):
+    """Mean class probabilities: exp(out) (APPNP), alpha/alpha0, pi @ (alpha/alpha0) (LOP-GPN)."""
+    if kind == "appnp":
+        return torch.exp(out)
+    t = out / out.sum(dim=1, keepdim=True)
+    return pi @ t if kind == "gpn_lop" else t
+
+
+def measures(kind, out, pi=None):
+    """Per-node uncertainty measures (larger = more uncertain) from the final output.
+
+    Dirichlet Dir(alpha), alpha0 = sum alpha, mean t = alpha/alpha0: TU = H(t),
+    AU = sum_k t_k (psi(alpha0+1) - psi(alpha_k+1)), EU = TU - AU, EU_PC = -alpha0,
+    EU_SO = h(Dir(alpha)). LOP-GPN's mixture sum_j pi_ij Dir(alpha_j): TU = H(pi t),
+    AU and alpha0 pi-weighted, EU_SO = sum_j pi_ij h(Dir(alpha_j)) + H(pi_i).
+    APPNP: TU = H(p) only."""
+    tu = categorical_entropy(mean_probs(kind, out, pi))
+    if kind == "appnp":
+        return {"TU": tu}
+    a0 = out.sum(dim=1, keepdim=True)
+    au = (out / a0 * (torch.digamma(a0 + 1) - torch.digamma(out + 1))).sum(dim=1)
+    h, a0 = dirichlet_entropy(out), a0[:, 0]
+    if kind == "gpn_lop":
+        au, a0, h = pi @ au, pi @ a0, pi @ h + categorical_entropy(pi)
+    return dict(zip(MEASURES, [tu, au, tu - au, -a0, h]))
 
 
 class RadialFlows:
@@ -132,7 +210,7 @@ class Replica:
         self.hp = run["train"]
         self.k, self.t = run["k"], run["teleport"]
         if run.get("feature_csr"):
-            self.x = load_dense_csr(run_dir, run["feature_csr"], dtype)
+            self.x = load_dense_csr(run_dir, run["feature_csr"], dtype).to_sparse()
         else:
             self.x = load_array(run_dir, run["feature_dense"], dtype)
         adj = load_dense_csr(run_dir, run["adjacency"], dtype)
@@ -148,10 +226,10 @@ class Replica:
             self.groups[p["group"]].append(p["name"])
         self.order = [p["name"] for p in run["params"]]
         if self.kind in ("appnp", "gpn", "cuq_ppr", "cuq_gcn"):
-            self.a_sym = sym_norm(adj)
+            self.a_sym = sym_norm(adj).to_sparse()
         if self.kind == "gpn_lop":
             n = adj.shape[0]
-            self.pi = appnp_prop(rw_norm(adj), torch.eye(n, dtype=dtype), self.k, self.t)
+            self.pi = appnp_prop(rw_norm(adj).to_sparse(), torch.eye(n, dtype=dtype), self.k, self.t)
         if self.kind == "cuq_gat":
             a = adj.clone()
             a.fill_diagonal_(0)
@@ -165,7 +243,7 @@ class Replica:
             self.flows = RadialFlows(p["flow.x0"], p["flow.a"], p["flow.b"])
 
     def linear(self, name, x):
-        return x @ self.params[name + ".W"] + self.params[name + ".b"]
+        return mm(x, self.params[name + ".W"]) + self.params[name + ".b"]
 
     def gat(self, name, x):
         """Single-head GATConv: e_ij = LeakyReLU(a_src.h_j + a_dst.h_i, 0.2) over
@@ -179,8 +257,14 @@ class Replica:
         att = torch.softmax(e, dim=1)
         return att @ h + p[name + ".b"]
 
+    dropout = 0.0  # --dropout
+    training = False  # dropout is active while the loss is computed
+
+    def drop(self, h):
+        return torch.nn.functional.dropout(h, self.dropout, self.training)
+
     def encode(self):
-        return torch.relu(self.linear("encoder0", self.x))
+        return self.drop(torch.relu(self.linear("encoder0", self.x)))
 
     def output(self):
         """Raw output per node: log-probabilities (APPNP), alpha, or alpha_ft (LOP-GPN)."""
@@ -191,10 +275,10 @@ class Replica:
         if self.kind == "cuq_ppr":
             h = appnp_prop(self.a_sym, h, self.k, self.t)
         elif self.kind == "cuq_gcn":
-            h = torch.relu(self.a_sym @ (h @ self.params["gcn0.W"]) + self.params["gcn0.b"])
-            h = self.a_sym @ (h @ self.params["gcn1.W"]) + self.params["gcn1.b"]
+            h = self.drop(torch.relu(mm(self.a_sym, h @ self.params["gcn0.W"]) + self.params["gcn0.b"]))
+            h = mm(self.a_sym, h @ self.params["gcn1.W"]) + self.params["gcn1.b"]
         elif self.kind == "cuq_gat":
-            h = torch.nn.functional.elu(self.gat("gat0", h))
+            h = self.drop(torch.nn.functional.elu(self.gat("gat0", h)))
             h = self.gat("gat1", h)
         z = self.linear("latent", h)
         log_p = self.flows.log_density(z)
@@ -207,33 +291,30 @@ class Replica:
         return 1.0 + beta
 
     def loss(self):
+        self.training = True
         out = self.output()
+        self.training = False
         y, idx = self.y_train, self.train_nodes
         reg = self.hp["entropy_reg"]
         if self.kind == "appnp":
             return -out[idx, y].mean()
         if self.kind == "gpn_lop":
             pi = self.pi[idx]
-            d = torch.digamma(out.sum(dim=1, keepdim=True)) - torch.digamma(out)
+            d = digamma(out.sum(dim=1, keepdim=True)) - digamma(out)
             uce = (pi @ d)[torch.arange(len(idx)), y].sum()
             w = torch.where(pi > 0, pi * torch.log(pi), torch.zeros_like(pi))
             h_cat = -w.sum()
             return uce + reg * ((pi @ (-dirichlet_entropy(out))).sum() - h_cat)
         a = out[idx]
-        uce = (torch.digamma(a.sum(dim=1)) - torch.digamma(a[torch.arange(len(idx)), y])).sum()
+        uce = (digamma(a.sum(dim=1)) - digamma(a[torch.arange(len(idx)), y])).sum()
         return uce + reg * (-dirichlet_entropy(a)).sum()
 
     def val_ce(self):
         with torch.no_grad():
             out = self.output()
-            if self.kind == "appnp":
-                p = torch.exp(out)
-            else:
-                if torch.isnan(out).any():
-                    sys.exit("NaN output in evaluation")
-                p = out / out.sum(dim=1, keepdim=True)
-                if self.kind == "gpn_lop":
-                    p = self.pi @ p
+            if torch.isnan(out).any():
+                sys.exit("NaN output in evaluation")
+            p = mean_probs(self.kind, out, getattr(self, "pi", None))
             return -torch.log(p[self.val_nodes, self.y_val]).mean().item()
 
     grad_noise = 0.0
@@ -309,21 +390,42 @@ def main():
     ap.add_argument("--grad-noise", type=float, default=0.0,
                     help="multiply every gradient element by (1 + NOISE*u), u uniform in [-1, 1], before each "
                          "step: a control of how rounding-sized differences grow over the epochs (default 0)")
+    ap.add_argument("--dropout", type=float, default=0.0,
+                    help="dropout probability in training, where the reference has it: after the encoder's ReLU "
+                         "(APPNP: before its output layer) and between the GCN or GAT layers (default 0)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of torch's generator, which draws the dropout (default 0)")
+    ap.add_argument("--exact-trigamma", action="store_true",
+                    help="differentiate digamma with a float64-accurate trigamma instead of torch's, which is "
+                         "off by up to 5e-10 relative (a control: the reference runs with torch's)")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (default 1; another count changes the summation order)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    if args.exact_trigamma:
+        global digamma
+        digamma = ExactDigamma.apply
     dtype = getattr(torch, args.dtype)
     r = Replica(args.run_dir, dtype)
-    r.grad_noise = args.grad_noise
+    r.grad_noise, r.dropout = args.grad_noise, args.dropout
     log, best_epoch, best = r.train(args.epochs or r.hp["max_epochs"])
     with torch.no_grad():
-        out = r.output().to(torch.float64).numpy()
+        out = r.output()
+        pi = getattr(r, "pi", None)
+        cls = mean_probs(r.kind, out, pi).argmax(dim=1).numpy()
+        ms = measures(r.kind, out, pi)
+        ms = torch.stack(list(ms.values())).to(torch.float64).numpy()
+        out = out.to(torch.float64).numpy()
     out_dir = args.out or args.run_dir
     os.makedirs(out_dir, exist_ok=True)
     out.astype("<f8").tofile(os.path.join(out_dir, "output.f64"))
+    ms.astype("<f8").tofile(os.path.join(out_dir, "measures.f64"))
+    cls.astype("<i8").tofile(os.path.join(out_dir, "class.i64"))
     result = {"dtype": args.dtype, "epochs": log, "best_epoch": best_epoch, "best_val_ce": best,
-              "output": {"file": "output.f64", "dtype": "f8", "shape": list(out.shape)}}
+              "output": {"file": "output.f64", "dtype": "f8", "shape": list(out.shape)},
+              "class": {"file": "class.i64", "dtype": "i8", "shape": [len(cls)]},
+              "measures": {"names": MEASURES[:len(ms)], "file": "measures.f64", "dtype": "f8",
+                           "shape": list(ms.shape)}}
     with open(os.path.join(out_dir, "result.json"), "w") as f:
         json.dump(result, f, indent=1)
 

@@ -1,0 +1,164 @@
+package replica_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
+	"github.com/cuqgnn/cuqgnn/cuq/experiment"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/internal/replica"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
+)
+
+// env returns the comma-separated list in the environment variable key,
+// or def.
+func env(key, def string) []string {
+	if v := os.Getenv(key); v != "" {
+		def = v
+	}
+	return strings.Split(def, ",")
+}
+
+// TestWholeRuns compares whole training runs, as the paper trains them
+// (dropout 0.5, early stopping), of cuqgnn and of the replica in float32,
+// the reference's precision, from the same exported split and initial
+// weights (init 1; the replica's dropout seeded with the split number):
+// per dataset, model and setting, the test accuracy and
+// (leave-out classes) each measure's OOD AUROC, mean ± standard error on
+// both sides, and the paired t-test of the per-split differences. It
+// writes the Markdown table to the file $CUQ_REPLICA_RUNS and runs only
+// when that is set:
+//
+//	CUQ_REPLICA_RUNS=runs.md go test ./internal/replica -run TestWholeRuns -v -timeout 0
+//
+// $CUQ_REPLICA_DATASETS (CoraML,CiteSeer), $CUQ_REPLICA_MODELS (all of
+// replica.Models), $CUQ_REPLICA_SETTINGS (classification,
+// leave_out_classes) and $CUQ_REPLICA_SPLITS (10) narrow it.
+func TestWholeRuns(t *testing.T) {
+	file := os.Getenv("CUQ_REPLICA_RUNS")
+	if file == "" {
+		t.Skip("set CUQ_REPLICA_RUNS=FILE.md to compare whole runs with the replica")
+	}
+	py := python(t)
+	dir := testenv.RequireDatasets(t)
+	splits, err := strconv.Atoi(env("CUQ_REPLICA_SPLITS", "10")[0])
+	if err != nil || splits < 2 {
+		t.Fatalf("CUQ_REPLICA_SPLITS: want a number ≥ 2: %v", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| dataset | model | setting | metric | cuqgnn | replica (float32) | difference | paired t p |\n|---|---|---|---|---|---|---|---|\n")
+	for _, name := range env("CUQ_REPLICA_DATASETS", "CoraML,CiteSeer") {
+		d, err := experiment.LoadDataset(name, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, model := range env("CUQ_REPLICA_MODELS", strings.Join(replica.Models, ",")) {
+			for _, setting := range env("CUQ_REPLICA_SETTINGS", "classification,leave_out_classes") {
+				var metrics []string
+				values := map[string][2][]float64{}
+				for k := 1; k <= splits; k++ {
+					names, sides := wholeRun(t, py, d, model, setting, k)
+					metrics = names
+					for i, n := range names {
+						v := values[n]
+						v[0], v[1] = append(v[0], sides[0][i]), append(v[1], sides[1][i])
+						values[n] = v
+					}
+				}
+				for _, n := range metrics {
+					p, err := replica.PairedT(values[n][0], values[n][1])
+					if err != nil {
+						t.Fatal(err)
+					}
+					row := fmt.Sprintf("| %s | %s | %s | %s | %.1f ± %.1f | %.1f ± %.1f | %+.1f ± %.1f | %.2f |\n", d.Name, model, setting, n,
+						100*p.MeanA, 100*p.SEA, 100*p.MeanB, 100*p.SEB, 100*p.MeanDiff, 100*p.SEDiff, p.P)
+					t.Log(row)
+					b.WriteString(row)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\n%d splits × init 1 per row; mean ± standard error in percent; the difference is cuqgnn − replica per run, tested by the paired t-test (%d degrees of freedom).\n", splits, splits-1)
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wholeRun trains model on split k of d in setting (classification or
+// leave_out_classes) in cuqgnn and in the replica, and returns the metric
+// names and both sides' values: the test accuracy (in-distribution test
+// nodes under leave-out classes) and then each measure's OOD AUROC.
+func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting string, k int) ([]string, [2][]float64) {
+	t.Helper()
+	s, err := d.Split(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, split, id, ood := d.Graph, s, s.Test, []int(nil)
+	switch setting {
+	case "classification":
+	case "leave_out_classes":
+		loc, err := graph.LeaveOutClasses(d.Graph, s, d.LeftOut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, split, id, ood = loc.Graph, loc.Split, loc.IDTest, loc.OODTest
+	default:
+		t.Fatalf("setting %q (want classification or leave_out_classes)", setting)
+	}
+	b, err := replica.Preset(g, model, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, goSide := exportAndTrain(t, b.Init(1), model, split)
+	out := filepath.Join(run, "replica")
+	if b, err := exec.Command(py, script(t), run, "--dtype", "float32", "--dropout", "0.5", "--seed", fmt.Sprint(k), "--out", out).CombinedOutput(); err != nil {
+		t.Fatalf("replica: %v\n%s", err, b)
+	}
+	rep, err := replica.ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	var sides [2][]float64
+	for i, r := range []*replica.Result{goSide, rep} {
+		right := 0
+		for _, n := range id {
+			if r.Class[n] == g.Labels[n] {
+				right++
+			}
+		}
+		names = []string{"Acc"}
+		sides[i] = append(sides[i], float64(right)/float64(len(id)))
+		if ood == nil {
+			continue
+		}
+		for j, u := range r.Measures.Names {
+			v := r.Measures.Values[j]
+			auc, err := eval.AUROC(pick(v, id), pick(v, ood))
+			if err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, "AUROC "+u)
+			sides[i] = append(sides[i], auc)
+		}
+	}
+	t.Logf("%s %s %s split %d: epochs %d / %d, cuqgnn %.3f, replica %.3f", d.Name, model, setting, k,
+		len(goSide.Epochs), len(rep.Epochs), sides[0], sides[1])
+	return names, sides
+}
+
+// pick returns v at the given nodes.
+func pick(v []float64, nodes []int) []float64 {
+	out := make([]float64, len(nodes))
+	for i, n := range nodes {
+		out[i] = v[n]
+	}
+	return out
+}
