@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"maps"
@@ -114,7 +115,7 @@ func (res *Results) aggregateExtended(records []*Record) error {
 		if c := int(a.model) - int(b.model); c != 0 {
 			return c
 		}
-		return compareFloat(a.severity, b.severity)
+		return cmp.Compare(a.severity, b.severity)
 	})
 	res.Reliability, res.SetSizes = map[string]map[Model][]BinCount{}, map[string]map[Model]map[string][]int{}
 	for _, k := range keys {
@@ -147,16 +148,6 @@ func addCounts[T any](a, b []T, add func(T, T) T) []T {
 		a[i] = add(a[i], v)
 	}
 	return a
-}
-
-func compareFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // extendedColumn is a column of a Markdown table of the extended table.

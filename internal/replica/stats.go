@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -16,7 +17,7 @@ func Ranks(x []float64) []float64 {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(x[a], x[b]) })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
 	r := make([]float64, len(x))
 	for lo := 0; lo < len(idx); {
 		hi := lo + 1
@@ -29,16 +30,6 @@ func Ranks(x []float64) []float64 {
 		lo = hi
 	}
 	return r
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Spearman returns Spearman's rank correlation of x and y: Pearson's
