@@ -95,8 +95,16 @@ type RunOptions struct {
 //     (graph.PerturbFeatures, seed 42); accuracy on all test nodes, ID and
 //     OOD accuracy on the clean and perturbed test nodes, AUROCs.
 //
+//   - RandomEdges, DICE: the classification model is evaluated on a graph
+//     whose edges are perturbed (graph.PerturbStructure, StructureFraction
+//     of them, seed 42); the OOD test nodes are those incident to a changed
+//     edge. GKDE, which has nothing to train, is estimated anew there;
+//   - GaussianSweep, BernoulliSweep: the noise settings at every severity
+//     of the noise's sweep, one result per severity in Result.Sweep.
+//
 // Each OOD result also holds the mean uncertainty of the ID and OOD test
-// nodes per measure, for the Change columns of id_ood.csv.
+// nodes per measure, for the Change columns of id_ood.csv, and every
+// result the metrics beyond the paper (Result.Metrics; see Metric).
 func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, error) {
 	if err := j.validate(); err != nil {
 		return nil, err
