@@ -93,8 +93,7 @@ type RunOptions struct {
 //   - GaussianNoise, BernoulliNoise: the classification model is evaluated
 //     on a graph whose features of 10% of the nodes are replaced
 //     (graph.PerturbFeatures, seed 42); accuracy on all test nodes, ID and
-//     OOD accuracy on the clean and perturbed test nodes, AUROCs.
-//
+//     OOD accuracy on the clean and perturbed test nodes, AUROCs;
 //   - RandomEdges, DICE: the classification model is evaluated on a graph
 //     whose edges are perturbed (graph.PerturbStructure, StructureFraction
 //     of them, seed 42); the OOD test nodes are those incident to a changed
