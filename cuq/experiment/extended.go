@@ -154,19 +154,3 @@ func classificationMetrics(pred *cuq.Prediction, split graph.Split, res *Result)
 	}
 	return nil
 }
-
-// detectionMetrics records in res, for every measure, the AUPR-Out,
-// AUPR-In and FPR@95 of detecting the ood nodes among the id nodes.
-func detectionMetrics(pred *cuq.Prediction, id, ood []int, res *Result) error {
-	res.Metrics = map[string]float64{}
-	for _, m := range pred.Available() {
-		d, err := pred.OODDetection(m, id, ood)
-		if err != nil {
-			return err
-		}
-		res.Metrics[AUPROut.Key(m.String())] = d.AUPRPositive
-		res.Metrics[AUPRIn.Key(m.String())] = d.AUPRNegative
-		res.Metrics[FPR95.Key(m.String())] = d.FPR95
-	}
-	return nil
-}

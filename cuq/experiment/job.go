@@ -249,7 +249,8 @@ func classification(pred *cuq.Prediction, split graph.Split) (*Result, error) {
 
 // detection evaluates OOD detection of the ood nodes against the id nodes:
 // their accuracies, each measure's AUROC (OOD positive, uncertainty as
-// score) and mean uncertainties. Non-finite means are left out.
+// score), its AUPR-Out, AUPR-In and FPR@95 (Result.Metrics) and mean
+// uncertainties. Non-finite means are left out.
 func detection(pred *cuq.Prediction, labels, id, ood []int) (*Result, error) {
 	if len(id) == 0 || len(ood) == 0 {
 		return nil, fmt.Errorf("need ID and OOD test nodes, have %d ID and %d OOD", len(id), len(ood))
@@ -263,7 +264,7 @@ func detection(pred *cuq.Prediction, labels, id, ood []int) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{IDAccuracy: &idAcc, OODAccuracy: &oodAcc, NumID: len(id), NumOOD: len(ood),
-		AUROC: map[string]float64{}, IDMean: map[string]float64{}, OODMean: map[string]float64{}}
+		AUROC: map[string]float64{}, IDMean: map[string]float64{}, OODMean: map[string]float64{}, Metrics: map[string]float64{}}
 	for _, m := range pred.Available() {
 		ui, err := pred.UncertaintyOf(m, id)
 		if err != nil {
@@ -273,15 +274,18 @@ func detection(pred *cuq.Prediction, labels, id, ood []int) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if res.AUROC[m.String()], err = eval.AUROC(ui, uo); err != nil {
+		// DetectionOf's AUROC is eval.AUROC of the same scores.
+		d, err := eval.DetectionOf(ui, uo)
+		if err != nil {
 			return nil, err
 		}
+		res.AUROC[m.String()] = d.AUROC
+		res.Metrics[AUPROut.Key(m.String())] = d.AUPRPositive
+		res.Metrics[AUPRIn.Key(m.String())] = d.AUPRNegative
+		res.Metrics[FPR95.Key(m.String())] = d.FPR95
 		if mi, mo := mean(ui), mean(uo); finite(mi) && finite(mo) {
 			res.IDMean[m.String()], res.OODMean[m.String()] = mi, mo
 		}
-	}
-	if err := detectionMetrics(pred, id, ood, res); err != nil {
-		return nil, err
 	}
 	return res, nil
 }
