@@ -5,7 +5,8 @@
 // finds, downloads, checksums and caches them, and seeded synthetic
 // generators (contextual stochastic block models, lattices, Barabási–Albert
 // growth, an Arxiv-sized graph) for experiments without data and for
-// teaching.
+// teaching. WriteNPZ writes any graph in the gnn-benchmark .npz layout, so
+// that other programs (the PyTorch baselines) read the very same graph.
 //
 // Every loader processes its files as PyTorch Geometric does for the
 // reference implementation, so node, edge, feature and class counts equal

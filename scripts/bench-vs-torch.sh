@@ -2,39 +2,66 @@
 # bench-vs-torch.sh times a training epoch and an evaluation pass of every
 # paper model with a PyTorch timing script (CPU, 2 threads; see
 # docs/performance.md) and with cuqgnn (cuq bench), one after the other on
-# the same machine, and prints both with the ratio cuqgnn / PyTorch (the
-# target is at most 0.2).
+# the same machine and on the very same graph, dataset by dataset, and
+# prints a Markdown table of both with the ratio cuqgnn / PyTorch (the
+# target is at most 0.2) and each process's peak resident memory.
 #
-#   scripts/bench-vs-torch.sh TORCH_SCRIPT DATA_DIR [DATASET] [EPOCHS]
+#   scripts/bench-vs-torch.sh TORCH_SCRIPT DATA_DIR [DATASETS] [EPOCHS]
 #
 # TORCH_SCRIPT takes "NPZ --epochs N --threads 2" and prints lines
-# "<model> train_ms=<x> eval_ms=<y>", as `cuq bench` does. Defaults:
-# CoraML, 50 epochs. PyTorch comes from Debian (apt-get install -y
-# python3-torch python3-scipy).
+# "<model> train_ms=<x> eval_ms=<y>", as `cuq bench` does. DATASETS is a
+# comma-separated list of dataset names and "arxivlike" (the synthetic
+# graph of OGBN Arxiv's size); default: CoraML, CiteSeer, AmazonPhotos,
+# AmazonComputers and arxivlike. EPOCHS defaults to 30. Each graph is
+# written as an .npz file by `cuq bench -write-npz` and both programs read
+# that file. PyTorch comes from Debian (apt-get install -y python3-torch
+# python3-scipy); peak memory needs GNU time (apt-get install -y time).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-reference=${1:?usage: bench-vs-torch.sh TORCH_SCRIPT DATA_DIR [DATASET] [EPOCHS]}
-data=${2:?usage: bench-vs-torch.sh TORCH_SCRIPT DATA_DIR [DATASET] [EPOCHS]}
-dataset=${3:-CoraML}
-epochs=${4:-50}
-declare -A files=([CoraML]=cora_ml.npz [CiteSeer]=citeseer.npz [AmazonPhotos]=amazon_electronics_photo.npz [AmazonComputers]=amazon_electronics_computers.npz)
-npz=$data/${files[$dataset]:?unknown dataset $dataset}
+usage="usage: bench-vs-torch.sh TORCH_SCRIPT DATA_DIR [DATASETS] [EPOCHS]"
+reference=${1:?$usage}
+data=${2:?$usage}
+IFS=, read -r -a names <<<"${3:-CoraML,CiteSeer,AmazonPhotos,AmazonComputers,arxivlike}"
+epochs=${4:-30}
 py=/usr/bin/python3
 [[ -x $py ]] || py=python3
+timer=()
+[[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f "peak_rss_kb=%M")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$repo" && go build -o "$tmp/cuq" ./cmd/cuq)
-echo "== PyTorch ($reference)"
-"$py" "$reference" "$npz" --epochs "$epochs" --threads 2 2>/dev/null | tee "$tmp/torch.txt"
-echo "== cuqgnn"
-"$tmp/cuq" bench -data "$data" -dataset "$dataset" -epochs "$epochs" | tee "$tmp/go.txt"
-echo
-awk '
-function val(s, key,   i, n, kv) { n = split(s, kv, " "); for (i = 2; i <= n; i++) if (index(kv[i], key "=") == 1) return substr(kv[i], length(key) + 2); return "" }
-FNR == NR && / train_ms=/ { tt[$1] = val($0, "train_ms"); te[$1] = val($0, "eval_ms"); next }
-/ train_ms=/ {
-	if (!($1 in tt)) { printf "%-8s train %8.2f ms                           eval %7.2f ms\n", $1, val($0, "train_ms"), val($0, "eval_ms"); next }
-	gt = val($0, "train_ms"); ge = val($0, "eval_ms")
-	printf "%-8s train %8.2f ms vs %8.2f ms  ratio %.2f   eval %7.2f ms vs %7.2f ms  ratio %.2f\n", $1, gt, tt[$1], gt / tt[$1], ge, te[$1], ge / te[$1]
-}' "$tmp/torch.txt" "$tmp/go.txt"
+
+# peak prints the peak resident memory in MiB that GNU time wrote into $1.
+peak() { sed -n 's/^peak_rss_kb=//p' "$1" | awk '{ printf "%.0f", $1 / 1024 }'; }
+
+echo "| dataset | model | train ms, cuqgnn / PyTorch | ratio | eval ms, cuqgnn / PyTorch | ratio |"
+echo "|---|---|---|---|---|---|"
+memory=()
+for name in "${names[@]}"; do
+	npz=$tmp/$name.npz
+	"$tmp/cuq" bench -data "$data" -dataset "$name" -write-npz "$npz" >/dev/null
+	"${timer[@]}" "$py" "$reference" "$npz" --epochs "$epochs" --threads 2 >"$tmp/torch.txt" 2>"$tmp/torch.err" ||
+		{ cat "$tmp/torch.err" >&2; exit 1; }
+	"${timer[@]}" "$tmp/cuq" bench -dataset "$npz" -epochs "$epochs" >"$tmp/go.txt" 2>"$tmp/go.err" ||
+		{ cat "$tmp/go.err" >&2; exit 1; }
+	awk -v dataset="$name" '
+	function val(s, key,   i, n, kv) { n = split(s, kv, " "); for (i = 2; i <= n; i++) if (index(kv[i], key "=") == 1) return substr(kv[i], length(key) + 2); return "" }
+	FNR == NR && / train_ms=/ { tt[$1] = val($0, "train_ms"); te[$1] = val($0, "eval_ms"); next }
+	/ train_ms=/ {
+		gt = val($0, "train_ms"); ge = val($0, "eval_ms")
+		if (!($1 in tt)) { printf "| %s | %s | %.1f / – | – | %.1f / – | – |\n", dataset, $1, gt, ge; next }
+		printf "| %s | %s | %.1f / %.1f | %.2f | %.1f / %.1f | %.2f |\n", dataset, $1, gt, tt[$1], gt / tt[$1], ge, te[$1], ge / te[$1]
+	}' "$tmp/torch.txt" "$tmp/go.txt"
+	if ((${#timer[@]})); then
+		memory+=("| $name | $(peak "$tmp/go.err") | $(peak "$tmp/torch.err") |")
+	fi
+done
+if ((${#memory[@]})); then
+	echo
+	echo "Peak resident memory of each process ($epochs training epochs and evaluation passes of every model), MiB:"
+	echo
+	echo "| dataset | cuqgnn | PyTorch |"
+	echo "|---|---|---|"
+	printf '%s\n' "${memory[@]}"
+fi

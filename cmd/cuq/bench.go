@@ -1,10 +1,9 @@
 package main
 
 import (
-	"github.com/cuqgnn/cuqgnn/internal/memstat"
-
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/experiment"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/memstat"
 )
 
 // arxivLikeName selects datasets.ArxivLike, the synthetic graph of OGBN
@@ -24,11 +24,14 @@ const arxivLikeName = "arxivlike"
 // eval_ms=<y>".
 // With -fit it instead trains each model to early stopping and prints the
 // time, the epochs, the test accuracy and the peak resident memory of the
-// process.
+// process. With -write-npz FILE it writes the benchmark graph as an .npz
+// file (datasets.WriteNPZ) and times nothing, so that the PyTorch baseline
+// can run on the very same graph; -dataset FILE.npz benches such a file.
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", "[-data DIR] [-dataset NAME] [-models M,N] [-epochs N] [-fit]", stderr)
+	fs := newFlagSet("bench", "[-data DIR] [-dataset NAME|FILE.npz] [-models M,N] [-epochs N] [-fit | -write-npz FILE]", stderr)
 	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files ($CUQ_DATA, else the user cache directory)")
-	name := fs.String("dataset", "CoraML", "dataset name, synthetic, or "+arxivLikeName+" (synthetic, OGBN Arxiv's size)")
+	name := fs.String("dataset", "CoraML", "dataset name, synthetic, "+arxivLikeName+" (synthetic, OGBN Arxiv's size), or an .npz file")
+	writeNPZ := fs.String("write-npz", "", "write the benchmark graph to this .npz file and time nothing")
 	models := fs.String("models", strings.Join(experiment.Keys(experiment.AllModels), ","), "comma-separated models (the paper's by default)")
 	epochs := fs.Int("epochs", 50, "timed training epochs per model (evaluation passes: epochs/5)")
 	fit := fs.Bool("fit", false, "train each model to early stopping and report time and peak memory")
@@ -38,6 +41,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *epochs < 1 {
 		return fmt.Errorf("bench: -epochs must be positive")
 	}
+	if *fit && *writeNPZ != "" {
+		return fmt.Errorf("bench: -fit and -write-npz exclude each other")
+	}
 	ms, err := experiment.ParseModels(*models)
 	if err != nil {
 		return err
@@ -45,6 +51,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	g, split, err := benchGraph(*name, *dataDir, flagSet(fs, "dataset"), stderr)
 	if err != nil {
 		return err
+	}
+	if *writeNPZ != "" {
+		if err := datasets.WriteNPZ(*writeNPZ, g); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d nodes, %d features, %d classes, %d edge entries) to %s\n", g.Name, g.N, g.NumFeatures(), g.NumClasses, g.NumEdges(), *writeNPZ)
+		return nil
 	}
 	fmt.Fprintf(stdout, "cuqgnn nodes=%d features=%d classes=%d edges=%d\n", g.N, g.NumFeatures(), g.NumClasses, g.NumEdges())
 	large := g.N > 100000
@@ -80,12 +93,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 func benchGraph(name, dir string, explicit bool, stderr io.Writer) (*graph.Graph, graph.Split, error) {
 	var g *graph.Graph
 	var official *graph.Split
-	if strings.EqualFold(name, arxivLikeName) {
-		var err error
+	var err error
+	switch {
+	case strings.EqualFold(name, arxivLikeName):
 		if g, err = datasets.ArxivLike(1); err != nil {
 			return nil, graph.Split{}, err
 		}
-	} else {
+	case strings.HasSuffix(name, ".npz"):
+		if g, err = datasets.LoadNPZ(name, strings.TrimSuffix(filepath.Base(name), ".npz")); err != nil {
+			return nil, graph.Split{}, err
+		}
+	default:
 		d, err := loadOrSynthetic(name, dir, explicit, stderr)
 		if err != nil {
 			return nil, graph.Split{}, err

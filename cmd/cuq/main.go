@@ -7,7 +7,7 @@
 //	cuq grid   [-data DIR] [-datasets A,B] [-models M,N] [-settings S,T] [-splits N] [-inits N] [-out OUT] [-shard i/n|auto | -claim [-lease D]]
 //	cuq merge  -out OUT DIR...
 //	cuq report [-out OUT] DIR...
-//	cuq bench  [-data DIR] [-dataset NAME] [-models M,N] [-epochs N]
+//	cuq bench  [-data DIR] [-dataset NAME|FILE.npz] [-models M,N] [-epochs N] [-fit | -write-npz FILE]
 //	cuq download [-data DIR] [-mirror URL] NAME...
 //	cuq export [-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-epochs N] -out DIR
 //
@@ -25,7 +25,8 @@
 // directory and claim its jobs one by one, taking over those of workers
 // that died. merge builds the tables and the report from the output
 // directories.
-// report rebuilds the report alone. bench times training epochs. download
+// report rebuilds the report alone. bench times training epochs (or, with
+// -write-npz, writes its graph for the PyTorch baseline). download
 // fetches the named datasets (or all) into the data directory, checking
 // their sizes and SHA-256 (package datasets). export writes one run
 // (graph, split, initial weights, hyperparameters; dropout off) for the

@@ -182,6 +182,26 @@ func TestBenchOutputFormat(t *testing.T) {
 	}
 }
 
+// bench -write-npz writes the benchmark graph, and bench -dataset FILE.npz
+// times on it: the graph the PyTorch baseline reads.
+func TestBenchWritesAndReadsNPZ(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "synthetic.npz")
+	out, _, err := runCLI("bench", "-dataset", "synthetic", "-write-npz", path)
+	if err != nil || !strings.Contains(out, "wrote Synthetic (3000 nodes, ") {
+		t.Fatalf("write: %v\n%s", err, out)
+	}
+	out, _, err = runCLI("bench", "-dataset", path, "-models", "appnp", "-epochs", "1")
+	if err != nil || !strings.HasPrefix(out, "cuqgnn nodes=3000 ") || !strings.Contains(out, "\nappnp train_ms=") {
+		t.Fatalf("bench on the npz: %v\n%s", err, out)
+	}
+	if _, _, err := runCLI("bench", "-fit", "-write-npz", path); err == nil || !strings.Contains(err.Error(), "-fit and -write-npz exclude each other") {
+		t.Errorf("-fit with -write-npz: %v", err)
+	}
+	if _, _, err := runCLI("bench", "-dataset", filepath.Join(t.TempDir(), "none.npz")); err == nil || !strings.Contains(err.Error(), "none.npz") {
+		t.Errorf("missing npz: %v", err)
+	}
+}
+
 // With no dataset file the grid runs on the synthetic graph, so the main
 // job works on a fresh machine.
 func TestGridFallsBackToSynthetic(t *testing.T) {

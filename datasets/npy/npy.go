@@ -1,5 +1,6 @@
 // Package npy reads NumPy arrays: single .npy files and .npz archives of
 // them, as written by numpy.save, numpy.savez and numpy.savez_compressed.
+// It also writes them (Write, WriteNPZ) in the same formats.
 //
 // The reader is strict and small. It accepts format versions 1.0, 2.0 and
 // 3.0, C-order arrays (fortran_order False) of the little-endian dtypes
