@@ -405,6 +405,7 @@ func BenchmarkOps(b *testing.B) {
 		{"Tanh", func(tp *Tape) *Value { return tp.Tanh(x) }},
 		{"GatherRows", func(tp *Tape) *Value { return tp.GatherRows(x, idx) }},
 		{"ScatterAddRows", func(tp *Tape) *Value { return tp.ScatterAddRows(e, idx, nodes) }},
+		{"Dropout", func(tp *Tape) *Value { return tp.Dropout(x, 0.5, rng) }},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
