@@ -14,12 +14,14 @@ import (
 )
 
 // runExport runs the export subcommand: one run (dataset, model, split,
-// init, all dropout off) written for the PyTorch replica in
+// init; dropout off unless -dropout) written for the PyTorch replica in
 // scripts/replica, and with -epochs also cuqgnn's own training of it in
-// the replica's result format.
+// the replica's result format. With -dropout, the replica's --go-dropout
+// SEED,INIT (printed) draws the same dropout masks as cuqgnn.
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	run := newRunFlags("export", "[-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-epochs N] -out DIR", replica.Models, stderr)
+	run := newRunFlags("export", "[-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-dropout P] [-epochs N] -out DIR", replica.Models, stderr)
 	fs := run.fs
+	dropout := fs.Float64("dropout", 0, "dropout probability where the reference has it (0: off, for a lock-step comparison)")
 	epochs := fs.Int("epochs", 0, "also train cuqgnn for this many main epochs after the warm-up, writing OUT/cuqgnn/result.json (0: export only)")
 	out := fs.String("out", "", "output directory")
 	if err := parseFlags(fs, args); err != nil {
@@ -43,7 +45,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	b, err := replica.Preset(d.Graph, key, 0)
+	b, err := replica.Preset(d.Graph, key, *dropout)
 	if err != nil {
 		return err
 	}
@@ -57,7 +59,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, err := replica.Export(*out, m, key, 10, 0.1, s); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "exported %s on %s (%d nodes), split %d, init %d, dropout off, to %s\n", m.Name(), d.Name, d.Graph.N, run.split, run.init, *out)
+	drop := "dropout off"
+	if *dropout > 0 {
+		drop = fmt.Sprintf("dropout %g (replica: --dropout %g --go-dropout %d,%d)", *dropout, *dropout, m.Training().Seed, m.Training().Init)
+	}
+	fmt.Fprintf(stdout, "exported %s on %s (%d nodes), split %d, init %d, %s, to %s\n", m.Name(), d.Name, d.Graph.N, run.split, run.init, drop, *out)
 	if *epochs == 0 {
 		return nil
 	}

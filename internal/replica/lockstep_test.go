@@ -79,54 +79,77 @@ func runReplica(t *testing.T, py, dir, dtype string, flags ...string) *replica.R
 // to 1e-10 relative, and the final per-node uncertainty measures to a
 // Spearman ρ ≥ 0.999. The replica's float32 run with torch's trigamma,
 // the reference's, is reported for its drift. Skipped without python3
-// and torch.
+// and torch. $CUQ_REPLICA_LOCKSTEP names other shared datasets to check
+// (comma-separated, e.g. CoraML,CiteSeer,AmazonPhotos,AmazonComputers);
+// the default, CoraML, keeps the test suite's time down.
 func TestLockStep(t *testing.T) {
 	py := python(t)
-	g, err := datasets.Load("CoraML", datasets.FromDir(testenv.RequireDatasets(t)), datasets.NoDownload())
+	dir := testenv.RequireDatasets(t)
+	for _, name := range env("CUQ_REPLICA_LOCKSTEP", "CoraML") {
+		g, err := datasets.Load(name, datasets.FromDir(dir), datasets.NoDownload())
+		if err != nil {
+			t.Fatal(err)
+		}
+		split, err := g.SplitK(graph.Stratified(0.05, 0.15, 0.8), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, model := range replica.Models {
+			sub := model
+			if name != "CoraML" {
+				sub = name + "/" + model
+			}
+			t.Run(sub, func(t *testing.T) { lockStep(t, py, g, model, split, 0) })
+			t.Run(sub+"/dropout", func(t *testing.T) { lockStep(t, py, g, model, split, 0.5) })
+		}
+	}
+}
+
+// lockStep is TestLockStep for one model on g. With dropout, the replica
+// draws cuqgnn's masks (--go-dropout), so both sides drop the same units;
+// only the float64 runs are compared then.
+func lockStep(t *testing.T, py string, g *graph.Graph, model string, split graph.Split, dropout float64) {
+	b, err := replica.Preset(g, model, dropout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	split, err := g.SplitK(graph.Stratified(0.05, 0.15, 0.8), 1)
+	dir, goSide, m := exportAndTrain(t, b.MaxEpochs(lockStepEpochs), model, split)
+	flags := []string{"--exact-trigamma"}
+	if dropout > 0 {
+		tc := m.Training()
+		flags = append(flags, "--dropout", fmt.Sprint(dropout), "--go-dropout", fmt.Sprintf("%d,%d", tc.Seed, tc.Init))
+	}
+	r64 := runReplica(t, py, dir, "float64", flags...)
+	d, err := replica.Compare(goSide, r64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, model := range replica.Models {
-		t.Run(model, func(t *testing.T) {
-			b, err := replica.Preset(g, model, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir, goSide := exportAndTrain(t, b.MaxEpochs(lockStepEpochs), model, split)
-			r64 := runReplica(t, py, dir, "float64", "--exact-trigamma")
-			d, err := replica.Compare(goSide, r64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("float64: max relative difference: loss %.2g, gradient norms %.2g (%s), val CE %.2g, output %.2g; gradient norms by epoch %.1e; 1 − Spearman ρ of the measures %v",
-				d.Loss, d.GradNorm, d.WorstGrad, d.ValCE, d.Output, d.GradNormAt, rhos(d))
-			if !(d.Loss <= lossTol && d.ValCE <= lossTol && d.GradNorm <= gradTol) {
-				t.Errorf("float64 runs differ: loss %.3g, val CE %.3g (want ≤ %g), gradient norms %.3g (want ≤ %g)",
-					d.Loss, d.ValCE, lossTol, d.GradNorm, gradTol)
-			}
-			if !(d.Output <= outputTol) {
-				t.Errorf("final outputs differ by %.3g relative (want ≤ %g)", d.Output, outputTol)
-			}
-			for name, rho := range d.Rank {
-				if !(rho >= rankTol) {
-					t.Errorf("%s: Spearman ρ %.6f between the sides' final measures (want ≥ %g)", name, rho, rankTol)
-				}
-			}
-			if r64.BestEpoch != goSide.BestEpoch {
-				t.Errorf("best epoch: replica %d, cuqgnn %d", r64.BestEpoch, goSide.BestEpoch)
-			}
-			d32, err := replica.Compare(goSide, runReplica(t, py, dir, "float32"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("float32: max relative difference: loss %.2g, gradient norms %.2g, val CE %.2g, output %.2g; loss by epoch %.1e; 1 − Spearman ρ %v",
-				d32.Loss, d32.GradNorm, d32.ValCE, d32.Output, d32.LossAt, rhos(d32))
-		})
+	t.Logf("float64: max relative difference: loss %.2g, gradient norms %.2g (%s), val CE %.2g, output %.2g; gradient norms by epoch %.1e; 1 − Spearman ρ of the measures %v",
+		d.Loss, d.GradNorm, d.WorstGrad, d.ValCE, d.Output, d.GradNormAt, rhos(d))
+	if !(d.Loss <= lossTol && d.ValCE <= lossTol && d.GradNorm <= gradTol) {
+		t.Errorf("float64 runs differ: loss %.3g, val CE %.3g (want ≤ %g), gradient norms %.3g (want ≤ %g)",
+			d.Loss, d.ValCE, lossTol, d.GradNorm, gradTol)
 	}
+	if !(d.Output <= outputTol) {
+		t.Errorf("final outputs differ by %.3g relative (want ≤ %g)", d.Output, outputTol)
+	}
+	for name, rho := range d.Rank {
+		if !(rho >= rankTol) {
+			t.Errorf("%s: Spearman ρ %.6f between the sides' final measures (want ≥ %g)", name, rho, rankTol)
+		}
+	}
+	if r64.BestEpoch != goSide.BestEpoch {
+		t.Errorf("best epoch: replica %d, cuqgnn %d", r64.BestEpoch, goSide.BestEpoch)
+	}
+	if dropout > 0 {
+		return
+	}
+	d32, err := replica.Compare(goSide, runReplica(t, py, dir, "float32"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("float32: max relative difference: loss %.2g, gradient norms %.2g, val CE %.2g, output %.2g; loss by epoch %.1e; 1 − Spearman ρ %v",
+		d32.Loss, d32.GradNorm, d32.ValCE, d32.Output, d32.LossAt, rhos(d32))
 }
 
 // rhos formats the rank correlations of d in the measures' order.
@@ -141,9 +164,9 @@ func rhos(d replica.Drift) string {
 }
 
 // exportAndTrain builds b's model, exports its run on split into a
-// temporary directory and trains it in cuqgnn; it returns the directory
-// and cuqgnn's result.
-func exportAndTrain(t *testing.T, b *cuq.Builder, model string, split graph.Split) (string, *replica.Result) {
+// temporary directory and trains it in cuqgnn; it returns the directory,
+// cuqgnn's result and the trained model.
+func exportAndTrain(t *testing.T, b *cuq.Builder, model string, split graph.Split) (string, *replica.Result, *cuq.Model) {
 	t.Helper()
 	m, err := b.Build()
 	if err != nil {
@@ -157,5 +180,5 @@ func exportAndTrain(t *testing.T, b *cuq.Builder, model string, split graph.Spli
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dir, r
+	return dir, r, m
 }

@@ -116,7 +116,7 @@ func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting str
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, goSide := exportAndTrain(t, b.Init(1), model, split)
+	run, goSide, _ := exportAndTrain(t, b.Init(1), model, split)
 	out := filepath.Join(run, "replica")
 	if b, err := exec.Command(py, script(t), run, "--dtype", "float32", "--dropout", "0.5", "--seed", fmt.Sprint(k), "--out", out).CombinedOutput(); err != nil {
 		t.Fatalf("replica: %v\n%s", err, b)

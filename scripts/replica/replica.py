@@ -15,7 +15,7 @@ Written from the reference's facts, not from cuqgnn's code: plain torch, no
 torch_geometric. Usage:
 
     replica.py RUN_DIR [--dtype float64|float32] [--epochs N] [--out DIR] [--dropout P]
-               [--seed N] [--exact-trigamma] [--grad-noise EPS] [--threads N]
+               [--seed N | --go-dropout SEED,INIT] [--exact-trigamma] [--grad-noise EPS] [--threads N]
 """
 
 import argparse
@@ -259,9 +259,13 @@ class Replica:
 
     dropout = 0.0  # --dropout
     training = False  # dropout is active while the loss is computed
+    go_rng = None  # --go-dropout: cuqgnn's random stream instead of torch's
 
     def drop(self, h):
-        return torch.nn.functional.dropout(h, self.dropout, self.training)
+        if self.go_rng is None or not self.training or self.dropout == 0:
+            return torch.nn.functional.dropout(h, self.dropout, self.training)
+        keep = torch.from_numpy(self.go_rng.keep(h.numel(), self.dropout).reshape(h.shape))
+        return h * keep.to(h.dtype) * (1.0 / (1.0 - self.dropout))
 
     def encode(self):
         return self.drop(torch.relu(self.linear("encoder0", self.x)))
@@ -381,6 +385,41 @@ class Replica:
         return log, best_epoch, best
 
 
+class GoPCG:
+    """The random stream cuqgnn draws its dropout from: Go's math/rand/v2
+    PCG (a 128-bit LCG with the DXSM output function) of seeds (s1, s2)."""
+
+    MUL = (2549297995355413924 << 64) | 4865540595714422341
+    INC = (6364136223846793005 << 64) | 1442695040888963407
+    M64, M128 = (1 << 64) - 1, (1 << 128) - 1
+
+    def __init__(self, seed1, seed2):
+        self.state = (seed1 << 64) | seed2
+
+    def uint64s(self, n):
+        out, s = np.empty(n, dtype=np.uint64), self.state
+        mul, inc, m64, m128 = self.MUL, self.INC, self.M64, self.M128
+        for k in range(n):
+            s = (s * mul + inc) & m128
+            hi, lo = s >> 64, s & m64
+            hi ^= hi >> 32
+            hi = (hi * 0xDA942042E4DD58B5) & m64
+            hi ^= hi >> 48
+            out[k] = (hi * (lo | 1)) & m64
+        self.state = s
+        return out
+
+    def keep(self, n, p):
+        """cuqgnn's dropout mask of n elements (ad.Tape.Dropout): one 64-bit
+        draw per pair of elements, the low 32 bits for the first, the high
+        for the second; an element is kept when its 32 bits are at least
+        p·2³²."""
+        u = self.uint64s((n + 1) // 2)
+        bits = np.empty(2 * len(u), dtype=np.uint64)
+        bits[0::2], bits[1::2] = u & 0xFFFFFFFF, u >> 32
+        return bits[:n] >= np.uint64(min(int(p * 2.0**32), 2**32 - 1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run_dir")
@@ -394,6 +433,9 @@ def main():
                     help="dropout probability in training, where the reference has it: after the encoder's ReLU "
                          "(APPNP: before its output layer) and between the GCN or GAT layers (default 0)")
     ap.add_argument("--seed", type=int, default=0, help="seed of torch's generator, which draws the dropout (default 0)")
+    ap.add_argument("--go-dropout", metavar="SEED,INIT",
+                    help="draw the dropout masks as cuqgnn does, from Go's PCG stream of the model's seed and init "
+                         "(cuq's dropout stream, PCG(SEED, INIT + 2^32)), so that both sides drop the same units")
     ap.add_argument("--exact-trigamma", action="store_true",
                     help="differentiate digamma with a float64-accurate trigamma instead of torch's, which is "
                          "off by up to 5e-10 relative (a control: the reference runs with torch's)")
@@ -408,6 +450,9 @@ def main():
     dtype = getattr(torch, args.dtype)
     r = Replica(args.run_dir, dtype)
     r.grad_noise, r.dropout = args.grad_noise, args.dropout
+    if args.go_dropout:
+        seed, init = (int(v) for v in args.go_dropout.split(","))
+        r.go_rng = GoPCG(seed, init + (1 << 32))
     log, best_epoch, best = r.train(args.epochs or r.hp["max_epochs"])
     with torch.no_grad():
         out = r.output()
