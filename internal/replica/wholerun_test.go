@@ -28,10 +28,9 @@ func env(key, def string) []string {
 // TestWholeRuns compares whole training runs, as the paper trains them
 // (dropout 0.5, early stopping), of cuqgnn and of the replica in float32,
 // the reference's precision, from the same exported split and initial
-// weights (init 1; the replica's dropout seeded with the split number):
-// per dataset, model and setting, the test accuracy and
+// weights: per dataset, model and setting, the test accuracy and
 // (leave-out classes) each measure's OOD AUROC, mean ± standard error on
-// both sides, and the paired t-test of the per-split differences. It
+// both sides, and the paired t-test of the per-run differences. It
 // writes the Markdown table to the file $CUQ_REPLICA_RUNS and runs only
 // when that is set:
 //
@@ -39,7 +38,12 @@ func env(key, def string) []string {
 //
 // $CUQ_REPLICA_DATASETS (CoraML,CiteSeer), $CUQ_REPLICA_MODELS (all of
 // replica.Models), $CUQ_REPLICA_SETTINGS (classification,
-// leave_out_classes) and $CUQ_REPLICA_SPLITS (10) narrow it.
+// leave_out_classes), $CUQ_REPLICA_SPLITS (10) and $CUQ_REPLICA_INITS (1)
+// choose the runs. $CUQ_REPLICA_MASKS chooses the replica's dropout:
+// torch (the default; torch's generator seeded with split + 100·(init−1),
+// so the two sides drop different units and the test compares two
+// distributions of runs) or cuqgnn (--go-dropout: the same masks as
+// cuqgnn, so each pair differs only by float32 against float64).
 func TestWholeRuns(t *testing.T) {
 	file := os.Getenv("CUQ_REPLICA_RUNS")
 	if file == "" {
@@ -50,6 +54,14 @@ func TestWholeRuns(t *testing.T) {
 	splits, err := strconv.Atoi(env("CUQ_REPLICA_SPLITS", "10")[0])
 	if err != nil || splits < 2 {
 		t.Fatalf("CUQ_REPLICA_SPLITS: want a number ≥ 2: %v", err)
+	}
+	inits, err := strconv.Atoi(env("CUQ_REPLICA_INITS", "1")[0])
+	if err != nil || inits < 1 {
+		t.Fatalf("CUQ_REPLICA_INITS: want a number ≥ 1: %v", err)
+	}
+	masks := env("CUQ_REPLICA_MASKS", "torch")[0]
+	if masks != "torch" && masks != "cuqgnn" {
+		t.Fatalf("CUQ_REPLICA_MASKS=%s: want torch or cuqgnn", masks)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "| dataset | model | setting | metric | cuqgnn | replica (float32) | difference | paired t p |\n|---|---|---|---|---|---|---|---|\n")
@@ -63,12 +75,14 @@ func TestWholeRuns(t *testing.T) {
 				var metrics []string
 				values := map[string][2][]float64{}
 				for k := 1; k <= splits; k++ {
-					names, sides := wholeRun(t, py, d, model, setting, k)
-					metrics = names
-					for i, n := range names {
-						v := values[n]
-						v[0], v[1] = append(v[0], sides[0][i]), append(v[1], sides[1][i])
-						values[n] = v
+					for init := 1; init <= inits; init++ {
+						names, sides := wholeRun(t, py, d, model, setting, k, init, masks)
+						metrics = names
+						for i, n := range names {
+							v := values[n]
+							v[0], v[1] = append(v[0], sides[0][i]), append(v[1], sides[1][i])
+							values[n] = v
+						}
 					}
 				}
 				for _, n := range metrics {
@@ -84,7 +98,7 @@ func TestWholeRuns(t *testing.T) {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "\n%d splits × init 1 per row; mean ± standard error in percent; the difference is cuqgnn − replica per run, tested by the paired t-test (%d degrees of freedom).\n", splits, splits-1)
+	fmt.Fprintf(&b, "\n%d splits × %d inits per row, the replica's dropout masks drawn by %s; mean ± standard error in percent; the difference is cuqgnn − replica per run, tested by the paired t-test (%d degrees of freedom).\n", splits, inits, masks, splits*inits-1)
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +108,7 @@ func TestWholeRuns(t *testing.T) {
 // leave_out_classes) in cuqgnn and in the replica, and returns the metric
 // names and both sides' values: the test accuracy (in-distribution test
 // nodes under leave-out classes) and then each measure's OOD AUROC.
-func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting string, k int) ([]string, [2][]float64) {
+func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting string, k, init int, masks string) ([]string, [2][]float64) {
 	t.Helper()
 	s, err := d.Split(k)
 	if err != nil {
@@ -116,9 +130,14 @@ func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting str
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, goSide, _ := exportAndTrain(t, b.Init(1), model, split)
+	run, goSide, m := exportAndTrain(t, b.Init(init), model, split)
 	out := filepath.Join(run, "replica")
-	if b, err := exec.Command(py, script(t), run, "--dtype", "float32", "--dropout", "0.5", "--seed", fmt.Sprint(k), "--out", out).CombinedOutput(); err != nil {
+	draw := []string{"--seed", fmt.Sprint(k + 100*(init-1))}
+	if masks == "cuqgnn" {
+		draw = []string{"--go-dropout", fmt.Sprintf("%d,%d", m.Training().Seed, m.Training().Init)}
+	}
+	args := append([]string{script(t), run, "--dtype", "float32", "--dropout", "0.5", "--out", out}, draw...)
+	if b, err := exec.Command(py, args...).CombinedOutput(); err != nil {
 		t.Fatalf("replica: %v\n%s", err, b)
 	}
 	rep, err := replica.ReadResult(out)
@@ -149,7 +168,7 @@ func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting str
 			sides[i] = append(sides[i], auc)
 		}
 	}
-	t.Logf("%s %s %s split %d: epochs %d / %d, cuqgnn %.3f, replica %.3f", d.Name, model, setting, k,
+	t.Logf("%s %s %s split %d init %d: epochs %d / %d, cuqgnn %.3f, replica %.3f", d.Name, model, setting, k, init,
 		len(goSide.Epochs), len(rep.Epochs), sides[0], sides[1])
 	return names, sides
 }
