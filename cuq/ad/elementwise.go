@@ -252,7 +252,7 @@ func (t *Tape) ReLU(x *Value) *Value {
 	}, 2, func(gx, gd, xd, _ []float64) {
 		gx, gd = gx[:len(xd)], gd[:len(xd)]
 		for i, v := range xd {
-			gx[i] += math.Float64frombits(math.Float64bits(gd[i]) & -b2u(v > 0))
+			gx[i] += math.Float64frombits(math.Float64bits(gd[i]) & -uint64(b2u(v > 0)))
 		}
 	})
 }

@@ -101,19 +101,20 @@ func (t *Tape) Dropout(x *Value, p float64, rng *rand.Rand) *Value {
 	}
 	scale := 1 / (1 - p)
 	threshold := uint32(math.Min(p*(1<<32), math.MaxUint32))
-	// keep holds all ones for a kept element and zero for a dropped one:
-	// masking the bits of the scaled value (or gradient) gives it or +0
-	// without a branch on random bits, which the processor cannot predict.
-	keep := make([]uint64, len(x.Data.Data))
+	// keep holds 1 for a kept element and 0 for a dropped one; −keep is
+	// then a mask of all ones or zeros, and masking the bits of the scaled
+	// value (or gradient) gives it or +0 without a branch on random bits,
+	// which the processor cannot predict.
+	keep := make([]uint8, len(x.Data.Data))
 	out := tensor.New(x.Data.Rows, x.Data.Cols)
 	xd, od := x.Data.Data, out.Data
 	for i := 0; i < len(xd); i += 2 {
 		bits := rng.Uint64()
-		keep[i] = -b2u(uint32(bits) >= threshold)
-		od[i] = math.Float64frombits(math.Float64bits(xd[i]*scale) & keep[i])
+		keep[i] = b2u(uint32(bits) >= threshold)
+		od[i] = math.Float64frombits(math.Float64bits(xd[i]*scale) & -uint64(keep[i]))
 		if i+1 < len(xd) {
-			keep[i+1] = -b2u(uint32(bits>>32) >= threshold)
-			od[i+1] = math.Float64frombits(math.Float64bits(xd[i+1]*scale) & keep[i+1])
+			keep[i+1] = b2u(uint32(bits>>32) >= threshold)
+			od[i+1] = math.Float64frombits(math.Float64bits(xd[i+1]*scale) & -uint64(keep[i+1]))
 		}
 	}
 	return t.record(out, func(g *tensor.Dense) {
@@ -121,15 +122,15 @@ func (t *Tape) Dropout(x *Value, p float64, rng *rand.Rand) *Value {
 		gx = gx[:len(keep)]
 		gd := g.Data[:len(keep)]
 		for i, k := range keep {
-			gx[i] += math.Float64frombits(math.Float64bits(scale*gd[i]) & k)
+			gx[i] += math.Float64frombits(math.Float64bits(scale*gd[i]) & -uint64(k))
 		}
 	}, x)
 }
 
 // b2u returns 1 for true and 0 for false; the compiler makes it a
 // flag-setting instruction, not a branch.
-func b2u(b bool) uint64 {
-	var u uint64
+func b2u(b bool) uint8 {
+	var u uint8
 	if b {
 		u = 1
 	}
