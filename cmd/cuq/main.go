@@ -9,7 +9,7 @@
 //	cuq report [-out OUT] DIR...
 //	cuq bench  [-data DIR] [-dataset NAME|FILE.npz] [-models M,N] [-epochs N] [-fit | -write-npz FILE]
 //	cuq download [-data DIR] [-mirror URL] NAME...
-//	cuq export [-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-epochs N] -out DIR
+//	cuq export [-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-dropout P] [-epochs N] -out DIR
 //
 // train trains one model and prints its accuracy and OOD-detection AUROCs;
 // with -dataset synthetic, or without -dataset when CoraML's file is
@@ -29,7 +29,7 @@
 // -write-npz, writes its graph for the PyTorch baseline). download
 // fetches the named datasets (or all) into the data directory, checking
 // their sizes and SHA-256 (package datasets). export writes one run
-// (graph, split, initial weights, hyperparameters; dropout off) for the
+// (graph, split, initial weights, hyperparameters; dropout off unless -dropout) for the
 // PyTorch replica of the reference in scripts/replica, and with -epochs N
 // also cuqgnn's training of it, for an epoch-by-epoch comparison.
 //
