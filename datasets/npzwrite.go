@@ -51,11 +51,7 @@ func WriteNPZ(path string, g *graph.Graph) (err error) {
 		return err
 	}
 	members = append(members, attr...)
-	labels := make([]int64, len(g.Labels))
-	for i, y := range g.Labels {
-		labels[i] = int64(y)
-	}
-	a, err := npy.Int64Array([]int{len(labels)}, labels)
+	a, err := npy.Int64Array([]int{len(g.Labels)}, int64s(g.Labels))
 	if err != nil {
 		return err
 	}

@@ -344,13 +344,9 @@ func parseDict(s string, h *Header) error {
 	if !haveDescr || !haveOrder || !haveShape {
 		return errors.New("npy: header lacks one of descr, fortran_order, shape")
 	}
-	n := 1
-	for _, d := range h.Shape {
-		hi, lo := bits.Mul(uint(n), uint(d))
-		if hi != 0 || lo > maxElems {
-			return fmt.Errorf("npy: shape %v too large", h.Shape)
-		}
-		n = int(lo)
+	n, err := elements(h.Shape)
+	if err != nil {
+		return err
 	}
 	if h.Dtype.Kind != Object {
 		hi, lo := bits.Mul(uint(n), uint(h.Dtype.Size))
@@ -360,6 +356,24 @@ func parseDict(s string, h *Header) error {
 		h.DataLen = int(lo)
 	}
 	return nil
+}
+
+// elements returns the number of elements of an array of the given shape,
+// or an error when a dimension is negative or there are more than
+// maxElems.
+func elements(shape []int) (int, error) {
+	n := 1
+	for _, d := range shape {
+		if d < 0 {
+			return 0, fmt.Errorf("npy: shape %v has a dimension out of [0, 2^48]", shape)
+		}
+		hi, lo := bits.Mul(uint(n), uint(d))
+		if hi != 0 || lo > maxElems {
+			return 0, fmt.Errorf("npy: shape %v too large: more than 2^48 elements", shape)
+		}
+		n = int(lo)
+	}
+	return n, nil
 }
 
 func trim(s string) string {

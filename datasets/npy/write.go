@@ -30,15 +30,9 @@ func Int64Array(shape []int, v []int64) (*Array, error) {
 }
 
 func newArray(d Dtype, shape []int, data []byte) (*Array, error) {
-	n := 1
-	for _, s := range shape {
-		if s < 0 || s > maxElems {
-			return nil, fmt.Errorf("npy: shape %v has a dimension out of [0, 2^48]", shape)
-		}
-		n *= s
-		if n > maxElems {
-			return nil, fmt.Errorf("npy: shape %v holds more than 2^48 elements", shape)
-		}
+	n, err := elements(shape)
+	if err != nil {
+		return nil, err
 	}
 	if n*d.Size != len(data) {
 		return nil, fmt.Errorf("npy: %d elements for shape %v", len(data)/d.Size, shape)
