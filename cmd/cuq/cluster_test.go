@@ -257,6 +257,9 @@ func catchMidJob(t *testing.T, p *process, out string) (record, worker string, k
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		claims, _ := filepath.Glob(filepath.Join(out, "runs", "*", "*", "*.claim.*"))
 		for _, path := range claims {
+			if strings.HasPrefix(filepath.Base(path), ".") {
+				continue // a claim being written: .<job>.claim.<generation>.tmp<random>
+			}
 			var c claimInFile
 			if b, err := os.ReadFile(path); err != nil || json.Unmarshal(b, &c) != nil || c.PID != pid {
 				continue
