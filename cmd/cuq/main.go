@@ -54,6 +54,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cuqgnn/cuqgnn/internal/gctune"
 	"github.com/cuqgnn/cuqgnn/internal/memstat"
 )
 
@@ -154,21 +155,26 @@ func interruptible(parent context.Context, stderr io.Writer, exit func(int)) (ct
 	}
 }
 
-// gcSoftLimit caps the heap that GOGC=400 may grow to: the project's
-// memory target is 8 GiB of peak resident memory for OGBN Arxiv, and
-// training CUQ-GCN on a graph of its size under GOGC=400 alone grew past
-// 10 GiB.
+// gcSoftLimit caps the heap: the project's memory target is 8 GiB of peak
+// resident memory for OGBN Arxiv.
 const gcSoftLimit = 6 << 30
 
+// gcPolicy lets a collection cycle accumulate up to 1 GiB of garbage, with
+// GOGC between 100 (Go's default) and 400. A training epoch allocates its
+// intermediate matrices afresh: with GOGC=100 collection takes up to a
+// third of an epoch on CoraML (live heap some 50 MiB), which GOGC=400
+// avoids; on a graph of OGBN Arxiv's size (live heap 1.6 GiB while CUQ-GCN
+// trains) GOGC=400 grows the heap to the soft limit, and GOGC=100 halves
+// the peak (docs/performance.md).
+var gcPolicy = gctune.Policy{Min: 100, Max: 400, Headroom: 1 << 30}
+
 // tuneGC trades memory for speed unless the user set GOGC or GOMEMLIMIT:
-// a training epoch allocates its intermediate matrices afresh, and with the
-// default GOGC=100 collection takes up to a third of an epoch on CoraML.
-// GOGC=400 is capped by a soft memory limit of 60% of physical memory or
-// gcSoftLimit, whichever is less, so the largest graphs still collect in
-// time.
+// GOGC follows gcPolicy after every collection, and a soft memory limit
+// of 60% of physical memory or gcSoftLimit, whichever is less, makes the
+// largest graphs collect in time.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+		gctune.Start(gcPolicy)
 	}
 	if ram := memstat.Physical(); os.Getenv("GOMEMLIMIT") == "" && ram > 0 {
 		debug.SetMemoryLimit(min(ram/10*6, gcSoftLimit))
