@@ -4,6 +4,7 @@ package tensor
 
 import (
 	"math"
+	"unsafe"
 
 	"golang.org/x/sys/cpu"
 )
@@ -147,6 +148,40 @@ func spmmRowNarrow(o, val []float64, ind []int, b []float64, c, ldb int) bool {
 			start = w - 8
 		}
 		spmmRow4x2(&o[start], &val[0], &ind[0], len(val), &b[c+start], ldb, off)
+	}
+	return true
+}
+
+//go:noescape
+func spmmRows2(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off int)
+
+//go:noescape
+func spmmRows4(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off2, off3 int)
+
+// spmmRowsNarrow computes, with the AVX2 kernels, the rows lo ≤ i < hi of
+// out = S·b for a product of 4 to 16 columns f (class scores, evidence, a
+// 16-dimensional latent space), all rows in one call: narrow rows have few
+// multiply-adds, and a call per row would cost as much as the row. Each
+// element is the same chain of fused multiply-adds as spmmRowNarrow's. It
+// reports whether it ran; the caller computes the rows otherwise (no AVX2,
+// other widths, offsets that do not rise).
+func spmmRowsNarrow(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int) bool {
+	if !useAVX || f < 4 || f > 16 || lo >= hi {
+		return false
+	}
+	for i := lo; i < hi; i++ {
+		if ptr[i] > ptr[i+1] {
+			return false
+		}
+	}
+	q0, q1 := ptr[lo], ptr[hi]
+	checkRowIndices(ind[q0:q1], len(b)/f)
+	_, _ = val[q0:q1], out[lo*f:hi*f]
+	o, vals, inds := &out[lo*f], unsafe.SliceData(val), unsafe.SliceData(ind)
+	if f <= 8 {
+		spmmRows2(o, &ptr[lo], inds, vals, hi-lo, unsafe.SliceData(b), f, min(4, f-4))
+	} else {
+		spmmRows4(o, &ptr[lo], inds, vals, hi-lo, unsafe.SliceData(b), f, min(8, f-4), f-4)
 	}
 	return true
 }

@@ -300,3 +300,109 @@ kdone:
 	VMOVUPD Y7, 32(DI)(R13*1)
 	VZEROUPPER
 	RET
+
+// func spmmRows2(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off int)
+// Rows 0 ≤ r < rows of a CSR·dense product with f columns, 4 ≤ f ≤ 8:
+// o[r·f + j] = Σ_q val[q]·b[ind[q]·f + j] over the entries q of row r,
+// ptr[r] ≤ q < ptr[r+1], in order of q, for the columns j in 0:4 and
+// off:off+4 (off = min(4, f−4); they overlap when f < 8). ptr points at the
+// first row's offset, ind and val at entry 0, o at the first row. It is
+// spmmRow4x2 over a range of rows in one call.
+TEXT ·spmmRows2(SB), NOSPLIT, $0-64
+	MOVQ o+0(FP), DI
+	MOVQ ptr+8(FP), BX
+	MOVQ ind+16(FP), R9
+	MOVQ val+24(FP), SI
+	MOVQ rows+32(FP), CX
+	MOVQ b+40(FP), DX
+	MOVQ f+48(FP), R8
+	SHLQ $3, R8
+	MOVQ off+56(FP), R11
+	SHLQ $3, R11
+	MOVQ (BX), R12
+
+r2loop:
+	TESTQ CX, CX
+	JZ    r2done
+	MOVQ  8(BX), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+
+q2loop:
+	CMPQ R12, R13
+	JGE  q2done
+	VBROADCASTSD (SI)(R12*8), Y8
+	MOVQ  (R9)(R12*8), AX
+	IMULQ R8, AX
+	LEAQ  (DX)(AX*1), R10
+	VFMADD231PD (R10), Y8, Y0
+	VFMADD231PD (R10)(R11*1), Y8, Y1
+	INCQ R12
+	JMP  q2loop
+
+q2done:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, (DI)(R11*1)
+	ADDQ R8, DI
+	ADDQ $8, BX
+	DECQ CX
+	JMP  r2loop
+
+r2done:
+	VZEROUPPER
+	RET
+
+// func spmmRows4(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off2, off3 int)
+// spmmRows2 for 8 < f ≤ 16: columns 0:4, 4:8, off2:off2+4 and off3:off3+4
+// of each row (off2 = min(8, f−4), off3 = f−4), in four vector registers.
+TEXT ·spmmRows4(SB), NOSPLIT, $0-72
+	MOVQ o+0(FP), DI
+	MOVQ ptr+8(FP), BX
+	MOVQ ind+16(FP), R9
+	MOVQ val+24(FP), SI
+	MOVQ rows+32(FP), CX
+	MOVQ b+40(FP), DX
+	MOVQ f+48(FP), R8
+	SHLQ $3, R8
+	MOVQ off2+56(FP), R11
+	SHLQ $3, R11
+	MOVQ off3+64(FP), R10
+	SHLQ $3, R10
+	MOVQ (BX), R12
+
+r4loop:
+	TESTQ CX, CX
+	JZ    r4done
+	MOVQ  8(BX), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+q4loop:
+	CMPQ R12, R13
+	JGE  q4done
+	VBROADCASTSD (SI)(R12*8), Y8
+	MOVQ  (R9)(R12*8), AX
+	IMULQ R8, AX
+	ADDQ  DX, AX
+	VFMADD231PD (AX), Y8, Y0
+	VFMADD231PD 32(AX), Y8, Y1
+	VFMADD231PD (AX)(R11*1), Y8, Y2
+	VFMADD231PD (AX)(R10*1), Y8, Y3
+	INCQ R12
+	JMP  q4loop
+
+q4done:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, (DI)(R11*1)
+	VMOVUPD Y3, (DI)(R10*1)
+	ADDQ R8, DI
+	ADDQ $8, BX
+	DECQ CX
+	JMP  r4loop
+
+r4done:
+	VZEROUPPER
+	RET

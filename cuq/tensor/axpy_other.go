@@ -19,3 +19,7 @@ func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, l
 func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int { return 0 }
 
 func spmmRowNarrow(o, val []float64, ind []int, b []float64, c, ldb int) bool { return false }
+
+func spmmRowsNarrow(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int) bool {
+	return false
+}

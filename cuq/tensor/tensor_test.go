@@ -317,6 +317,35 @@ func TestNarrowSparseProductsMatchDense(t *testing.T) {
 	}
 }
 
+// With AVX2 every element of a product of 4 to 31 columns is one chain of
+// fused multiply-adds over the row's entries in order, whether its rows
+// run one call per row (spmmRowNarrow) or many rows per call
+// (spmmRowsNarrow, up to 16 columns), across chunk and worker boundaries.
+func TestNarrowSparseProductsAreFMAChains(t *testing.T) {
+	if !useAVX {
+		t.Skip("no AVX2/FMA kernels on this machine")
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	s := randomCSR(rng, 3*spmmChunk+5, 70, 0.06)
+	for f := 4; f < 32; f++ {
+		b := randomDense(rng, 70, f)
+		want := New(s.Rows, f)
+		for i := range s.Rows {
+			for j := range f {
+				var sum float64
+				for q := s.Ptr[i]; q < s.Ptr[i+1]; q++ {
+					sum = math.FMA(s.Val[q], b.At(s.Ind[q], j), sum)
+				}
+				want.Set(i, j, sum)
+			}
+		}
+		got := New(s.Rows, f)
+		got.Fill(math.NaN())
+		s.MulTo(got, b)
+		denseEqual(t, "CSR·b, "+b.Shape(), got, want, 0)
+	}
+}
+
 // MulAddTo equals α·S·b + β·c computed in two passes, bit for bit.
 func TestCSRMulAddTo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
