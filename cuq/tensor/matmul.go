@@ -90,6 +90,20 @@ func tMark(t bool) string {
 // p whichever path computes it, so the result does not depend on how
 // ParallelFor splits the rows.
 func mulNN(a, b, out []float64, n, k, m int, bias []float64) {
+	if m8, ok := paddedWidth(m); ok && n >= 4 {
+		wide := make([]float64, n*m8)
+		mulNN(a, padColumns(b, k, m, m8), wide, n, k, m8, nil)
+		ParallelFor(n, n*m, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				row := out[i*m : (i+1)*m]
+				copy(row, wide[i*m8:])
+				if bias != nil {
+					addRow(row, bias)
+				}
+			}
+		})
+		return
+	}
 	if m == 1 { // matrix-vector: one dot product per row
 		ParallelFor(n, n*k, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -124,6 +138,26 @@ func mulNN(a, b, out []float64, n, k, m int, bias []float64) {
 			}
 		}
 	})
+}
+
+// paddedWidth reports whether a product of m columns is faster at m8, the
+// next multiple of 8, with zero columns appended to its right operand:
+// with AVX2, 8-column blocks of four rows go through the register kernel,
+// while the columns past the last block are added one row of b at a time.
+// Each element's chain of fused multiply-adds is the same either way.
+func paddedWidth(m int) (m8 int, ok bool) {
+	m8 = (m + 7) &^ 7
+	return m8, useAVX && m > 1 && m != m8
+}
+
+// padColumns returns the rows×m matrix b widened to w columns, the new
+// ones zero.
+func padColumns(b []float64, rows, m, w int) []float64 {
+	wide := make([]float64, rows*w)
+	for i := range rows {
+		copy(wide[i*w:i*w+m], b[i*m:(i+1)*m])
+	}
+	return wide
 }
 
 // mulRowFrom sets the columns c.. of an output row of a·b: row[j] =
@@ -173,6 +207,14 @@ const tnRowBlock = 64
 // element is the same chain of fused multiply-adds in order of i either
 // way (see mulNN).
 func mulTN(a, b, out []float64, n, k, m int) {
+	if m8, ok := paddedWidth(m); ok && k >= 4 {
+		wide := make([]float64, k*m8)
+		mulTN(a, padColumns(b, n, m, m8), wide, n, k, m8)
+		for p := range k {
+			copy(out[p*m:(p+1)*m], wide[p*m8:])
+		}
+		return
+	}
 	clear(out)
 	if m == 1 { // aᵀ·b for a vector b: rows of a scaled and summed
 		for i := 0; i < n; i++ {
