@@ -301,14 +301,16 @@ kdone:
 	VZEROUPPER
 	RET
 
-// func spmmRows2(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off int)
+// func spmmRows2(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off int, c *float64, alpha, beta float64)
 // Rows 0 ≤ r < rows of a CSR·dense product with f columns, 4 ≤ f ≤ 8:
 // o[r·f + j] = Σ_q val[q]·b[ind[q]·f + j] over the entries q of row r,
 // ptr[r] ≤ q < ptr[r+1], in order of q, for the columns j in 0:4 and
 // off:off+4 (off = min(4, f−4); they overlap when f < 8). ptr points at the
-// first row's offset, ind and val at entry 0, o at the first row. It is
+// first row's offset, ind and val at entry 0, o at the first row. When c
+// is not nil each element is blended as it is stored, o = alpha·o +
+// beta·c (two products and a sum, each rounded), c laid out as o. It is
 // spmmRow4x2 over a range of rows in one call.
-TEXT ·spmmRows2(SB), NOSPLIT, $0-64
+TEXT ·spmmRows2(SB), NOSPLIT, $0-88
 	MOVQ o+0(FP), DI
 	MOVQ ptr+8(FP), BX
 	MOVQ ind+16(FP), R9
@@ -319,6 +321,8 @@ TEXT ·spmmRows2(SB), NOSPLIT, $0-64
 	SHLQ $3, R8
 	MOVQ off+56(FP), R11
 	SHLQ $3, R11
+	VBROADCASTSD alpha+72(FP), Y9
+	VBROADCASTSD beta+80(FP), Y10
 	MOVQ (BX), R12
 
 r2loop:
@@ -334,13 +338,26 @@ q2loop:
 	VBROADCASTSD (SI)(R12*8), Y8
 	MOVQ  (R9)(R12*8), AX
 	IMULQ R8, AX
-	LEAQ  (DX)(AX*1), R10
-	VFMADD231PD (R10), Y8, Y0
-	VFMADD231PD (R10)(R11*1), Y8, Y1
+	ADDQ  DX, AX
+	VFMADD231PD (AX), Y8, Y0
+	VFMADD231PD (AX)(R11*1), Y8, Y1
 	INCQ R12
 	JMP  q2loop
 
 q2done:
+	MOVQ  c+64(FP), AX
+	TESTQ AX, AX
+	JZ    store2
+	SUBQ  o+0(FP), AX
+	ADDQ  DI, AX
+	VMULPD Y9, Y0, Y0
+	VMULPD (AX), Y10, Y11
+	VADDPD Y11, Y0, Y0
+	VMULPD Y9, Y1, Y1
+	VMULPD (AX)(R11*1), Y10, Y12
+	VADDPD Y12, Y1, Y1
+
+store2:
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y1, (DI)(R11*1)
 	ADDQ R8, DI
@@ -352,10 +369,10 @@ r2done:
 	VZEROUPPER
 	RET
 
-// func spmmRows4(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off2, off3 int)
+// func spmmRows4(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64)
 // spmmRows2 for 8 < f ≤ 16: columns 0:4, 4:8, off2:off2+4 and off3:off3+4
 // of each row (off2 = min(8, f−4), off3 = f−4), in four vector registers.
-TEXT ·spmmRows4(SB), NOSPLIT, $0-72
+TEXT ·spmmRows4(SB), NOSPLIT, $0-96
 	MOVQ o+0(FP), DI
 	MOVQ ptr+8(FP), BX
 	MOVQ ind+16(FP), R9
@@ -368,6 +385,8 @@ TEXT ·spmmRows4(SB), NOSPLIT, $0-72
 	SHLQ $3, R11
 	MOVQ off3+64(FP), R10
 	SHLQ $3, R10
+	VBROADCASTSD alpha+80(FP), Y9
+	VBROADCASTSD beta+88(FP), Y10
 	MOVQ (BX), R12
 
 r4loop:
@@ -394,6 +413,25 @@ q4loop:
 	JMP  q4loop
 
 q4done:
+	MOVQ  c+72(FP), AX
+	TESTQ AX, AX
+	JZ    store4
+	SUBQ  o+0(FP), AX
+	ADDQ  DI, AX
+	VMULPD Y9, Y0, Y0
+	VMULPD (AX), Y10, Y11
+	VADDPD Y11, Y0, Y0
+	VMULPD Y9, Y1, Y1
+	VMULPD 32(AX), Y10, Y12
+	VADDPD Y12, Y1, Y1
+	VMULPD Y9, Y2, Y2
+	VMULPD (AX)(R11*1), Y10, Y13
+	VADDPD Y13, Y2, Y2
+	VMULPD Y9, Y3, Y3
+	VMULPD (AX)(R10*1), Y10, Y14
+	VADDPD Y14, Y3, Y3
+
+store4:
 	VMOVUPD Y0, (DI)
 	VMOVUPD Y1, 32(DI)
 	VMOVUPD Y2, (DI)(R11*1)

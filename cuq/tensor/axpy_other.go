@@ -20,6 +20,6 @@ func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int { retu
 
 func spmmRowNarrow(o, val []float64, ind []int, b []float64, c, ldb int) bool { return false }
 
-func spmmRowsNarrow(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int) bool {
+func spmmRowsNarrow(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int, bl blend) bool {
 	return false
 }

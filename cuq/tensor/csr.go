@@ -241,7 +241,7 @@ func (s *CSR) MulTo(dst, b *Dense) {
 	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols {
 		panic(fmt.Sprintf("tensor: CSR product %s · %s into %s: shapes do not fit", s.Shape(), b.Shape(), dst.Shape()))
 	}
-	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), nil)
+	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), nil, blend{})
 }
 
 // MulAddRowTo computes dst = S·b + 1·rᵀ (dst is overwritten): the row
@@ -253,7 +253,7 @@ func (s *CSR) MulAddRowTo(dst, b *Dense, r []float64) {
 	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols || len(r) != b.Cols {
 		panic(fmt.Sprintf("tensor: CSR product %s · %s plus a row of %d into %s: shapes do not fit", s.Shape(), b.Shape(), len(r), dst.Shape()))
 	}
-	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), func(_ int, row []float64) { addRow(row, r) })
+	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), func(_ int, row []float64) { addRow(row, r) }, blend{})
 }
 
 // TMulTo computes dst = Sᵀ·b (dst is overwritten). The transpose is built
@@ -265,7 +265,7 @@ func (s *CSR) TMulTo(dst, b *Dense) {
 	}
 	s.transOnce.Do(func() { s.trans = s.Transpose() })
 	t := s.trans
-	spmm(t.Ptr, t.Ind, t.Val, b.Data, dst.Data, b.Cols, t.Rows, t.NNZ(), nil)
+	spmm(t.Ptr, t.Ind, t.Val, b.Data, dst.Data, b.Cols, t.Rows, t.NNZ(), nil, blend{})
 }
 
 // Mul returns S·b.
@@ -284,32 +284,45 @@ func (s *CSR) MulAddTo(dst, b *Dense, alpha float64, c *Dense, beta float64) {
 	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols || !c.SameShape(dst) {
 		panic(fmt.Sprintf("tensor: CSR product %s · %s plus %s into %s: shapes do not fit", s.Shape(), b.Shape(), c.Shape(), dst.Shape()))
 	}
-	f := b.Cols
-	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, f, s.Rows, s.NNZ(), func(i int, row []float64) {
-		ci := c.Data[i*f : (i+1)*f]
-		ci = ci[:len(row)]
-		for j, v := range row {
-			row[j] = alpha*v + beta*ci[j]
-		}
-	})
+	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), nil, blend{c: c.Data, alpha: alpha, beta: beta})
+}
+
+// blend is the epilogue o = α·o + β·c of CSR.MulAddTo, c laid out as the
+// product; a nil c means none.
+type blend struct {
+	c           []float64
+	alpha, beta float64
+}
+
+// apply blends row i of a product with f columns.
+func (bl blend) apply(i, f int, row []float64) {
+	ci := bl.c[i*f : (i+1)*f]
+	ci = ci[:len(row)]
+	for j, v := range row {
+		row[j] = bl.alpha*v + bl.beta*ci[j]
+	}
 }
 
 // spmmChunk is the number of rows spmm computes before it hands them to
 // the epilogue: 64 rows of 16 columns take 8 KB, so they are still in L1.
 const spmmChunk = 64
 
-// spmm computes out = S·b for CSR arrays; rows are split among workers.
-// When epilogue is not nil it is called with each output row (and its
-// index) soon after the row is computed, in chunks of spmmChunk rows, while
-// the rows are in cache.
-func spmm(ptr, ind []int, val, b, out []float64, f, rows, nnz int, epilogue func(i int, row []float64)) {
+// spmm computes out = S·b for CSR arrays, blended by bl; rows are split
+// among workers. When epilogue is not nil it is called with each output
+// row (and its index) soon after the row is computed, in chunks of
+// spmmChunk rows, while the rows are in cache.
+func spmm(ptr, ind []int, val, b, out []float64, f, rows, nnz int, epilogue func(i int, row []float64), bl blend) {
 	ParallelFor(rows, (nnz+rows)*f, func(lo, hi int) {
 		for i0 := lo; i0 < hi; i0 += spmmChunk {
 			i1 := min(i0+spmmChunk, hi)
-			if !spmmRowsNarrow(out, ptr, ind, val, b, f, i0, i1) {
+			if !spmmRowsNarrow(out, ptr, ind, val, b, f, i0, i1, bl) {
 				for i := i0; i < i1; i++ {
 					k, end := ptr[i], ptr[i+1]
-					spmmRow(out[i*f:(i+1)*f], val[k:end], ind[k:end], b, f)
+					row := out[i*f : (i+1)*f]
+					spmmRow(row, val[k:end], ind[k:end], b, f)
+					if bl.c != nil {
+						bl.apply(i, f, row)
+					}
 				}
 			}
 			if epilogue != nil {
