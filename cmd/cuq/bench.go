@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -27,7 +28,8 @@ const arxivLikeName = "arxivlike"
 // process. With -write-npz FILE it writes the benchmark graph as an .npz
 // file (datasets.WriteNPZ) and times nothing, so that the PyTorch baseline
 // can run on the very same graph; -dataset FILE.npz benches such a file.
-func runBench(args []string, stdout, stderr io.Writer) error {
+// An interrupt (ctx) stops it after the current epoch.
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", "[-data DIR] [-dataset NAME|FILE.npz] [-models M,N] [-epochs N] [-fit | -write-npz FILE]", stderr)
 	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files ($CUQ_DATA, else the user cache directory)")
 	name := fs.String("dataset", "CoraML", "dataset name, synthetic, "+arxivLikeName+" (synthetic, OGBN Arxiv's size), or an .npz file")
@@ -74,12 +76,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if *fit {
-			if err := fitAndReport(stdout, mk.Key(), m, split); err != nil {
+			if err := fitAndReport(ctx, stdout, mk.Key(), m, split); err != nil {
 				return err
 			}
 			continue
 		}
-		train, eval, err := timeModel(m, split, *epochs)
+		train, eval, err := timeModel(ctx, m, split, *epochs)
 		if err != nil {
 			return err
 		}
@@ -120,8 +122,11 @@ func benchGraph(name, dir string, explicit bool, stderr io.Writer) (*graph.Graph
 // timeModel returns the mean milliseconds of a training epoch and of an
 // evaluation pass after one untimed warm-up epoch. GKDE has no training:
 // its "epoch" is the kernel evidence computation.
-func timeModel(m *cuq.Model, split graph.Split, epochs int) (trainMs, evalMs float64, err error) {
+func timeModel(ctx context.Context, m *cuq.Model, split graph.Split, epochs int) (trainMs, evalMs float64, err error) {
 	step := func() error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
 		if !m.Trainable() {
 			_, err := m.Fit(split)
 			return err
@@ -142,6 +147,9 @@ func timeModel(m *cuq.Model, split graph.Split, epochs int) (trainMs, evalMs flo
 	passes := max(1, epochs/5)
 	start = time.Now()
 	for e := 0; e < passes; e++ {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, fmt.Errorf("bench: %w", err)
+		}
 		if _, err := m.Forward(nil); err != nil {
 			return 0, 0, err
 		}
@@ -153,9 +161,9 @@ func timeModel(m *cuq.Model, split graph.Split, epochs int) (trainMs, evalMs flo
 // fitAndReport trains m with the full schedule and prints
 // "<model> fit_s=<s> epochs=<n> test_acc=<a> peak_rss_mb=<m>"; the peak is
 // the process's maximum resident set so far (memstat.PeakRSS).
-func fitAndReport(w io.Writer, key string, m *cuq.Model, split graph.Split) error {
+func fitAndReport(ctx context.Context, w io.Writer, key string, m *cuq.Model, split graph.Split) error {
 	start := time.Now()
-	hist, err := m.Fit(split)
+	hist, err := m.Fit(split, cuq.WithContext(ctx))
 	if err != nil {
 		return err
 	}

@@ -70,16 +70,9 @@ var commands = []command{
 	{"grid", "run the paper's experiment grid (or one shard of it)", runGrid},
 	{"merge", "build the tables and the report from grid output directories", onOutputs("merge", "-out OUT DIR...", "output directory for tables/ and report.html", true, runMerge)},
 	{"report", "rebuild the HTML report from grid output directories", onOutputs("report", "[-out OUT] DIR...", "output directory (default: the first DIR)", false, runReport)},
-	{"bench", "time a training epoch and an evaluation pass of each model", withoutContext(runBench)},
+	{"bench", "time a training epoch and an evaluation pass of each model", runBench},
 	{"download", "fetch datasets into the data directory, checksummed", runDownload},
 	{"export", "write one run for the PyTorch replica of the reference (scripts/replica)", runExport},
-}
-
-// withoutContext adapts a command that cannot be interrupted.
-func withoutContext(run func(args []string, stdout, stderr io.Writer) error) func(context.Context, []string, io.Writer, io.Writer) error {
-	return func(_ context.Context, args []string, stdout, stderr io.Writer) error {
-		return run(args, stdout, stderr)
-	}
 }
 
 // usage returns the program's usage text, built from commands.

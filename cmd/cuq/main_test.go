@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -179,6 +180,26 @@ func TestBenchOutputFormat(t *testing.T) {
 	}
 	if _, _, err := runCLI("bench", "-models", "mlp"); err == nil || !strings.Contains(err.Error(), `unknown model "mlp"`) {
 		t.Errorf("unknown model: %v", err)
+	}
+}
+
+// An interrupted bench stops before its next epoch, timed or fitted, and
+// says so, instead of running to the end after announcing that it stops.
+func TestBenchStopsWhenInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"bench", "-dataset", "synthetic", "-models", "appnp", "-epochs", "1000000"},
+		{"bench", "-dataset", "synthetic", "-models", "gpn", "-fit"},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(ctx, args, &out, &errOut)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%v: error %v, want context.Canceled", args, err)
+		}
+		if strings.Contains(out.String(), "train_ms=") || strings.Contains(out.String(), "fit_s=") {
+			t.Errorf("%v: reported a model after the interrupt:\n%s", args, out.String())
+		}
 	}
 }
 
