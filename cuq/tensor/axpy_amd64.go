@@ -153,17 +153,18 @@ func spmmRowNarrow(o, val []float64, ind []int, b []float64, c, ldb int) bool {
 }
 
 //go:noescape
-func spmmRows2(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off int, c *float64, alpha, beta float64)
+func spmmRows2(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off int, c *float64, alpha, beta float64, nb int) bool
 
 //go:noescape
-func spmmRows4(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64)
+func spmmRows4(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64, nb int) bool
 
 // spmmRowsNarrow computes, with the AVX2 kernels, the rows lo ≤ i < hi of
 // out = S·b, blended by bl, for a product of 4 to 16 columns f (class
 // scores, evidence, a 16-dimensional latent space), all rows in one call:
 // narrow rows have few multiply-adds, and a call per row would cost as
-// much as the row. Each element is the same chain of fused multiply-adds
-// as spmmRowNarrow's, and the same blend as blend.apply's. It reports
+// much as the row. The kernels check every index against the rows of b as
+// they read it. Each element is the same chain of fused multiply-adds as
+// spmmRowNarrow's, and the same blend as blend.apply's. It reports
 // whether it ran; the caller computes the rows otherwise (no AVX2, other
 // widths, offsets that do not rise).
 func spmmRowsNarrow(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int, bl blend) bool {
@@ -176,18 +177,21 @@ func spmmRowsNarrow(out []float64, ptr, ind []int, val, b []float64, f, lo, hi i
 		}
 	}
 	q0, q1 := ptr[lo], ptr[hi]
-	checkRowIndices(ind[q0:q1], len(b)/f)
-	_, _ = val[q0:q1], out[lo*f:hi*f]
+	_, _, _ = ind[q0:q1], val[q0:q1], out[lo*f:hi*f]
 	var c *float64
 	if bl.c != nil {
 		_ = bl.c[lo*f : hi*f]
 		c = &bl.c[lo*f]
 	}
 	o, vals, inds, bs := &out[lo*f], unsafe.SliceData(val), unsafe.SliceData(ind), unsafe.SliceData(b)
+	var ok bool
 	if f <= 8 {
-		spmmRows2(o, &ptr[lo], inds, vals, hi-lo, bs, f, min(4, f-4), c, bl.alpha, bl.beta)
+		ok = spmmRows2(o, &ptr[lo], inds, vals, hi-lo, bs, f, min(4, f-4), c, bl.alpha, bl.beta, len(b)/f)
 	} else {
-		spmmRows4(o, &ptr[lo], inds, vals, hi-lo, bs, f, min(8, f-4), f-4, c, bl.alpha, bl.beta)
+		ok = spmmRows4(o, &ptr[lo], inds, vals, hi-lo, bs, f, min(8, f-4), f-4, c, bl.alpha, bl.beta, len(b)/f)
+	}
+	if !ok {
+		panic("tensor: CSR column index out of range")
 	}
 	return true
 }

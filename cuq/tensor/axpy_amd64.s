@@ -301,16 +301,17 @@ kdone:
 	VZEROUPPER
 	RET
 
-// func spmmRows2(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off int, c *float64, alpha, beta float64)
+// func spmmRows2(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off int, c *float64, alpha, beta float64, nb int) bool
 // Rows 0 ≤ r < rows of a CSR·dense product with f columns, 4 ≤ f ≤ 8:
 // o[r·f + j] = Σ_q val[q]·b[ind[q]·f + j] over the entries q of row r,
 // ptr[r] ≤ q < ptr[r+1], in order of q, for the columns j in 0:4 and
 // off:off+4 (off = min(4, f−4); they overlap when f < 8). ptr points at the
 // first row's offset, ind and val at entry 0, o at the first row. When c
 // is not nil each element is blended as it is stored, o = alpha·o +
-// beta·c (two products and a sum, each rounded), c laid out as o. It is
-// spmmRow4x2 over a range of rows in one call.
-TEXT ·spmmRows2(SB), NOSPLIT, $0-88
+// beta·c (two products and a sum, each rounded), c laid out as o. It
+// returns false, at once, when an index is not below nb, the rows of b. It
+// is spmmRow4x2 over a range of rows in one call.
+TEXT ·spmmRows2(SB), NOSPLIT, $0-97
 	MOVQ o+0(FP), DI
 	MOVQ ptr+8(FP), BX
 	MOVQ ind+16(FP), R9
@@ -337,6 +338,8 @@ q2loop:
 	JGE  q2done
 	VBROADCASTSD (SI)(R12*8), Y8
 	MOVQ  (R9)(R12*8), AX
+	CMPQ  AX, nb+88(FP)
+	JAE   r2bad
 	IMULQ R8, AX
 	ADDQ  DX, AX
 	VFMADD231PD (AX), Y8, Y0
@@ -366,13 +369,19 @@ store2:
 	JMP  r2loop
 
 r2done:
+	MOVB $1, ret+96(FP)
 	VZEROUPPER
 	RET
 
-// func spmmRows4(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64)
+r2bad:
+	MOVB $0, ret+96(FP)
+	VZEROUPPER
+	RET
+
+// func spmmRows4(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64, nb int) bool
 // spmmRows2 for 8 < f ≤ 16: columns 0:4, 4:8, off2:off2+4 and off3:off3+4
 // of each row (off2 = min(8, f−4), off3 = f−4), in four vector registers.
-TEXT ·spmmRows4(SB), NOSPLIT, $0-96
+TEXT ·spmmRows4(SB), NOSPLIT, $0-105
 	MOVQ o+0(FP), DI
 	MOVQ ptr+8(FP), BX
 	MOVQ ind+16(FP), R9
@@ -403,6 +412,8 @@ q4loop:
 	JGE  q4done
 	VBROADCASTSD (SI)(R12*8), Y8
 	MOVQ  (R9)(R12*8), AX
+	CMPQ  AX, nb+96(FP)
+	JAE   r4bad
 	IMULQ R8, AX
 	ADDQ  DX, AX
 	VFMADD231PD (AX), Y8, Y0
@@ -442,5 +453,11 @@ store4:
 	JMP  r4loop
 
 r4done:
+	MOVB $1, ret+104(FP)
+	VZEROUPPER
+	RET
+
+r4bad:
+	MOVB $0, ret+104(FP)
 	VZEROUPPER
 	RET

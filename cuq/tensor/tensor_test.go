@@ -346,6 +346,28 @@ func TestNarrowSparseProductsAreFMAChains(t *testing.T) {
 	}
 }
 
+// A column index changed after NewCSR checked it, past the rows of b or
+// negative, makes every product panic instead of reading outside b,
+// whichever kernel its width selects.
+func TestCSRProductsRefuseBadIndices(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, bad := range []int{70, -1} {
+		for _, f := range []int{2, 6, 12, 20, 40} {
+			s := randomCSR(rng, 3*spmmChunk, 70, 0.06)
+			s.Ind[len(s.Ind)/2] = bad
+			b := randomDense(rng, 70, f)
+			func() {
+				defer func() {
+					if r := recover(); r == nil {
+						t.Errorf("index %d, %d columns: no panic", bad, f)
+					}
+				}()
+				s.MulTo(New(s.Rows, f), b)
+			}()
+		}
+	}
+}
+
 // MulAddTo equals α·S·b + β·c computed in two passes, bit for bit, for
 // every kernel width (the blend inside the narrow kernels, 4 to 16 columns).
 func TestCSRMulAddTo(t *testing.T) {
