@@ -91,17 +91,13 @@ func tMark(t bool) string {
 // ParallelFor splits the rows.
 func mulNN(a, b, out []float64, n, k, m int, bias []float64) {
 	if m8, ok := paddedWidth(m); ok && n >= 4 {
+		var wideBias []float64
+		if bias != nil {
+			wideBias = padColumns(bias, 1, m, m8)
+		}
 		wide := make([]float64, n*m8)
-		mulNN(a, padColumns(b, k, m, m8), wide, n, k, m8, nil)
-		ParallelFor(n, n*m, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				row := out[i*m : (i+1)*m]
-				copy(row, wide[i*m8:])
-				if bias != nil {
-					addRow(row, bias)
-				}
-			}
-		})
+		mulNN(a, padColumns(b, k, m, m8), wide, n, k, m8, wideBias)
+		dropColumns(out, wide, n, m, m8)
 		return
 	}
 	if m == 1 { // matrix-vector: one dot product per row
@@ -160,6 +156,14 @@ func padColumns(b []float64, rows, m, w int) []float64 {
 	return wide
 }
 
+// dropColumns sets the rows×m matrix out to the first m columns of the
+// rows×w matrix wide, undoing padColumns.
+func dropColumns(out, wide []float64, rows, m, w int) {
+	for i := range rows {
+		copy(out[i*m:(i+1)*m], wide[i*w:i*w+m])
+	}
+}
+
 // mulRowFrom sets the columns c.. of an output row of a·b: row[j] =
 // Σ_p ar[p]·b[p·m + j] for c ≤ j < m, accumulating four rows of b at a time.
 func mulRowFrom(row, ar, b []float64, c, m int) {
@@ -210,9 +214,7 @@ func mulTN(a, b, out []float64, n, k, m int) {
 	if m8, ok := paddedWidth(m); ok && k >= 4 {
 		wide := make([]float64, k*m8)
 		mulTN(a, padColumns(b, n, m, m8), wide, n, k, m8)
-		for p := range k {
-			copy(out[p*m:(p+1)*m], wide[p*m8:])
-		}
+		dropColumns(out, wide, k, m, m8)
 		return
 	}
 	clear(out)
