@@ -115,6 +115,9 @@ func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int {
 	}
 	checkRowIndices(ind[:len(val)], len(b)/ldb)
 	c := 0
+	for ; useAVX512 && c+64 <= len(o); c += 64 {
+		spmmRow64(&o[c], &val[0], &ind[0], len(val), &b[c], ldb)
+	}
 	for ; c+32 <= len(o); c += 32 {
 		spmmRow32(&o[c], &val[0], &ind[0], len(val), &b[c], ldb)
 	}

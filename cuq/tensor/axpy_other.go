@@ -23,3 +23,9 @@ func spmmRowNarrow(o, val []float64, ind []int, b []float64, c, ldb int) bool { 
 func spmmRowsNarrow(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int, bl blend) bool {
 	return false
 }
+
+const useAVX512 = false
+
+func gemmRows8(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
+	return 0
+}

@@ -26,6 +26,11 @@ type CSR struct {
 	// and after its first transposed product.
 	transOnce sync.Once `digest:"-"`
 	trans     *CSR      `digest:"-"`
+	// The transposed pattern and, for each of its entries, the index of
+	// the entry of S it comes from (TMulValuesTo).
+	patOnce sync.Once `digest:"-"`
+	patT    *CSR      `digest:"-"`
+	patSrc  []int     `digest:"-"`
 }
 
 // NewCSR validates the three CSR arrays and wraps them (not copied). Column
@@ -266,6 +271,39 @@ func (s *CSR) TMulTo(dst, b *Dense) {
 	s.transOnce.Do(func() { s.trans = s.Transpose() })
 	t := s.trans
 	spmm(t.Ptr, t.Ind, t.Val, b.Data, dst.Data, b.Cols, t.Rows, t.NNZ(), nil, blend{})
+}
+
+// TMulValuesTo computes dst = S'ᵀ·b (dst is overwritten), where S' has the
+// pattern of S and the values val (one per stored entry; S's own values
+// are not read): the transposed product of a matrix whose values change
+// from call to call on a fixed pattern, such as attention coefficients.
+// The transposed pattern is built on first use and cached, and only the
+// values are permuted per call; the result is that of S'.TMulTo. It
+// panics with the shapes when they do not fit.
+func (s *CSR) TMulValuesTo(dst *Dense, val []float64, b *Dense) {
+	if s.Rows != b.Rows || dst.Rows != s.Cols || dst.Cols != b.Cols || len(val) != s.NNZ() {
+		panic(fmt.Sprintf("tensor: CSR transposed product %sᵀ (%d values for %d entries) · %s into %s: shapes do not fit",
+			s.Shape(), len(val), s.NNZ(), b.Shape(), dst.Shape()))
+	}
+	s.patOnce.Do(func() {
+		src := make([]float64, s.NNZ())
+		for k := range src {
+			src[k] = float64(k)
+		}
+		s.patT = (&CSR{Rows: s.Rows, Cols: s.Cols, Ptr: s.Ptr, Ind: s.Ind, Val: src}).Transpose()
+		s.patSrc = make([]int, len(src))
+		for q, k := range s.patT.Val {
+			s.patSrc[q] = int(k)
+		}
+	})
+	t := s.patT
+	tval := make([]float64, len(val))
+	ParallelFor(len(tval), len(tval), func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			tval[q] = val[s.patSrc[q]]
+		}
+	})
+	spmm(t.Ptr, t.Ind, tval, b.Data, dst.Data, b.Cols, t.Rows, t.NNZ(), nil, blend{})
 }
 
 // Mul returns S·b.

@@ -113,6 +113,18 @@ func mulNN(a, b, out []float64, n, k, m int, bias []float64) {
 	}
 	ParallelFor(n, n*k*m, func(lo, hi int) {
 		i := lo
+		for ; useAVX512 && i+8 <= hi; i += 8 {
+			block := out[i*m : (i+8)*m]
+			clear(block)
+			c := gemmRows8(block, m, a[i*k:(i+8)*k], k, 1, b, m, k, m)
+			for r := range 8 {
+				row := block[r*m : (r+1)*m]
+				mulRowFrom(row, a[(i+r)*k:(i+r+1)*k], b, c, m)
+				if bias != nil {
+					addRow(row, bias)
+				}
+			}
+		}
 		for ; i+4 <= hi; i += 4 {
 			block := out[i*m : (i+4)*m]
 			clear(block)
@@ -202,7 +214,7 @@ func mulNT(a, b, out []float64, n, k, m int) {
 // tnRowBlock is the number of rows of a and b that mulTN passes over at a
 // time: 64 rows of a 767-column a take 393 KB, so they stay in L2 while the
 // output rows are updated.
-const tnRowBlock = 64
+const tnRowBlock = 512
 
 // mulTN computes out = aᵀ·b for a (n×k), b (n×m): output row p is
 // Σ_i a[i,p]·b[i,:]. Workers own blocks of output rows. Blocks of four
@@ -228,6 +240,10 @@ func mulTN(a, b, out []float64, n, k, m int) {
 		for i0 := 0; i0 < n; i0 += tnRowBlock {
 			i1 := min(i0+tnRowBlock, n)
 			p := lo
+			for ; useAVX512 && p+8 <= hi; p += 8 {
+				c := gemmRows8(out[p*m:(p+8)*m], m, a[i0*k+p:], 1, k, b[i0*m:], m, i1-i0, m)
+				addTN(out, a, b, i0, i1, p, p+8, c, k, m)
+			}
 			for ; p+4 <= hi; p += 4 {
 				c := gemmRows4(out[p*m:(p+4)*m], m, a[i0*k+p:], 1, k, b[i0*m:], m, i1-i0, m)
 				addTN(out, a, b, i0, i1, p, p+4, c, k, m)

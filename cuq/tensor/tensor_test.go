@@ -231,13 +231,17 @@ func TestDenseHelpers(t *testing.T) {
 	}
 }
 
-// The products mix the four-row register kernel, the one-row kernels and
-// the axpy loops by shape and by how ParallelFor splits the rows. With
-// AVX2 they must all round alike: the result equals the in-order fused
+// The products mix the eight- and four-row register kernels, the one-row
+// kernels and the axpy loops by shape and by how ParallelFor splits the
+// rows. With AVX2 or AVX-512 they must all round alike: the result equals the in-order fused
 // chain bit for bit, for any split (1 and 3 workers; 3 puts chunk ends
 // off the four-row blocks). Without AVX2 the portable loops are checked
 // against the textbook product.
 func TestDenseProductKernelsAgree(t *testing.T) {
+	forEachKernelSet(t, testDenseProductKernels)
+}
+
+func testDenseProductKernels(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, procs := range []int{1, 3} {
@@ -383,4 +387,47 @@ func TestCSRMulAddTo(t *testing.T) {
 		s.MulAddTo(got, b, 0.9, c, 0.1)
 		denseEqual(t, "MulAddTo", got, want, 0)
 	}
+}
+
+// TMulValuesTo gives S'ᵀ·b of the matrix S' with S's pattern and new
+// values, bit for bit as S'.TMulTo, again after the values change (the
+// cached transposed pattern must not keep old values), and refuses a value
+// slice of the wrong length.
+func TestTMulValuesTo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	p := randomCSR(rng, 40, 30, 0.2)
+	b := randomDense(rng, 40, 12)
+	for round := 0; round < 3; round++ {
+		val := randomDense(rng, 1, p.NNZ()).Data
+		fresh := &CSR{Rows: p.Rows, Cols: p.Cols, Ptr: p.Ptr, Ind: p.Ind, Val: val}
+		want, got := New(30, 12), New(30, 12)
+		fresh.TMulTo(want, b)
+		p.TMulValuesTo(got, val, b)
+		denseEqual(t, fmt.Sprintf("round %d", round), got, want, 0)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("TMulValuesTo accepted one value too few")
+		}
+	}()
+	p.TMulValuesTo(New(30, 12), make([]float64, p.NNZ()-1), b)
+}
+
+// With the assembly kernels a CSR product computes every element as the
+// dense product does, the same chain of fused multiply-adds over the
+// stored entries in order (the zeros the dense product adds change
+// nothing): the 64- and 32-column blocks and the narrow remainder agree
+// with the in-order chain bit for bit.
+func TestWideSparseProductsAreFMAChains(t *testing.T) {
+	if !useAVX {
+		t.Skip("no AVX2/FMA kernels on this machine")
+	}
+	forEachKernelSet(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(31, 32))
+		for _, f := range []int{32, 40, 64, 70, 100, 128} {
+			s := randomCSR(rng, 50, 80, 0.1)
+			b := randomDense(rng, 80, f)
+			denseEqual(t, fmt.Sprintf("CSR·b, %d columns", f), s.Mul(b), fmaMul(s.ToDense(), b), 0)
+		}
+	})
 }

@@ -1,0 +1,42 @@
+//go:build amd64 && !purego
+
+package tensor
+
+import "golang.org/x/sys/cpu"
+
+// useAVX512 selects the AVX-512 kernels of avx512_amd64.s where the CPU
+// and the operating system support them. Their 512-bit registers hold
+// eight independent fused multiply-add chains where the AVX2 kernels'
+// hold four, so every element is computed by the same chain either way
+// and results do not depend on which kernels run; on cores with
+// full-width AVX-512 units they do twice the work per instruction.
+var useAVX512 = useAVX && cpu.X86.HasAVX512F
+
+//go:noescape
+func spmmRow64(o, val *float64, ind *int, nnz int, b *float64, ldb int)
+
+//go:noescape
+func gemm8x16(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)
+
+// gemmRows8 is gemmRows4 for a block of eight rows: it adds the leading
+// 16-column blocks of o = a·b (with the strides of gemmRows4) with the
+// AVX-512 kernel, then a remaining 8-column block with two calls of the
+// four-row kernel, and returns the columns covered (cols rounded down to a
+// multiple of 8); the caller computes the rest. It returns 0 without
+// AVX-512.
+func gemmRows8(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
+	c8 := cols &^ 7
+	if !useAVX512 || c8 == 0 || k == 0 {
+		return 0
+	}
+	_, _, _ = o[7*ldo+c8-1], a[7*lda+(k-1)*astep], b[(k-1)*ldb+c8-1]
+	c := 0
+	for ; c+16 <= c8; c += 16 {
+		gemm8x16(&o[c], ldo, &a[0], lda, astep, &b[c], ldb, k)
+	}
+	if c < c8 {
+		gemm4x8(&o[c], ldo, &a[0], lda, astep, &b[c], ldb, k)
+		gemm4x8(&o[4*ldo+c], ldo, &a[4*lda], lda, astep, &b[c], ldb, k)
+	}
+	return c8
+}

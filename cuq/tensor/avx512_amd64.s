@@ -1,0 +1,157 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The AVX-512 kernels. Every element they compute is the same chain of
+// fused multiply-adds, in the same order, as the AVX2 kernels of
+// axpy_amd64.s compute it: a 512-bit register holds eight independent
+// chains where a 256-bit one holds four, so results are the same to the
+// bit whichever kernel runs.
+
+// func gemm8x16(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)
+//
+// o[r·ldo + j] += Σ_{s<k} a[r·lda + s·astep]·b[s·ldb + j] for r < 8 and
+// j < 16, in order of s: gemm4x8 for eight rows and sixteen columns. The
+// 16 accumulators (Z0–Z15) hide the fused multiply-add latency; each row
+// of b is loaded once for the eight rows.
+TEXT ·gemm8x16(SB), NOSPLIT, $0-64
+	MOVQ o+0(FP), DI
+	MOVQ ldo+8(FP), R12
+	SHLQ $3, R12
+	MOVQ a+16(FP), SI
+	MOVQ lda+24(FP), R9
+	SHLQ $3, R9
+	MOVQ astep+32(FP), R11
+	SHLQ $3, R11
+	MOVQ b+40(FP), DX
+	MOVQ ldb+48(FP), R8
+	SHLQ $3, R8
+	MOVQ k+56(FP), CX
+	LEAQ (R9)(R9*2), R10  // 3·lda
+	LEAQ (SI)(R9*4), BX   // a + 4·lda: rows 4–7
+	LEAQ (R12)(R12*2), R13 // 3·ldo
+	LEAQ (DI)(R12*4), R14 // o + 4·ldo: rows 4–7
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (R14), Z8
+	VMOVUPD 64(R14), Z9
+	VMOVUPD (R14)(R12*1), Z10
+	VMOVUPD 64(R14)(R12*1), Z11
+	VMOVUPD (R14)(R12*2), Z12
+	VMOVUPD 64(R14)(R12*2), Z13
+	VMOVUPD (R14)(R13*1), Z14
+	VMOVUPD 64(R14)(R13*1), Z15
+	TESTQ CX, CX
+	JZ    done
+
+kloop:
+	VMOVUPD      (DX), Z16
+	VMOVUPD      64(DX), Z17
+	VBROADCASTSD (SI), Z18
+	VBROADCASTSD (SI)(R9*1), Z19
+	VBROADCASTSD (SI)(R9*2), Z20
+	VBROADCASTSD (SI)(R10*1), Z21
+	VBROADCASTSD (BX), Z22
+	VBROADCASTSD (BX)(R9*1), Z23
+	VBROADCASTSD (BX)(R9*2), Z24
+	VBROADCASTSD (BX)(R10*1), Z25
+	VFMADD231PD  Z16, Z18, Z0
+	VFMADD231PD  Z17, Z18, Z1
+	VFMADD231PD  Z16, Z19, Z2
+	VFMADD231PD  Z17, Z19, Z3
+	VFMADD231PD  Z16, Z20, Z4
+	VFMADD231PD  Z17, Z20, Z5
+	VFMADD231PD  Z16, Z21, Z6
+	VFMADD231PD  Z17, Z21, Z7
+	VFMADD231PD  Z16, Z22, Z8
+	VFMADD231PD  Z17, Z22, Z9
+	VFMADD231PD  Z16, Z23, Z10
+	VFMADD231PD  Z17, Z23, Z11
+	VFMADD231PD  Z16, Z24, Z12
+	VFMADD231PD  Z17, Z24, Z13
+	VFMADD231PD  Z16, Z25, Z14
+	VFMADD231PD  Z17, Z25, Z15
+	ADDQ         R11, SI
+	ADDQ         R11, BX
+	ADDQ         R8, DX
+	DECQ         CX
+	JNZ          kloop
+
+done:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (R14)
+	VMOVUPD Z9, 64(R14)
+	VMOVUPD Z10, (R14)(R12*1)
+	VMOVUPD Z11, 64(R14)(R12*1)
+	VMOVUPD Z12, (R14)(R12*2)
+	VMOVUPD Z13, 64(R14)(R12*2)
+	VMOVUPD Z14, (R14)(R13*1)
+	VMOVUPD Z15, 64(R14)(R13*1)
+	VZEROUPPER
+	RET
+
+// func spmmRow64(o, val *float64, ind *int, nnz int, b *float64, ldb int)
+//
+// o[0:64] = Σ_{q<nnz} val[q]·b[ind[q]·ldb : ind[q]·ldb+64]: spmmRow32 of
+// axpy_amd64.s for a 64-column block, in eight 512-bit accumulators.
+TEXT ·spmmRow64(SB), NOSPLIT, $0-48
+	MOVQ o+0(FP), DI
+	MOVQ val+8(FP), SI
+	MOVQ ind+16(FP), R9
+	MOVQ nnz+24(FP), CX
+	MOVQ b+32(FP), DX
+	MOVQ ldb+40(FP), R8
+	SHLQ $3, R8
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	TESTQ CX, CX
+	JZ    s64done
+
+s64loop:
+	VBROADCASTSD (SI), Z8
+	MOVQ  (R9), AX
+	IMULQ R8, AX
+	LEAQ  (DX)(AX*1), R10
+	VFMADD231PD (R10), Z8, Z0
+	VFMADD231PD 64(R10), Z8, Z1
+	VFMADD231PD 128(R10), Z8, Z2
+	VFMADD231PD 192(R10), Z8, Z3
+	VFMADD231PD 256(R10), Z8, Z4
+	VFMADD231PD 320(R10), Z8, Z5
+	VFMADD231PD 384(R10), Z8, Z6
+	VFMADD231PD 448(R10), Z8, Z7
+	ADDQ $8, SI
+	ADDQ $8, R9
+	DECQ CX
+	JNZ  s64loop
+
+s64done:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, 256(DI)
+	VMOVUPD Z5, 320(DI)
+	VMOVUPD Z6, 384(DI)
+	VMOVUPD Z7, 448(DI)
+	VZEROUPPER
+	RET
