@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
@@ -29,6 +27,12 @@ import (
 // values; the backward pass recomputes each (node, class) chain in a small
 // local buffer and back-propagates through it, so memory is O(N·C) whatever
 // L and D are, and the work runs in parallel over nodes.
+//
+// Chains run eight nodes at a time, one per lane (see lanes), with the
+// same arithmetic in the AVX-512 and AVX2 kernels (D = 16, the paper's
+// size) and in the portable code (any D), and the parameter gradients are
+// summed in a fixed order: the results are the same to the bit on every
+// machine, whatever its number of cores.
 type RadialFlows struct {
 	Classes, Layers, Dim int
 	X0                   *ad.Value // (Layers·Classes)×Dim, row l·Classes + c
@@ -53,32 +57,44 @@ func NewRadialFlows(name string, classes, layers, dim int, rng *rand.Rand) (*Rad
 // Params returns x₀, a′ and b′.
 func (f *RadialFlows) Params() []*ad.Value { return []*ad.Value{f.X0, f.A, f.B} }
 
+// lanes is the number of chains computed together: nodes 8k…8k+7 form
+// block k, node 8k+i runs in lane i. A block's latents are stored
+// transposed, component j of lane i at [lanes·j + i], as are its records
+// and gradients.
+const lanes = 8
+
+// chunkNodes is the number of nodes (a multiple of lanes) whose parameter
+// gradients are summed together before the chunks' sums are added in
+// chunk order: the order of every sum is fixed by the node indices alone,
+// not by how the work is split among cores.
+const chunkNodes = 256
+
 // LogDensity returns the N×C matrix log p(zᵢ | c) for latents z (N×D).
 func (f *RadialFlows) LogDensity(t *ad.Tape, z *ad.Value) *ad.Value {
 	if z.Data.Cols != f.Dim {
 		panic(fmt.Sprintf("nn.RadialFlows: latents %s for flows of dimension %d", z.Shape(), f.Dim))
 	}
-	n, C, L, D := z.Data.Rows, f.Classes, f.Layers, f.Dim
-	ab := f.scalars()
+	n, C, D := z.Data.Rows, f.Classes, f.Dim
+	s := f.scalars()
 	out := tensor.New(n, C)
-	cost := n * C * L * D * 4
-	tensor.ParallelFor(n, cost, func(lo, hi int) {
-		buf := make([]float64, D)
-		var scratch [2 * 64]float64
-		for i := lo; i < hi; i++ {
-			if i+4 <= hi && f.forwardBlock(z.Data.Data, i, ab, out.Data, &scratch) {
-				i += 3
-				continue
-			}
-			zi := z.Data.Row(i)
+	blocks := (n + lanes - 1) / lanes
+	tensor.ParallelFor(blocks, n*C*f.Layers*D*4, func(lo, hi int) {
+		zt, work := make([]float64, lanes*D), make([]float64, lanes*D)
+		var res blockResult
+		for blk := lo; blk < hi; blk++ {
+			i0 := blk * lanes
+			m := transposeBlock(zt, z.Data, i0)
 			for c := 0; c < C; c++ {
-				copy(buf, zi)
-				out.Data[i*C+c] = f.chain(buf, c, ab, nil)
+				copy(work, zt)
+				f.forwardBlock(work, c, s, &res, nil)
+				for k := 0; k < m; k++ {
+					out.Data[(i0+k)*C+c] = logDensity(D, res.sq[k], res.produ[k], res.prodq[k])
+				}
 			}
 		}
 	})
 	return t.Custom(out, func(g *tensor.Dense, grads []*tensor.Dense) {
-		f.backward(z.Data, g, ab, grads)
+		f.backward(z.Data, g, s, grads)
 	}, z, f.X0, f.A, f.B)
 }
 
@@ -101,57 +117,87 @@ func (f *RadialFlows) scalars() layerScalars {
 	return s
 }
 
-// layerState is what the backward pass needs of one layer's forward.
-type layerState struct {
-	r, h float64
+// transposeBlock writes rows i0…i0+7 of z into zt in the lane layout and
+// returns how many of them exist; missing lanes are zero.
+func transposeBlock(zt []float64, z *tensor.Dense, i0 int) int {
+	m := min(lanes, z.Rows-i0)
+	if m < lanes {
+		clear(zt)
+	}
+	for k := 0; k < m; k++ {
+		for j, v := range z.Row(i0 + k) {
+			zt[lanes*j+k] = v
+		}
+	}
+	return m
 }
 
-// chain pushes z (overwritten with z_L) through the flows of class c and
-// returns log p(z | c). When rec is non-nil it records, per layer, the
-// layer input (row l of rec.inputs) and r, h for the backward pass.
-func (f *RadialFlows) chain(z []float64, c int, s layerScalars, rec *chainRecord) float64 {
-	D := f.Dim
-	// Σ_l log(1+u_l) and Σ_l log(1+q_l) are accumulated as products and
-	// logged once: two logarithms per chain instead of two per layer.
-	// 1+u and 1+q are positive for an invertible layer (b ≥ −a), and a
-	// product of L such factors stays far inside float64's range.
-	produ, prodq := 1.0, 1.0
-	fast := false
-	if rec == nil {
-		if pu, pq, ok := f.fastChain(z, c, s); ok {
-			produ, prodq, fast = pu, pq, true
-		}
+// blockResult is what a block's forward chains return per lane:
+// Π_l(1+u_l), Π_l(1+q_l) and ‖z_L‖².
+type blockResult struct {
+	produ, prodq, sq [lanes]float64
+}
+
+// recordSize is the number of values a block's forward pass records per
+// layer for the backward pass: the layer inputs (D·lanes), r and h.
+func (f *RadialFlows) recordSize() int { return (f.Dim + 2) * lanes }
+
+// forwardBlock pushes the block's latents zt (lane layout, overwritten with
+// z_L) through the flows of class c. Per lane, with d = z − x₀:
+//
+//	r² = (s₀ + s₁) + (s₂ + s₃),  s_m = Σ_{j ≡ m mod 4} d_j² (in order of j, fused)
+//	r = √r²,  h = 1/(a + r),  u = b·h
+//	Π(1+u) ← Π(1+u)·(1 + u),  Π(1+q) ← Π(1+q)·((1 + u) − (u·h)·r)
+//	z_j ← fma(d_j, u, z_j)
+//
+// and ‖z_L‖² is the fused sum of z_j² in order of j. The logarithms of the
+// two products (a product of L positive factors stays far inside
+// float64's range) give Σ_l log|det_l| at two logarithms per chain instead
+// of two per layer. When rec is not nil, layer l records its input, r and
+// h at rec[l·recordSize():].
+func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blockResult, rec []float64) {
+	if f.forwardKernel(zt, c, s, res, rec) {
+		return
 	}
-	for l := 0; l < f.Layers && !fast; l++ {
-		k := l*f.Classes + c
-		x0 := f.X0.Data.Data[k*D : (k+1)*D]
-		x0 = x0[:len(z)] // lets the compiler drop the bounds checks
-		if rec != nil {
-			copy(rec.inputs[l*D:(l+1)*D], z)
+	D, C, R := f.Dim, f.Classes, f.recordSize()
+	for k := 0; k < lanes; k++ {
+		pu, pq := 1.0, 1.0
+		for l := 0; l < f.Layers; l++ {
+			idx := l*C + c
+			x0 := f.X0.Data.Data[idx*D : (idx+1)*D]
+			var part [4]float64
+			for j := range x0 {
+				d := zt[lanes*j+k] - x0[j]
+				if j < 4 {
+					part[j] = d * d
+				} else {
+					part[j%4] = math.FMA(d, d, part[j%4])
+				}
+			}
+			r := math.Sqrt((part[0] + part[1]) + (part[2] + part[3]))
+			h := 1 / (s.a[idx] + r)
+			u := s.b[idx] * h
+			pu *= 1 + u
+			pq *= (1 + u) - float64(u*h*r)
+			if rec != nil {
+				layer := rec[l*R : (l+1)*R]
+				for j := range x0 {
+					layer[lanes*j+k] = zt[lanes*j+k]
+				}
+				layer[lanes*D+k], layer[lanes*(D+1)+k] = r, h
+			}
+			for j := range x0 {
+				zj := zt[lanes*j+k]
+				zt[lanes*j+k] = math.FMA(zj-x0[j], u, zj)
+			}
 		}
-		r2 := 0.0
-		for j, zj := range z {
-			d := zj - x0[j]
-			r2 += d * d
+		sq := 0.0
+		for j := 0; j < D; j++ {
+			v := zt[lanes*j+k]
+			sq = math.FMA(v, v, sq)
 		}
-		r := math.Sqrt(r2)
-		a, b := s.a[k], s.b[k]
-		h := 1 / (a + r)
-		bh := b * h
-		for j := range z {
-			z[j] += bh * (z[j] - x0[j])
-		}
-		produ *= 1 + bh
-		prodq *= 1 + bh - b*h*h*r
-		if rec != nil {
-			rec.states[l] = layerState{r: r, h: h}
-		}
+		res.produ[k], res.prodq[k], res.sq[k] = pu, pq, sq
 	}
-	sq := 0.0
-	for _, v := range z {
-		sq += v * v
-	}
-	return logDensity(D, sq, produ, prodq)
 }
 
 // logDensity assembles log p(z | c) = −(D/2)·log 2π − ½‖z_L‖² + Σ log|det|
@@ -160,91 +206,95 @@ func logDensity(d int, sq, produ, prodq float64) float64 {
 	return -0.5*float64(d)*math.Log(2*math.Pi) - 0.5*sq + float64(d-1)*math.Log(produ) + math.Log(prodq)
 }
 
-type chainRecord struct {
-	inputs []float64
-	states []layerState
+// laneGrads holds one worker's per-lane accumulators of the flow parameter
+// gradients, in the lane layout: ∂x₀ of (layer, class) idx, component j,
+// lane k at x0[(idx·D + j)·lanes + k]; ∂a′ and ∂b′ at [idx·lanes + k].
+type laneGrads struct {
+	x0, a, b []float64
 }
 
-// flowAcc accumulates one worker's gradients of the flow parameters.
-type flowAcc struct{ x0, a, b []float64 }
-
 // backward adds the gradients of Σ g ⊙ logp to z, x₀, a′ and b′ (grads in
-// that order; nil entries need no gradient). Each (node, class) chain is
-// recomputed with its per-layer state recorded, then back-propagated layer
-// by layer; where the vector kernels apply, four nodes at a time in both
-// directions (their parameter gradients are summed per lane first, so the
-// sums are ordered differently from the single-chain path's and may
-// differ from it in the last bits).
+// that order; nil entries need no gradient). Blocks of eight nodes are
+// recomputed with their per-layer state recorded and back-propagated
+// together, lanes whose output gradient is zero masked out (a CUQ loss
+// touches the labelled nodes only, and GPN's clamp cuts the gradient of
+// very unlikely classes). Each lane accumulates its own parameter
+// gradients over a chunk of chunkNodes nodes; a chunk's sum is the sum of
+// its lanes in order, and the gradients are the sum of the chunks in
+// order.
 func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tensor.Dense) {
 	n, C, L, D := z.Rows, f.Classes, f.Layers, f.Dim
-	workers := tensor.Workers(n * C * L * D * 10)
-	if workers > runtime.GOMAXPROCS(0) {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	accs := make([]flowAcc, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*n/workers, (w+1)*n/workers
-		accs[w] = flowAcc{make([]float64, L*C*D), make([]float64, L*C), make([]float64, L*C)}
-		wg.Add(1)
-		go func(a flowAcc) {
-			defer wg.Done()
-			bp := f.newBackprop(s, a)
-			lanes := f.newLaneRecord()
-			for i := lo; i < hi; i++ {
-				var gzi [4][]float64
-				if i+4 <= hi && lanes != nil && hasGradient(g, i, 4) {
-					for k := range gzi {
-						if grads[0] != nil {
-							gzi[k] = grads[0].Row(i + k)
-						}
-					}
-					for c := 0; c < C; c++ {
-						if !f.recordBlock(z.Data, i, c, s, lanes) {
-							break
-						}
-						gi := [4]float64{g.Data[i*C+c], g.Data[(i+1)*C+c], g.Data[(i+2)*C+c], g.Data[(i+3)*C+c]}
-						if gi[0] != 0 && gi[1] != 0 && gi[2] != 0 && gi[3] != 0 {
-							f.backBlock(c, &gi, s, lanes, gzi)
-							continue
-						}
-						for k, gk := range gi {
-							if gk != 0 {
-								lanes.extract(k, bp.rec, bp.zc)
-								bp.run(c, gk, gzi[k])
-							}
-						}
-					}
-					i += 3
+	P := L * C * (D + 2) // ∂x₀, then ∂a′, then ∂b′
+	chunks := (n + chunkNodes - 1) / chunkNodes
+	partial := make([]float64, chunks*P)
+	tensor.ParallelFor(chunks, n*C*L*D*10, func(lo, hi int) {
+		acc := laneGrads{make([]float64, L*C*D*lanes), make([]float64, L*C*lanes), make([]float64, L*C*lanes)}
+		zt, work, gz := make([]float64, lanes*D), make([]float64, lanes*D), make([]float64, lanes*D)
+		rec := make([]float64, L*f.recordSize())
+		var res blockResult
+		for ch := lo; ch < hi; ch++ {
+			for i0 := ch * chunkNodes; i0 < min(n, (ch+1)*chunkNodes); i0 += lanes {
+				m := min(lanes, n-i0)
+				if !hasGradient(g, i0, m) {
 					continue
 				}
-				if grads[0] != nil {
-					gzi[0] = grads[0].Row(i)
-				}
+				transposeBlock(zt, z, i0)
 				for c := 0; c < C; c++ {
-					if gi := g.Data[i*C+c]; gi != 0 {
-						copy(bp.zc, z.Row(i))
-						f.chain(bp.zc, c, s, bp.rec)
-						bp.run(c, gi, gzi[0])
+					var gi [lanes]float64
+					any := false
+					for k := 0; k < m; k++ {
+						gi[k] = g.Data[(i0+k)*C+c]
+						any = any || gi[k] != 0
+					}
+					if !any {
+						continue
+					}
+					copy(work, zt)
+					f.forwardBlock(work, c, s, &res, rec)
+					f.backwardBlock(rec, work, &gi, c, s, gz, acc)
+					if grads[0] == nil {
+						continue
+					}
+					for k := 0; k < m; k++ {
+						if gi[k] == 0 {
+							continue
+						}
+						row := grads[0].Row(i0 + k)
+						for j := range row {
+							row[j] += gz[lanes*j+k]
+						}
 					}
 				}
 			}
-			if lanes != nil {
-				lanes.flush(a)
-			}
-		}(accs[w])
-	}
-	wg.Wait()
-	for _, a := range accs {
-		for idx, dst := range []*tensor.Dense{grads[1], grads[2], grads[3]} {
-			if dst == nil {
-				continue
-			}
-			src := [][]float64{a.x0, a.a, a.b}[idx]
-			for j, v := range src {
+			acc.flush(partial[ch*P : (ch+1)*P])
+		}
+	})
+	for p, dst := range grads[1:] {
+		if dst == nil {
+			continue
+		}
+		off, size := [3]int{0, L * C * D, L * C * (D + 1)}[p], len(dst.Data)
+		for ch := 0; ch < chunks; ch++ {
+			part := partial[ch*P+off : ch*P+off+size]
+			for j, v := range part {
 				dst.Data[j] += v
 			}
 		}
+	}
+}
+
+// flush writes the sum of the lanes of every accumulator into out (∂x₀,
+// ∂a′, ∂b′ one after the other) and clears the accumulators. The lanes
+// are summed pairwise: ((l₀+l₁)+(l₂+l₃)) + ((l₄+l₅)+(l₆+l₇)).
+func (acc laneGrads) flush(out []float64) {
+	o := 0
+	for _, a := range [][]float64{acc.x0, acc.a, acc.b} {
+		for i := 0; i < len(a); i += lanes {
+			l := a[i : i+lanes]
+			out[o] = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
+			o++
+		}
+		clear(a)
 	}
 }
 
@@ -259,67 +309,69 @@ func hasGradient(g *tensor.Dense, i, count int) bool {
 	return false
 }
 
-// backprop holds one worker's buffers for back-propagating single chains.
-type backprop struct {
-	f            *RadialFlows
-	s            layerScalars
-	acc          flowAcc
-	rec          *chainRecord
-	zc, gz, diff []float64
-}
-
-func (f *RadialFlows) newBackprop(s layerScalars, a flowAcc) *backprop {
-	L, D := f.Layers, f.Dim
-	return &backprop{f: f, s: s, acc: a,
-		rec: &chainRecord{inputs: make([]float64, L*D), states: make([]layerState, L)},
-		zc:  make([]float64, D), gz: make([]float64, D), diff: make([]float64, D)}
-}
-
-// run back-propagates the output gradient gi of log p(z | c) through the
-// chain recorded in bp.rec, whose output z_L is bp.zc, adding the latent
-// gradient to gzi (when non-nil) and the parameter gradients to bp.acc.
-func (bp *backprop) run(c int, gi float64, gzi []float64) {
-	f, s, a, rec := bp.f, bp.s, bp.acc, bp.rec
-	C, D := f.Classes, f.Dim
-	gz, diff := bp.gz, bp.diff
-	// ∂/∂z_L of −½‖z_L‖² is −z_L; every log-det term has weight gi.
-	for j := range gz {
-		gz[j] = -gi * bp.zc[j]
+// backwardBlock back-propagates the block's chains of class c, recorded
+// by forwardBlock in rec and ending in zL (lane layout), with output
+// gradients gi: it writes each lane's gradient with respect to its chain
+// input into gz and adds the parameter gradients to acc. Lanes whose gi is
+// zero are left out: their gz is undefined and acc does not change, so a
+// non-finite chain that no gradient needs cannot reach the sums. Per lane
+// and layer, from the last to the first, with d = in − x₀, u = b·h and
+// q = u − (u·h)·r, starting from gz = −gi·z_L:
+//
+//	g_u = (Σ_{j even} d_j gz_j + Σ_{j odd} d_j gz_j) + gi·(D−1)/(1+u),  g_q = gi/(1+q)
+//	g_b = g_u·h + g_q·(h − h²r),  g_h = g_u·b + g_q·(b − 2bhr)
+//	g_r = −g_q·b·h² − g_h·h²,     g_a = −g_h·h²
+//	gd_j = fma(d_j, g_r/r, u·gz_j)  (g_r/r taken as 0 unless r > 0)
+//	gz_j += gd_j,  ∂x₀_j −= gd_j
+//	∂a′ += (g_a − g_b)·σ(a′),  ∂b′ += g_b·σ(b′)
+func (f *RadialFlows) backwardBlock(rec, zL []float64, gi *[lanes]float64, c int, s layerScalars, gz []float64, acc laneGrads) {
+	if f.backwardKernel(rec, zL, gi, c, s, gz, acc) {
+		return
 	}
-	for l := f.Layers - 1; l >= 0; l-- {
-		k := l*C + c
-		x0 := f.X0.Data.Data[k*D : (k+1)*D]
-		in := rec.inputs[l*D : (l+1)*D]
-		r, h := rec.states[l].r, rec.states[l].h
-		bv := s.b[k]
-		u := bv * h
-		q := u - bv*h*h*r
-		gu := 0.0
-		for j := range diff {
-			diff[j] = in[j] - x0[j]
-			gu += gz[j] * diff[j]
+	D, C, R := f.Dim, f.Classes, f.recordSize()
+	for k, g := range gi {
+		if g == 0 {
+			continue
 		}
-		gu += gi * float64(D-1) / (1 + u)
-		gq := gi / (1 + q)
-		gb := gu*h + gq*(h-h*h*r)
-		gh := gu*bv + gq*(bv-2*bv*h*r)
-		gr := -gq*bv*h*h - gh*h*h
-		ga := -gh * h * h
-		// z_{l+1} = z_l + u·diff; diff and r depend on z_l and x₀.
-		scale := 0.0
-		if r > 0 {
-			scale = gr / r
+		ng := 0 - g
+		for j := 0; j < D; j++ {
+			gz[lanes*j+k] = zL[lanes*j+k] * ng
 		}
-		gx0 := a.x0[k*D : (k+1)*D]
-		for j := range gz {
-			gd := u*gz[j] + scale*diff[j]
-			gz[j] += gd
-			gx0[j] -= gd
+		for l := f.Layers - 1; l >= 0; l-- {
+			idx := l*C + c
+			x0 := f.X0.Data.Data[idx*D : (idx+1)*D]
+			layer := rec[l*R : (l+1)*R]
+			r, h, b := layer[lanes*D+k], layer[lanes*(D+1)+k], s.b[idx]
+			u := b * h
+			q := u - float64(u*h*r)
+			var even, odd float64
+			for j := range x0 {
+				d := layer[lanes*j+k] - x0[j]
+				if j%2 == 0 {
+					even = math.FMA(d, gz[lanes*j+k], even)
+				} else {
+					odd = math.FMA(d, gz[lanes*j+k], odd)
+				}
+			}
+			gu := (even + odd) + float64(g*float64(D-1))/(1+u)
+			gq := g / (1 + q)
+			h2 := h * h
+			gb := float64(gu*h) + float64(gq*(h-float64(h2*r)))
+			gh := float64(gu*b) + float64(gq*(b-float64((b+b)*h*r)))
+			gr := (0 - float64(gq*b*h*h)) - float64(gh*h*h)
+			ga := 0 - float64(gh*h*h)
+			acc.a[idx*lanes+k] = float64((ga-gb)*s.sigA[idx]) + acc.a[idx*lanes+k]
+			acc.b[idx*lanes+k] = float64(gb*s.sigB[idx]) + acc.b[idx*lanes+k]
+			scale := 0.0
+			if r > 0 {
+				scale = gr / r
+			}
+			ax := acc.x0[idx*D*lanes:]
+			for j := range x0 {
+				gd := math.FMA(layer[lanes*j+k]-x0[j], scale, float64(u*gz[lanes*j+k]))
+				gz[lanes*j+k] += gd
+				ax[lanes*j+k] -= gd
+			}
 		}
-		a.a[k] += (ga - gb) * s.sigA[k]
-		a.b[k] += gb * s.sigB[k]
-	}
-	for j := range gzi {
-		gzi[j] += gz[j]
 	}
 }

@@ -4,90 +4,25 @@
 
 DATA one<>+0(SB)/8, $1.0
 GLOBL one<>(SB), RODATA|NOPTR, $8
+DATA fifteen<>+0(SB)/8, $15.0
+GLOBL fifteen<>(SB), RODATA|NOPTR, $8
 
-// func radialChain16(z, x0, a, b *float64, layers, classes int) (produ, prodq float64)
+// The radial-flow kernels for 16-dimensional latents. They compute the
+// chains of forwardBlock and backwardBlock (flow.go) in the lane layout:
+// component j of lane k at [8j + k], a layer's record as its 16×8
+// inputs, then r (8 lanes), then h (8 lanes), 1152 bytes per layer. The
+// AVX2 kernels take four lanes of such a block (pointers to lane 0 or
+// 4), the AVX-512 kernels all eight; per lane both follow the portable
+// code operation by operation, so they agree with it to the bit.
+
+// func radialForward4(zt, x0, a, b *float64, layers, classes int, out, rec *float64)
 //
-// Pushes the 16-dim latent z (overwritten with z_L) through the radial
-// layers of one class. x0 points at the class's centre in layer 0, a and b
-// at its layer-0 scalars; the next layer's values are classes·16 (centres)
-// or classes (scalars) elements further. Per layer, with d = z − x0,
-// r = ‖d‖, h = 1/(a+r), u = b·h:
-//	z ← z + u·d,  produ ← produ·(1+u),  prodq ← prodq·(1 + u − b·h²·r).
-TEXT ·radialChain16(SB), NOSPLIT, $0-64
-	MOVQ z+0(FP), DI
-	MOVQ x0+8(FP), SI
-	MOVQ a+16(FP), R8
-	MOVQ b+24(FP), R9
-	MOVQ layers+32(FP), CX
-	MOVQ classes+40(FP), DX
-	MOVQ DX, R10
-	SHLQ $7, R10          // centre stride in bytes: classes·16·8
-	SHLQ $3, DX           // scalar stride in bytes: classes·8
-	VMOVUPD (DI), Y0
-	VMOVUPD 32(DI), Y1
-	VMOVUPD 64(DI), Y2
-	VMOVUPD 96(DI), Y3
-	VMOVSD one<>(SB), X15 // 1.0
-	VMOVAPD X15, X13      // produ
-	VMOVAPD X15, X14      // prodq
-
-layer:
-	TESTQ CX, CX
-	JZ    done
-	VSUBPD (SI), Y0, Y4
-	VSUBPD 32(SI), Y1, Y5
-	VSUBPD 64(SI), Y2, Y6
-	VSUBPD 96(SI), Y3, Y7
-	VMULPD Y4, Y4, Y8
-	VFMADD231PD Y5, Y5, Y8
-	VFMADD231PD Y6, Y6, Y8
-	VFMADD231PD Y7, Y7, Y8
-	VEXTRACTF128 $1, Y8, X9
-	VADDPD X9, X8, X8
-	VHADDPD X8, X8, X8
-	VSQRTSD X8, X8, X8    // r
-	VMOVSD (R8), X9       // a
-	VADDSD X8, X9, X9     // a + r
-	VDIVSD X9, X15, X9    // h = 1/(a+r)
-	VMOVSD (R9), X10      // b
-	VMULSD X9, X10, X11   // u = b·h
-	VADDSD X15, X11, X12  // 1 + u
-	VMULSD X12, X13, X13  // produ *= 1+u
-	VMULSD X9, X11, X10   // u·h = b·h²
-	VMULSD X8, X10, X10   // b·h²·r
-	VSUBSD X10, X12, X12  // 1 + u − b·h²·r
-	VMULSD X12, X14, X14  // prodq *= ...
-	VBROADCASTSD X11, Y11
-	VFMADD231PD Y4, Y11, Y0
-	VFMADD231PD Y5, Y11, Y1
-	VFMADD231PD Y6, Y11, Y2
-	VFMADD231PD Y7, Y11, Y3
-	ADDQ R10, SI
-	ADDQ DX, R8
-	ADDQ DX, R9
-	DECQ CX
-	JMP  layer
-
-done:
-	VMOVUPD Y0, (DI)
-	VMOVUPD Y1, 32(DI)
-	VMOVUPD Y2, 64(DI)
-	VMOVUPD Y3, 96(DI)
-	VMOVSD X13, produ+48(FP)
-	VMOVSD X14, prodq+56(FP)
-	VZEROUPPER
-	RET
-
-// func radialChain16x4(zt, x0, a, b *float64, layers, classes int, out, rec *float64)
-//
-// Four chains of one class at once, one per vector lane: zt holds four
-// 16-dim latents transposed (zt[4j+k] = component j of chain k) and is
-// overwritten with z_L. Writes out[0:4] = Π(1+u), out[4:8] = Π(1+q) and
-// out[8:12] = ‖z_L‖² per lane. Independent lanes hide the latency of the
-// square root and the division that serialise a single chain. When rec is
-// not nil, layer l stores its input zt at rec[72l:72l+64], r at
-// rec[72l+64:72l+68] and h at rec[72l+68:72l+72] for the backward pass.
-TEXT ·radialChain16x4(SB), NOSPLIT, $0-64
+// Four lanes of forwardBlock. x0 points at the class's centre in layer 0,
+// a and b at its layer-0 scalars; the next layer's values are classes·16
+// (centres) or classes (scalars) elements further. out receives Π(1+u) at
+// out[0:4], Π(1+q) at out[8:12] and ‖z_L‖² at out[16:20]; rec, if not
+// nil, the layers' records. zt is overwritten with z_L.
+TEXT ·radialForward4(SB), NOSPLIT, $0-64
 	MOVQ zt+0(FP), DI
 	MOVQ x0+8(FP), SI
 	MOVQ a+16(FP), R8
@@ -103,53 +38,114 @@ TEXT ·radialChain16x4(SB), NOSPLIT, $0-64
 	VMOVAPD Y15, Y13      // Π(1+u)
 	VMOVAPD Y15, Y14      // Π(1+q)
 
-xlayer:
+f4layer:
 	TESTQ CX, CX
-	JZ    xdone
+	JZ    f4done
 	TESTQ R12, R12
-	JZ    xsqinit
-	XORQ  AX, AX
+	JZ    f4sq
+	VMOVUPD 0(DI), Y2
+	VMOVUPD Y2, 0(R12)
+	VMOVUPD 64(DI), Y2
+	VMOVUPD Y2, 64(R12)
+	VMOVUPD 128(DI), Y2
+	VMOVUPD Y2, 128(R12)
+	VMOVUPD 192(DI), Y2
+	VMOVUPD Y2, 192(R12)
+	VMOVUPD 256(DI), Y2
+	VMOVUPD Y2, 256(R12)
+	VMOVUPD 320(DI), Y2
+	VMOVUPD Y2, 320(R12)
+	VMOVUPD 384(DI), Y2
+	VMOVUPD Y2, 384(R12)
+	VMOVUPD 448(DI), Y2
+	VMOVUPD Y2, 448(R12)
+	VMOVUPD 512(DI), Y2
+	VMOVUPD Y2, 512(R12)
+	VMOVUPD 576(DI), Y2
+	VMOVUPD Y2, 576(R12)
+	VMOVUPD 640(DI), Y2
+	VMOVUPD Y2, 640(R12)
+	VMOVUPD 704(DI), Y2
+	VMOVUPD Y2, 704(R12)
+	VMOVUPD 768(DI), Y2
+	VMOVUPD Y2, 768(R12)
+	VMOVUPD 832(DI), Y2
+	VMOVUPD Y2, 832(R12)
+	VMOVUPD 896(DI), Y2
+	VMOVUPD Y2, 896(R12)
+	VMOVUPD 960(DI), Y2
+	VMOVUPD Y2, 960(R12)
 
-xcopy:
-	MOVQ  AX, BX
-	SHLQ  $5, BX
-	VMOVUPD (DI)(BX*1), Y2
-	VMOVUPD Y2, (R12)(BX*1)
-	INCQ  AX
-	CMPQ  AX, $16
-	JL    xcopy
-
-xsqinit:
-	// r² = Σ_j (z_j − x0_j)², in four partial sums (j mod 4) that
-	// shorten the chain of dependent additions
+f4sq:
+	// r² = (s0 + s1) + (s2 + s3), s_m the fused sum over j ≡ m mod 4
 	VXORPD Y0, Y0, Y0
 	VXORPD Y4, Y4, Y4
 	VXORPD Y5, Y5, Y5
 	VXORPD Y6, Y6, Y6
-	XORQ  AX, AX
-
-xsq:
-	MOVQ  AX, BX
-	SHLQ  $5, BX
-	VBROADCASTSD (SI)(AX*8), Y1
-	VMOVUPD (DI)(BX*1), Y2
+	VBROADCASTSD 0(SI), Y1
+	VMOVUPD 0(DI), Y2
 	VSUBPD Y1, Y2, Y2
 	VFMADD231PD Y2, Y2, Y0
-	VBROADCASTSD 8(SI)(AX*8), Y7
-	VMOVUPD 32(DI)(BX*1), Y8
-	VSUBPD Y7, Y8, Y8
-	VFMADD231PD Y8, Y8, Y4
-	VBROADCASTSD 16(SI)(AX*8), Y9
-	VMOVUPD 64(DI)(BX*1), Y10
-	VSUBPD Y9, Y10, Y10
-	VFMADD231PD Y10, Y10, Y5
-	VBROADCASTSD 24(SI)(AX*8), Y11
-	VMOVUPD 96(DI)(BX*1), Y12
-	VSUBPD Y11, Y12, Y12
-	VFMADD231PD Y12, Y12, Y6
-	ADDQ  $4, AX
-	CMPQ  AX, $16
-	JL    xsq
+	VBROADCASTSD 8(SI), Y1
+	VMOVUPD 64(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y4
+	VBROADCASTSD 16(SI), Y1
+	VMOVUPD 128(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y5
+	VBROADCASTSD 24(SI), Y1
+	VMOVUPD 192(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y6
+	VBROADCASTSD 32(SI), Y1
+	VMOVUPD 256(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y0
+	VBROADCASTSD 40(SI), Y1
+	VMOVUPD 320(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y4
+	VBROADCASTSD 48(SI), Y1
+	VMOVUPD 384(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y5
+	VBROADCASTSD 56(SI), Y1
+	VMOVUPD 448(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y6
+	VBROADCASTSD 64(SI), Y1
+	VMOVUPD 512(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y0
+	VBROADCASTSD 72(SI), Y1
+	VMOVUPD 576(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y4
+	VBROADCASTSD 80(SI), Y1
+	VMOVUPD 640(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y5
+	VBROADCASTSD 88(SI), Y1
+	VMOVUPD 704(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y6
+	VBROADCASTSD 96(SI), Y1
+	VMOVUPD 768(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y0
+	VBROADCASTSD 104(SI), Y1
+	VMOVUPD 832(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y4
+	VBROADCASTSD 112(SI), Y1
+	VMOVUPD 896(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y5
+	VBROADCASTSD 120(SI), Y1
+	VMOVUPD 960(DI), Y2
+	VSUBPD Y1, Y2, Y2
+	VFMADD231PD Y2, Y2, Y6
 	VADDPD Y4, Y0, Y0
 	VADDPD Y6, Y5, Y5
 	VADDPD Y5, Y0, Y0
@@ -159,79 +155,157 @@ xsq:
 	VADDPD Y3, Y4, Y6
 	VDIVPD Y6, Y15, Y6    // h = 1/(a+r)
 	TESTQ R12, R12
-	JZ    xstates
-	VMOVUPD Y3, 512(R12)
-	VMOVUPD Y6, 544(R12)
-	ADDQ  $576, R12
+	JZ    f4states
+	VMOVUPD Y3, 1024(R12)
+	VMOVUPD Y6, 1088(R12)
+	ADDQ  $1152, R12
 
-xstates:
+f4states:
 	VMULPD Y6, Y5, Y7     // u = b·h
 	VADDPD Y7, Y15, Y8    // 1 + u
 	VMULPD Y8, Y13, Y13
-	VMULPD Y6, Y7, Y9     // u·h = b·h²
-	VMULPD Y3, Y9, Y9     // b·h²·r
-	VSUBPD Y9, Y8, Y9     // 1 + u − b·h²·r
+	VMULPD Y6, Y7, Y9     // u·h
+	VMULPD Y3, Y9, Y9     // u·h·r
+	VSUBPD Y9, Y8, Y9     // (1 + u) − u·h·r
 	VMULPD Y9, Y14, Y14
-	// z_j += u·(z_j − x0_j)
-	XORQ AX, AX
-
-xupd:
-	VBROADCASTSD (SI)(AX*8), Y1
-	MOVQ  AX, BX
-	SHLQ  $5, BX
-	VMOVUPD (DI)(BX*1), Y2
+	// z_j ← fma(z_j − x0_j, u, z_j)
+	VBROADCASTSD 0(SI), Y1
+	VMOVUPD 0(DI), Y2
 	VSUBPD Y1, Y2, Y10
 	VFMADD231PD Y10, Y7, Y2
-	VMOVUPD Y2, (DI)(BX*1)
-	INCQ  AX
-	CMPQ  AX, $16
-	JL    xupd
+	VMOVUPD Y2, 0(DI)
+	VBROADCASTSD 8(SI), Y1
+	VMOVUPD 64(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 64(DI)
+	VBROADCASTSD 16(SI), Y1
+	VMOVUPD 128(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 128(DI)
+	VBROADCASTSD 24(SI), Y1
+	VMOVUPD 192(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 192(DI)
+	VBROADCASTSD 32(SI), Y1
+	VMOVUPD 256(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 256(DI)
+	VBROADCASTSD 40(SI), Y1
+	VMOVUPD 320(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 320(DI)
+	VBROADCASTSD 48(SI), Y1
+	VMOVUPD 384(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 384(DI)
+	VBROADCASTSD 56(SI), Y1
+	VMOVUPD 448(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 448(DI)
+	VBROADCASTSD 64(SI), Y1
+	VMOVUPD 512(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 512(DI)
+	VBROADCASTSD 72(SI), Y1
+	VMOVUPD 576(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 576(DI)
+	VBROADCASTSD 80(SI), Y1
+	VMOVUPD 640(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 640(DI)
+	VBROADCASTSD 88(SI), Y1
+	VMOVUPD 704(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 704(DI)
+	VBROADCASTSD 96(SI), Y1
+	VMOVUPD 768(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 768(DI)
+	VBROADCASTSD 104(SI), Y1
+	VMOVUPD 832(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 832(DI)
+	VBROADCASTSD 112(SI), Y1
+	VMOVUPD 896(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 896(DI)
+	VBROADCASTSD 120(SI), Y1
+	VMOVUPD 960(DI), Y2
+	VSUBPD Y1, Y2, Y10
+	VFMADD231PD Y10, Y7, Y2
+	VMOVUPD Y2, 960(DI)
 	ADDQ R10, SI
 	ADDQ DX, R8
 	ADDQ DX, R9
 	DECQ CX
-	JMP  xlayer
+	JMP  f4layer
 
-xdone:
+f4done:
 	VXORPD Y0, Y0, Y0
-	XORQ AX, AX
-
-xnorm:
-	MOVQ  AX, BX
-	SHLQ  $5, BX
-	VMOVUPD (DI)(BX*1), Y2
+	VMOVUPD 0(DI), Y2
 	VFMADD231PD Y2, Y2, Y0
-	INCQ  AX
-	CMPQ  AX, $16
-	JL    xnorm
+	VMOVUPD 64(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 128(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 192(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 256(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 320(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 384(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 448(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 512(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 576(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 640(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 704(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 768(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 832(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 896(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
+	VMOVUPD 960(DI), Y2
+	VFMADD231PD Y2, Y2, Y0
 	VMOVUPD Y13, (R11)
-	VMOVUPD Y14, 32(R11)
-	VMOVUPD Y0, 64(R11)
+	VMOVUPD Y14, 64(R11)
+	VMOVUPD Y0, 128(R11)
 	VZEROUPPER
 	RET
 
-DATA fifteen<>+0(SB)/8, $15.0
-GLOBL fifteen<>(SB), RODATA|NOPTR, $8
-
-// func radialBack16x4(rec, zt, gi, x0, b, sigA, sigB *float64, layers, classes int, gz, accX0, accA, accB *float64)
+// func radialBackward4(rec, zt, gi, x0, b, sigA, sigB *float64, layers, classes int, gz, accX0, accA, accB *float64)
 //
-// Back-propagates four chains of one class recorded by radialChain16x4,
-// one per vector lane, from the last layer to the first. rec points at the
-// record of the last layer (72 values per layer, see radialChain16x4), zt
-// at the transposed outputs z_L and gi at the four output gradients. x0,
-// b, sigA and sigB point at the last layer's centre, b, σ(a′) and σ(b′) of
-// the class; accX0 (64 values per layer, transposed), accA and accB (4 per
-// layer) at the last layer's per-lane gradient accumulators. Per-layer
-// strides are those of radialChain16x4 (classes·16 or classes values)
-// and classes·64 or classes·4 for the accumulators. gz receives the
-// transposed gradient with respect to the chain inputs. Per lane, with
-// d = in − x0, u = b·h, q = u − b·h²·r:
-//	g_u = ⟨gz, d⟩ + gi·15/(1+u),  g_q = gi/(1+q)
-//	g_b = g_u·h + g_q·(h − h²r),  g_h = g_u·b + g_q·(b − 2bhr)
-//	g_r = −g_q·b·h² − g_h·h²,     g_a = −g_h·h²
-//	gd = u·gz + (g_r/r)·d  (0 for r = 0),  gz += gd,  accX0 −= gd
-//	accA += (g_a − g_b)·σ(a′),  accB += g_b·σ(b′)
-TEXT ·radialBack16x4(SB), NOSPLIT, $0-104
+// Four lanes of backwardBlock, from the last layer to the first. rec
+// points at the last layer's record, zt at z_L, gi at the output
+// gradients; x0, b, sigA and sigB at the last layer's centre, b, σ(a′)
+// and σ(b′) of the class; accX0, accA and accB at the last layer's
+// accumulators (16·8, 8 and 8 values per (layer, class); a layer is
+// classes of them further). gz receives the gradient with respect to the
+// chain inputs. The accumulators of lanes whose gi is zero keep their
+// values: each update is blended with the mask gi ≠ 0, kept on the stack.
+TEXT ·radialBackward4(SB), NOSPLIT, $32-104
 	MOVQ rec+0(FP), DI
 	MOVQ zt+8(FP), SI
 	MOVQ gi+16(FP), AX
@@ -247,52 +321,124 @@ TEXT ·radialBack16x4(SB), NOSPLIT, $0-104
 	MOVQ accX0+80(FP), R13
 	MOVQ accA+88(FP), R14
 	VBROADCASTSD one<>(SB), Y15
-
-	// gz = −gi·z_L
 	VXORPD Y0, Y0, Y0
-	VSUBPD Y14, Y0, Y13
-	XORQ AX, AX
+	VCMPPD $4, Y0, Y14, Y1 // gi ≠ 0
+	VMOVUPD Y1, mask-32(SP)
 
-binit:
-	MOVQ AX, BX
-	SHLQ $5, BX
-	VMULPD (SI)(BX*1), Y13, Y0
-	VMOVUPD Y0, (R12)(BX*1)
-	INCQ AX
-	CMPQ AX, $16
-	JL   binit
+	// gz = z_L·(0 − gi)
+	VSUBPD Y14, Y0, Y13
+	VMULPD 0(SI), Y13, Y0
+	VMOVUPD Y0, 0(R12)
+	VMULPD 64(SI), Y13, Y0
+	VMOVUPD Y0, 64(R12)
+	VMULPD 128(SI), Y13, Y0
+	VMOVUPD Y0, 128(R12)
+	VMULPD 192(SI), Y13, Y0
+	VMOVUPD Y0, 192(R12)
+	VMULPD 256(SI), Y13, Y0
+	VMOVUPD Y0, 256(R12)
+	VMULPD 320(SI), Y13, Y0
+	VMOVUPD Y0, 320(R12)
+	VMULPD 384(SI), Y13, Y0
+	VMOVUPD Y0, 384(R12)
+	VMULPD 448(SI), Y13, Y0
+	VMOVUPD Y0, 448(R12)
+	VMULPD 512(SI), Y13, Y0
+	VMOVUPD Y0, 512(R12)
+	VMULPD 576(SI), Y13, Y0
+	VMOVUPD Y0, 576(R12)
+	VMULPD 640(SI), Y13, Y0
+	VMOVUPD Y0, 640(R12)
+	VMULPD 704(SI), Y13, Y0
+	VMOVUPD Y0, 704(R12)
+	VMULPD 768(SI), Y13, Y0
+	VMOVUPD Y0, 768(R12)
+	VMULPD 832(SI), Y13, Y0
+	VMOVUPD Y0, 832(R12)
+	VMULPD 896(SI), Y13, Y0
+	VMOVUPD Y0, 896(R12)
+	VMULPD 960(SI), Y13, Y0
+	VMOVUPD Y0, 960(R12)
 	MOVQ accB+96(FP), SI
 
-blayer:
+b4layer:
 	TESTQ CX, CX
-	JZ    bdone
-	VMOVUPD 512(DI), Y12  // r
-	VMOVUPD 544(DI), Y13  // h
+	JZ    b4done
+	VMOVUPD 1024(DI), Y12 // r
+	VMOVUPD 1088(DI), Y13 // h
 	VBROADCASTSD (R9), Y11 // b
 	VMULPD Y13, Y11, Y10  // u = b·h
-	VMULPD Y13, Y10, Y9   // b·h²
-	VMULPD Y12, Y9, Y9    // b·h²·r
-	VSUBPD Y9, Y10, Y9    // q = u − b·h²·r
+	VMULPD Y13, Y10, Y9   // u·h
+	VMULPD Y12, Y9, Y9    // u·h·r
+	VSUBPD Y9, Y10, Y9    // q = u − u·h·r
 
-	// ⟨gz, d⟩ in two partial sums
+	// Σ_{j even} d_j·gz_j and Σ_{j odd} d_j·gz_j
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
-	XORQ AX, AX
-
-bdot:
-	MOVQ AX, BX
-	SHLQ $5, BX
-	VBROADCASTSD (R8)(AX*8), Y2
-	VMOVUPD (DI)(BX*1), Y3
+	VBROADCASTSD 0(R8), Y2
+	VMOVUPD 0(DI), Y3
 	VSUBPD Y2, Y3, Y3
-	VFMADD231PD (R12)(BX*1), Y3, Y0
-	VBROADCASTSD 8(R8)(AX*8), Y4
-	VMOVUPD 32(DI)(BX*1), Y5
+	VFMADD231PD 0(R12), Y3, Y0
+	VBROADCASTSD 8(R8), Y4
+	VMOVUPD 64(DI), Y5
 	VSUBPD Y4, Y5, Y5
-	VFMADD231PD 32(R12)(BX*1), Y5, Y1
-	ADDQ $2, AX
-	CMPQ AX, $16
-	JL   bdot
+	VFMADD231PD 64(R12), Y5, Y1
+	VBROADCASTSD 16(R8), Y2
+	VMOVUPD 128(DI), Y3
+	VSUBPD Y2, Y3, Y3
+	VFMADD231PD 128(R12), Y3, Y0
+	VBROADCASTSD 24(R8), Y4
+	VMOVUPD 192(DI), Y5
+	VSUBPD Y4, Y5, Y5
+	VFMADD231PD 192(R12), Y5, Y1
+	VBROADCASTSD 32(R8), Y2
+	VMOVUPD 256(DI), Y3
+	VSUBPD Y2, Y3, Y3
+	VFMADD231PD 256(R12), Y3, Y0
+	VBROADCASTSD 40(R8), Y4
+	VMOVUPD 320(DI), Y5
+	VSUBPD Y4, Y5, Y5
+	VFMADD231PD 320(R12), Y5, Y1
+	VBROADCASTSD 48(R8), Y2
+	VMOVUPD 384(DI), Y3
+	VSUBPD Y2, Y3, Y3
+	VFMADD231PD 384(R12), Y3, Y0
+	VBROADCASTSD 56(R8), Y4
+	VMOVUPD 448(DI), Y5
+	VSUBPD Y4, Y5, Y5
+	VFMADD231PD 448(R12), Y5, Y1
+	VBROADCASTSD 64(R8), Y2
+	VMOVUPD 512(DI), Y3
+	VSUBPD Y2, Y3, Y3
+	VFMADD231PD 512(R12), Y3, Y0
+	VBROADCASTSD 72(R8), Y4
+	VMOVUPD 576(DI), Y5
+	VSUBPD Y4, Y5, Y5
+	VFMADD231PD 576(R12), Y5, Y1
+	VBROADCASTSD 80(R8), Y2
+	VMOVUPD 640(DI), Y3
+	VSUBPD Y2, Y3, Y3
+	VFMADD231PD 640(R12), Y3, Y0
+	VBROADCASTSD 88(R8), Y4
+	VMOVUPD 704(DI), Y5
+	VSUBPD Y4, Y5, Y5
+	VFMADD231PD 704(R12), Y5, Y1
+	VBROADCASTSD 96(R8), Y2
+	VMOVUPD 768(DI), Y3
+	VSUBPD Y2, Y3, Y3
+	VFMADD231PD 768(R12), Y3, Y0
+	VBROADCASTSD 104(R8), Y4
+	VMOVUPD 832(DI), Y5
+	VSUBPD Y4, Y5, Y5
+	VFMADD231PD 832(R12), Y5, Y1
+	VBROADCASTSD 112(R8), Y2
+	VMOVUPD 896(DI), Y3
+	VSUBPD Y2, Y3, Y3
+	VFMADD231PD 896(R12), Y3, Y0
+	VBROADCASTSD 120(R8), Y4
+	VMOVUPD 960(DI), Y5
+	VSUBPD Y4, Y5, Y5
+	VFMADD231PD 960(R12), Y5, Y1
 	VADDPD Y1, Y0, Y0
 	VADDPD Y10, Y15, Y2   // 1 + u
 	VBROADCASTSD fifteen<>(SB), Y3
@@ -325,53 +471,231 @@ bdot:
 	VSUBPD Y8, Y7, Y7     // g_r
 	VSUBPD Y8, Y3, Y8     // g_a
 	VSUBPD Y4, Y8, Y8     // g_a − g_b
+	VMOVUPD mask-32(SP), Y9
 	VBROADCASTSD (R10), Y5
 	VMULPD Y5, Y8, Y8
-	VADDPD (R14), Y8, Y8
+	VMOVUPD (R14), Y6
+	VADDPD Y6, Y8, Y8
+	VBLENDVPD Y9, Y8, Y6, Y8
 	VMOVUPD Y8, (R14)
 	VBROADCASTSD (R11), Y5
 	VMULPD Y5, Y4, Y4
-	VADDPD (SI), Y4, Y4
+	VMOVUPD (SI), Y6
+	VADDPD Y6, Y4, Y4
+	VBLENDVPD Y9, Y4, Y6, Y4
 	VMOVUPD Y4, (SI)
 	VDIVPD Y12, Y7, Y7    // g_r / r
 	VCMPPD $0x1e, Y3, Y12, Y5 // r > 0
 	VANDPD Y5, Y7, Y7
 
-	XORQ AX, AX
-
-bupd:
-	MOVQ AX, BX
-	SHLQ $5, BX
-	VBROADCASTSD (R8)(AX*8), Y2
-	VMOVUPD (DI)(BX*1), Y3
+	VBROADCASTSD 0(R8), Y2
+	VMOVUPD 0(DI), Y3
 	VSUBPD Y2, Y3, Y3     // d
-	VMOVUPD (R12)(BX*1), Y4
+	VMOVUPD 0(R12), Y4
 	VMULPD Y4, Y10, Y5
 	VFMADD231PD Y3, Y7, Y5 // gd
 	VADDPD Y5, Y4, Y4
-	VMOVUPD Y4, (R12)(BX*1)
-	VMOVUPD (R13)(BX*1), Y6
-	VSUBPD Y5, Y6, Y6
-	VMOVUPD Y6, (R13)(BX*1)
-	INCQ AX
-	CMPQ AX, $16
-	JL   bupd
+	VMOVUPD Y4, 0(R12)
+	VMOVUPD 0(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 0(R13)
+	VBROADCASTSD 8(R8), Y2
+	VMOVUPD 64(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 64(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 64(R12)
+	VMOVUPD 64(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 64(R13)
+	VBROADCASTSD 16(R8), Y2
+	VMOVUPD 128(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 128(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 128(R12)
+	VMOVUPD 128(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 128(R13)
+	VBROADCASTSD 24(R8), Y2
+	VMOVUPD 192(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 192(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 192(R12)
+	VMOVUPD 192(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 192(R13)
+	VBROADCASTSD 32(R8), Y2
+	VMOVUPD 256(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 256(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 256(R12)
+	VMOVUPD 256(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 256(R13)
+	VBROADCASTSD 40(R8), Y2
+	VMOVUPD 320(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 320(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 320(R12)
+	VMOVUPD 320(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 320(R13)
+	VBROADCASTSD 48(R8), Y2
+	VMOVUPD 384(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 384(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 384(R12)
+	VMOVUPD 384(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 384(R13)
+	VBROADCASTSD 56(R8), Y2
+	VMOVUPD 448(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 448(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 448(R12)
+	VMOVUPD 448(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 448(R13)
+	VBROADCASTSD 64(R8), Y2
+	VMOVUPD 512(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 512(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 512(R12)
+	VMOVUPD 512(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 512(R13)
+	VBROADCASTSD 72(R8), Y2
+	VMOVUPD 576(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 576(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 576(R12)
+	VMOVUPD 576(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 576(R13)
+	VBROADCASTSD 80(R8), Y2
+	VMOVUPD 640(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 640(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 640(R12)
+	VMOVUPD 640(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 640(R13)
+	VBROADCASTSD 88(R8), Y2
+	VMOVUPD 704(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 704(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 704(R12)
+	VMOVUPD 704(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 704(R13)
+	VBROADCASTSD 96(R8), Y2
+	VMOVUPD 768(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 768(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 768(R12)
+	VMOVUPD 768(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 768(R13)
+	VBROADCASTSD 104(R8), Y2
+	VMOVUPD 832(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 832(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 832(R12)
+	VMOVUPD 832(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 832(R13)
+	VBROADCASTSD 112(R8), Y2
+	VMOVUPD 896(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 896(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 896(R12)
+	VMOVUPD 896(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 896(R13)
+	VBROADCASTSD 120(R8), Y2
+	VMOVUPD 960(DI), Y3
+	VSUBPD Y2, Y3, Y3     // d
+	VMOVUPD 960(R12), Y4
+	VMULPD Y4, Y10, Y5
+	VFMADD231PD Y3, Y7, Y5 // gd
+	VADDPD Y5, Y4, Y4
+	VMOVUPD Y4, 960(R12)
+	VMOVUPD 960(R13), Y6
+	VSUBPD Y5, Y6, Y0
+	VBLENDVPD Y9, Y0, Y6, Y0
+	VMOVUPD Y0, 960(R13)
 
-	SUBQ $576, DI
+	SUBQ $1152, DI
 	MOVQ DX, AX
 	SUBQ AX, R9
 	SUBQ AX, R10
 	SUBQ AX, R11
-	SHLQ $2, AX           // classes·32
+	SHLQ $3, AX           // classes·64: the lanes of accA, accB
 	SUBQ AX, R14
 	SUBQ AX, SI
-	SHLQ $2, AX           // classes·128
+	SHLQ $1, AX           // classes·128: the centres
 	SUBQ AX, R8
-	SHLQ $2, AX           // classes·512
+	SHLQ $3, AX           // classes·1024: the lanes of accX0
 	SUBQ AX, R13
 	DECQ CX
-	JMP  blayer
+	JMP  b4layer
 
-bdone:
+b4done:
 	VZEROUPPER
 	RET

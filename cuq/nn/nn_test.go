@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -362,25 +363,66 @@ func TestInitializerBounds(t *testing.T) {
 	}
 }
 
-// At the paper's latent size (16) the forward pass runs the assembly
-// kernel where available; it must agree with the portable loop, which the
-// backward pass uses, and the gradients must still check.
-func TestRadialFlowFastPathAgrees(t *testing.T) {
+// flowRun holds the log-densities of a RadialFlows and the gradients of
+// Σ g ⊙ log p with respect to its parameters and the latents.
+type flowRun struct {
+	logp, x0, a, b, z []float64
+}
+
+var flowRunParts = []string{"log p", "∂x0", "∂a", "∂b", "∂z"}
+
+func (r flowRun) part(name string) []float64 {
+	return map[string][]float64{"log p": r.logp, "∂x0": r.x0, "∂a": r.a, "∂b": r.b, "∂z": r.z}[name]
+}
+
+// runFlows evaluates f on the latents z and back-propagates g.
+func runFlows(t *testing.T, f *RadialFlows, z, g *tensor.Dense) flowRun {
+	t.Helper()
+	zv := ad.Param("z", z.Clone())
+	for _, p := range f.Params() {
+		p.Grad = nil
+	}
+	tp := ad.NewTape()
+	logp := f.LogDensity(tp, zv)
+	if err := tp.Backward(tp.Sum(tp.Mul(logp, ad.Const(g)))); err != nil {
+		t.Fatal(err)
+	}
+	return flowRun{append([]float64(nil), logp.Data.Data...), f.X0.Grad.Data, f.A.Grad.Data, f.B.Grad.Data, zv.Grad.Data}
+}
+
+// The flows' results do not depend on how many cores share the work: the
+// chains run in blocks fixed by the node indices and the parameter
+// gradients are summed in a fixed order. 1100 nodes make several chunks
+// of gradient sums and an incomplete last block.
+func TestRadialFlowsIndependentOfCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	rng := rand.New(rand.NewPCG(8, 8))
-	f := scaledFlows(t, rng, 3, 10, 16, 4)
-	z := ad.Param("z", Uniform(rng, 5, 16, 1.5))
-	fast := f.LogDensity(ad.NewEvalTape(), z).Data
-	s := f.scalars()
-	rec := &chainRecord{inputs: make([]float64, 10*16), states: make([]layerState, 10)}
-	for i := 0; i < 5; i++ {
-		for c := 0; c < 3; c++ {
-			buf := append([]float64(nil), z.Data.Row(i)...)
-			want := f.chain(buf, c, s, rec)
-			if got := fast.At(i, c); math.Abs(got-want) > 1e-10*math.Max(1, math.Abs(want)) {
-				t.Fatalf("log p(z_%d | %d) = %v, portable loop %v", i, c, got, want)
+	for _, dim := range []int{16, 5} { // the kernels' size and the portable code's
+		f := scaledFlows(t, rng, 3, 10, dim, 2)
+		z, g := Uniform(rng, 1100, dim, 1.5), Uniform(rng, 1100, 3, 1)
+		runtime.GOMAXPROCS(1)
+		want := runFlows(t, f, z, g)
+		for _, procs := range []int{2, 3, 5} {
+			runtime.GOMAXPROCS(procs)
+			got := runFlows(t, f, z, g)
+			for _, name := range flowRunParts {
+				w, v := want.part(name), got.part(name)
+				for i := range w {
+					if math.Float64bits(w[i]) != math.Float64bits(v[i]) {
+						t.Fatalf("D=%d, %d cores: %s[%d] = %v, %v on one core", dim, procs, name, i, v[i], w[i])
+					}
+				}
 			}
 		}
 	}
+}
+
+// At the paper's latent size (16) the kernels run where available; the
+// gradients must check.
+func TestRadialFlowGradientsAtPaperSize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	f := scaledFlows(t, rng, 3, 10, 16, 4)
+	z := ad.Param("z", Uniform(rng, 11, 16, 1.5))
 	check(t, "RadialFlows(D=16)", append(f.Params(), z), func(tp *ad.Tape) *ad.Value {
 		return weighted(tp, f.LogDensity(tp, z), 5)
 	})
