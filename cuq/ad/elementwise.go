@@ -77,12 +77,14 @@ func (t *Tape) addSub(op string, a, b *Value, sign float64) *Value {
 	bc := newBroadcast(op, a.Data, b.Data)
 	out := tensor.New(bc.rows, bc.cols)
 	ad, bd, od := a.Data.Data, b.Data.Data, out.Data
-	for i := 0; i < bc.rows; i++ {
-		ra, rb, ro := i*bc.aRow, i*bc.bRow, od[i*bc.cols:(i+1)*bc.cols]
-		for j := range ro {
-			ro[j] = ad[ra+j*bc.aCol] + sign*bd[rb+j*bc.bCol]
+	tensor.ParallelFor(bc.rows, len(od), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ra, rb, ro := i*bc.aRow, i*bc.bRow, od[i*bc.cols:(i+1)*bc.cols]
+			for j := range ro {
+				ro[j] = ad[ra+j*bc.aCol] + sign*bd[rb+j*bc.bCol]
+			}
 		}
-	}
+	})
 	return t.record(out, func(g *tensor.Dense) {
 		bc.reduceInto(gradOf(a), g, bc.aRow, bc.aCol, 1)
 		bc.reduceInto(gradOf(b), g, bc.bRow, bc.bCol, sign)

@@ -17,9 +17,11 @@ func (t *Tape) GatherRows(x *Value, idx []int) *Value {
 		}
 	}
 	out := tensor.New(len(idx), c)
-	for k, i := range idx {
-		copy(out.Row(k), x.Data.Row(i))
-	}
+	tensor.ParallelFor(len(idx), len(idx)*c, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			copy(out.Row(k), x.Data.Row(idx[k]))
+		}
+	})
 	return t.record(out, func(g *tensor.Dense) {
 		scatterAdd(gradOf(x), g, idx)
 	}, x)
@@ -167,39 +169,48 @@ func (t *Tape) SegmentSoftmax(e *Value, ptr []int) *Value {
 	if e.Data.Cols != 1 || len(ptr) == 0 || ptr[0] != 0 || ptr[len(ptr)-1] != e.Data.Rows {
 		panic(fmt.Sprintf("ad.SegmentSoftmax: scores %s do not match a segment pointer of length %d", e.Shape(), len(ptr)))
 	}
-	out := tensor.New(e.Data.Rows, 1)
 	for s := 0; s+1 < len(ptr); s++ {
-		lo, hi := ptr[s], ptr[s+1]
-		if hi < lo {
+		if ptr[s+1] < ptr[s] {
 			panic(fmt.Sprintf("ad.SegmentSoftmax: segment pointer decreases at %d", s))
 		}
-		if lo == hi {
-			continue
-		}
-		m := math.Inf(-1)
-		for _, v := range e.Data.Data[lo:hi] {
-			m = math.Max(m, v)
-		}
-		sum := 0.0
-		for k := lo; k < hi; k++ {
-			out.Data[k] = math.Exp(e.Data.Data[k] - m)
-			sum += out.Data[k]
-		}
-		for k := lo; k < hi; k++ {
-			out.Data[k] /= sum
-		}
 	}
-	return t.record(out, func(g *tensor.Dense) {
-		ge := gradOf(e).Data
-		for s := 0; s+1 < len(ptr); s++ {
-			lo, hi := ptr[s], ptr[s+1]
-			dot := 0.0
-			for k := lo; k < hi; k++ {
-				dot += out.Data[k] * g.Data[k]
+	out := tensor.New(e.Data.Rows, 1)
+	ed, od := e.Data.Data, out.Data
+	segments := len(ptr) - 1
+	// Segments are independent: they run in parallel, each in order.
+	tensor.ParallelFor(segments, 8*len(ed), func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			a, b := ptr[s], ptr[s+1]
+			if a == b {
+				continue
 			}
-			for k := lo; k < hi; k++ {
-				ge[k] += out.Data[k] * (g.Data[k] - dot)
+			m := math.Inf(-1)
+			for _, v := range ed[a:b] {
+				m = math.Max(m, v)
+			}
+			sum := 0.0
+			for k := a; k < b; k++ {
+				od[k] = math.Exp(ed[k] - m)
+				sum += od[k]
+			}
+			for k := a; k < b; k++ {
+				od[k] /= sum
 			}
 		}
+	})
+	return t.record(out, func(g *tensor.Dense) {
+		ge, gd := gradOf(e).Data, g.Data
+		tensor.ParallelFor(segments, 4*len(ed), func(lo, hi int) {
+			for s := lo; s < hi; s++ {
+				a, b := ptr[s], ptr[s+1]
+				dot := 0.0
+				for k := a; k < b; k++ {
+					dot += od[k] * gd[k]
+				}
+				for k := a; k < b; k++ {
+					ge[k] += od[k] * (gd[k] - dot)
+				}
+			}
+		})
 	}, e)
 }

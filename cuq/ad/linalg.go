@@ -186,6 +186,6 @@ func (t *Tape) SpMMValues(p *tensor.CSR, v, x *Value) *Value {
 				}
 			})
 		}
-		addInto(x, func(dst *tensor.Dense) { s.TMulTo(dst, g) })
+		addInto(x, func(dst *tensor.Dense) { p.TMulValuesTo(dst, v.Data.Data, g) })
 	}, v, x)
 }

@@ -197,9 +197,11 @@ func (g *GAT) scores(t *ad.Tape, a *AttentionGraph, h *ad.Value, k int) *ad.Valu
 	tensor.MulTo(sDst, h.Data, false, aDst, false)
 	src, dst := a.Pattern.Ind, a.dst
 	e := tensor.New(len(src), 1)
-	for l, j := range src {
-		e.Data[l] = sSrc.Data[j] + sDst.Data[dst[l]]
-	}
+	tensor.ParallelFor(len(src), len(src), func(lo, hi int) {
+		for l := lo; l < hi; l++ {
+			e.Data[l] = sSrc.Data[src[l]] + sDst.Data[dst[l]]
+		}
+	})
 	return t.Custom(e, func(ge *tensor.Dense, grads []*tensor.Dense) {
 		// ∂s_src and ∂s_dst: the edge gradients summed per source and
 		// per destination node
