@@ -94,8 +94,46 @@ func (p *PPR) apply(a *tensor.CSR, dst, x *tensor.Dense, op string) error {
 	if len(dst.Data) > 0 && &dst.Data[0] == &x.Data[0] {
 		x = x.Clone()
 	}
-	// The K steps alternate between dst and a scratch buffer, arranged so
-	// that the last step writes dst.
+	w := sliceWidth(n, x.Cols)
+	if w == x.Cols {
+		p.steps(a, dst, x)
+		return nil
+	}
+	// Columns propagate independently: a wide signal on a large graph
+	// goes through the K steps a slice of w columns at a time, so that
+	// the rows the steps gather stay in cache. Every element is computed
+	// as it would be in one piece.
+	xs, ds := tensor.New(n, w), tensor.New(n, w)
+	for c := 0; c < x.Cols; c += w {
+		cw := min(w, x.Cols-c)
+		if cw < w {
+			xs, ds = tensor.New(n, cw), tensor.New(n, cw)
+		}
+		copyColumns(xs, x, c)
+		p.steps(a, ds, xs)
+		pasteColumns(dst, ds, c)
+	}
+	return nil
+}
+
+// pprCacheBytes is the size of the signal slice that apply lets the K
+// steps gather from: at most a few MB, so that it stays in the last-level
+// cache beside the streamed adjacency.
+const pprCacheBytes = 12 << 20
+
+// sliceWidth returns the number of columns of an n×cols signal that apply
+// propagates at a time: all of them when the signal fits pprCacheBytes,
+// else a multiple of 4 (the narrow kernels' granularity), at least 4.
+func sliceWidth(n, cols int) int {
+	if n*cols*8 <= pprCacheBytes || cols <= 8 {
+		return cols
+	}
+	return max(4, pprCacheBytes/(8*n)&^3)
+}
+
+// steps sets dst = Π x with A as the adjacency, alternating between dst
+// and a scratch buffer so that the last step writes dst.
+func (p *PPR) steps(a *tensor.CSR, dst, x *tensor.Dense) {
 	scratch := tensor.New(x.Rows, x.Cols)
 	bufs := [2]*tensor.Dense{dst, scratch}
 	cur := x
@@ -104,7 +142,26 @@ func (p *PPR) apply(a *tensor.CSR, dst, x *tensor.Dense, op string) error {
 		pprStep(a, out, cur, x, p.teleport)
 		cur = out
 	}
-	return nil
+}
+
+// copyColumns sets dst (n×w) to the columns c…c+w−1 of x.
+func copyColumns(dst, x *tensor.Dense, c int) {
+	w := dst.Cols
+	tensor.ParallelFor(dst.Rows, dst.Rows*w, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			copy(dst.Row(i), x.Row(i)[c:c+w])
+		}
+	})
+}
+
+// pasteColumns sets the columns c…c+w−1 of dst to src (n×w).
+func pasteColumns(dst, src *tensor.Dense, c int) {
+	w := src.Cols
+	tensor.ParallelFor(src.Rows, src.Rows*w, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			copy(dst.Row(i)[c:c+w], src.Row(i))
+		}
+	})
 }
 
 // pprStep sets out = (1−t)·A·cur + t·x0 in one pass over out.
