@@ -232,7 +232,7 @@ func TestCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-3*want }
-	// a_dst differs by 4e-19 against the floor 1e-8·4: 1e-11 < w's 2e-9.
+	// a_dst differs by 4e-19 against the floor 1e-7·4: 1e-12 < w's 2e-9.
 	if !near(d.Loss, 1e-6/(1+1e-6)) || !near(d.GradNorm, 2e-9) || d.WorstGrad != "w at train epoch 1" ||
 		!near(d.Output, 3e-7/(1+3e-7)) || d.ValCE != 0 || len(d.LossAt) != 2 || d.LossAt[0] != 0 {
 		t.Errorf("drift %+v", d)
@@ -259,5 +259,54 @@ func TestCompare(t *testing.T) {
 	other := result(2, map[string]float64{"w": 4, "b": 1}, 1, 2)
 	if _, err := replica.Compare(a, other); err == nil || !strings.Contains(err.Error(), "no gradient of a_dst") {
 		t.Errorf("different parameters: %v", err)
+	}
+}
+
+// Prune follows the dataset registry by the graph's name, for LOP-GPN only;
+// Preset prunes that model's mixture weights and Export records the
+// threshold.
+func TestPrune(t *testing.T) {
+	g, split := csbm(t, false)
+	for _, tc := range []struct {
+		name, model string
+		want        float64
+	}{
+		{"AmazonPhotos", "gpn_lop", 0.01},
+		{"AmazonComputers", "gpn_lop", 0.01},
+		{"AmazonComputers", "gpn", 0},
+		{"CoraML", "gpn_lop", 0},
+		{"photos", "gpn_lop", 0}, // an alias is not the dataset's name
+		{"csbm", "gpn_lop", 0},
+	} {
+		h := *g
+		h.Name = tc.name
+		if got := replica.Prune(&h, tc.model); got != tc.want {
+			t.Errorf("Prune(%s, %s) = %v, want %v", tc.name, tc.model, got, tc.want)
+		}
+		dir := t.TempDir()
+		if _, err := replica.Export(dir, replicaModel(t, &h, tc.model), tc.model, 10, 0.1, split); err != nil {
+			t.Fatal(err)
+		}
+		if got := readRun(t, dir).Prune; got != tc.want {
+			t.Errorf("%s, %s: run.json prune %v, want %v", tc.name, tc.model, got, tc.want)
+		}
+	}
+	// The pruned Π moves mass to the diagonal, so the same weights and step
+	// give another output on the graph named AmazonPhotos.
+	forward := func(name string) []float64 {
+		h := *g
+		h.Name = name
+		m := replicaModel(t, &h, "gpn_lop")
+		if _, err := m.Step(split); err != nil {
+			t.Fatal(err)
+		}
+		out, err := m.Forward(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Data
+	}
+	if slices.Equal(forward("AmazonPhotos"), forward("csbm")) {
+		t.Error("Preset: LOP-GPN on AmazonPhotos computes the exact mixture weights")
 	}
 }

@@ -23,6 +23,7 @@ import json
 import math
 import os
 import sys
+import warnings
 
 import numpy as np
 import torch
@@ -42,15 +43,14 @@ def load_array(run_dir, a, dtype):
     return torch.tensor(v, dtype=torch.long)
 
 
-def load_dense_csr(run_dir, s, dtype):
-    """A CSR matrix from the export, as a dense tensor."""
+def load_csr(run_dir, s, dtype):
+    """A CSR matrix from the export, as a coalesced sparse COO tensor (a
+    repeated entry is summed)."""
     ptr = load_array(run_dir, s["ptr"], dtype)
     ind = load_array(run_dir, s["ind"], dtype)
     val = load_array(run_dir, s["val"], dtype)
     rows = torch.repeat_interleave(torch.arange(s["rows"]), ptr[1:] - ptr[:-1])
-    m = torch.zeros(s["rows"], s["cols"], dtype=dtype)
-    m.index_put_((rows, ind), val, accumulate=True)
-    return m
+    return torch.sparse_coo_tensor(torch.stack([rows, ind]), val, (s["rows"], s["cols"])).coalesce()
 
 
 def mm(a, b):
@@ -58,28 +58,45 @@ def mm(a, b):
     return torch.sparse.mm(a, b) if a.is_sparse else a @ b
 
 
+def sparse(rows, cols, vals, n):
+    """The n x n sparse tensor with the given entries, repeated ones summed."""
+    return torch.sparse_coo_tensor(torch.stack([rows, cols]), vals, (n, n)).coalesce()
+
+
 def with_remaining_self_loops(a):
-    """A + I where the diagonal is missing (weight 1); existing loops stay."""
-    a = a.clone()
-    d = torch.diagonal(a)
-    d[d == 0] = 1.0
-    return a
+    """The entries of the sparse square a without its explicit zeros, plus a
+    self loop of weight 1 at every node that has none; existing loops keep
+    their weight. Returns (rows, cols, vals)."""
+    (r, c), v = a.indices(), a.values()
+    nz = v != 0
+    r, c, v = r[nz], c[nz], v[nz]
+    n = a.shape[0]
+    has_loop = torch.zeros(n, dtype=torch.bool)
+    has_loop[r[r == c]] = True
+    missing = torch.nonzero(~has_loop)[:, 0]
+    return (torch.cat([r, missing]), torch.cat([c, missing]),
+            torch.cat([v, torch.ones(len(missing), dtype=v.dtype)]))
+
+
+def degree_inverse(r, v, n, power):
+    """deg_i^power of the weighted degrees deg_i = sum_j a_ij; a zero degree gives 0."""
+    deg = torch.zeros(n, dtype=v.dtype).index_add_(0, r, v)
+    return torch.where(deg > 0, deg.pow(power), torch.zeros_like(deg))
 
 
 def sym_norm(a):
-    """D^-1/2 (A+I) D^-1/2, d_i the weighted in-degree; a zero degree gives 0."""
-    a = with_remaining_self_loops(a)
-    deg = a.sum(dim=1)
-    inv = torch.where(deg > 0, deg.pow(-0.5), torch.zeros_like(deg))
-    return inv[:, None] * a * inv[None, :]
+    """D^-1/2 (A+I) D^-1/2 (sparse), d_i the weighted degree of row i."""
+    n = a.shape[0]
+    r, c, v = with_remaining_self_loops(a)
+    inv = degree_inverse(r, v, n, -0.5)
+    return sparse(r, c, inv[r] * v * inv[c], n)
 
 
 def rw_norm(a):
-    """D^-1 (A+I): each row sums to 1."""
-    a = with_remaining_self_loops(a)
-    deg = a.sum(dim=1)
-    inv = torch.where(deg > 0, 1.0 / deg, torch.zeros_like(deg))
-    return inv[:, None] * a
+    """D^-1 (A+I) (sparse): each row sums to 1."""
+    n = a.shape[0]
+    r, c, v = with_remaining_self_loops(a)
+    return sparse(r, c, degree_inverse(r, v, n, -1.0)[r] * v, n)
 
 
 def appnp_prop(a_hat, x, k, t):
@@ -88,6 +105,43 @@ def appnp_prop(a_hat, x, k, t):
     for _ in range(k):
         x = (1 - t) * mm(a_hat, x) + t * h0
     return x
+
+
+def pruned_ppr(a_hat, k, t, threshold):
+    """The reference's sparse mixture weights: Pi = APPNP-prop(I) over a_hat,
+    with every step X <- (1-t) A_hat X + t I followed by a pruning step that
+    drops the entries below threshold and adds each row's dropped mass to its
+    diagonal, so that every row keeps the mass 1 it has under the random-walk
+    normalisation. The diagonal, at least t, is never dropped.
+
+    The threshold meets exact ties: in the first step a node of degree 89
+    gives its 90 neighbours (self loop included) 0.9/90 = 0.01, and later
+    steps produce sums within an ulp of 0.01, so which of them survive
+    depends on rounding. ((1-t) A_hat) X, the factor applied to A_hat's
+    entries before the product, rounds as cuqgnn does: in float64 both keep
+    the same entries (on Photos and Computers), which the lock step needs."""
+    n = a_hat.shape[0]
+    nodes = torch.arange(n)
+    eye = sparse(nodes, nodes, torch.ones(n, dtype=a_hat.dtype), n)
+    step = a_hat * (1 - t)
+    x = eye
+    for _ in range(k):
+        x = (torch.sparse.mm(step, x) + eye * t).coalesce()
+        (r, c), v = x.indices(), x.values()
+        drop = v < threshold
+        lost = torch.zeros(n, dtype=v.dtype).index_add_(0, r[drop], v[drop])
+        keep = ~drop
+        x = sparse(torch.cat([r[keep], nodes]), torch.cat([c[keep], nodes]), torch.cat([v[keep], lost]), n)
+    return x
+
+
+def row_entropy(pi):
+    """H(pi_i) of every row of the dense or sparse weights pi, 0 log 0 = 0."""
+    if not pi.is_sparse:
+        return categorical_entropy(pi)
+    (r, _), v = pi.indices(), pi.values()
+    w = -torch.where(v > 0, v * torch.log(v), torch.zeros_like(v))
+    return torch.zeros(pi.shape[0], dtype=v.dtype).index_add_(0, r, w)
 
 
 def trigamma(x):
@@ -149,7 +203,7 @@ def mean_probs(kind, out, pi=None):
     if kind == "appnp":
         return torch.exp(out)
     t = out / out.sum(dim=1, keepdim=True)
-    return pi @ t if kind == "gpn_lop" else t
+    return mm(pi, t) if kind == "gpn_lop" else t
 
 
 def measures(kind, out, pi=None):
@@ -167,7 +221,8 @@ def measures(kind, out, pi=None):
     au = (out / a0 * (torch.digamma(a0 + 1) - torch.digamma(out + 1))).sum(dim=1)
     h, a0 = dirichlet_entropy(out), a0[:, 0]
     if kind == "gpn_lop":
-        au, a0, h = pi @ au, pi @ a0, pi @ h + categorical_entropy(pi)
+        au, a0, h = (mm(pi, v[:, None])[:, 0] for v in (au, a0, h))
+        h = h + row_entropy(pi)
     return dict(zip(MEASURES, [tu, au, tu - au, -a0, h]))
 
 
@@ -210,10 +265,10 @@ class Replica:
         self.hp = run["train"]
         self.k, self.t = run["k"], run["teleport"]
         if run.get("feature_csr"):
-            self.x = load_dense_csr(run_dir, run["feature_csr"], dtype).to_sparse()
+            self.x = load_csr(run_dir, run["feature_csr"], dtype)
         else:
             self.x = load_array(run_dir, run["feature_dense"], dtype)
-        adj = load_dense_csr(run_dir, run["adjacency"], dtype)
+        adj = load_csr(run_dir, run["adjacency"], dtype)
         self.labels = torch.tensor(run["labels"], dtype=torch.long)
         self.train_nodes = torch.tensor(run["train_nodes"], dtype=torch.long)
         self.val_nodes = torch.tensor(run["val_nodes"], dtype=torch.long)
@@ -226,14 +281,25 @@ class Replica:
             self.groups[p["group"]].append(p["name"])
         self.order = [p["name"] for p in run["params"]]
         if self.kind in ("appnp", "gpn", "cuq_ppr", "cuq_gcn"):
-            self.a_sym = sym_norm(adj).to_sparse()
+            self.a_sym = sym_norm(adj)
         if self.kind == "gpn_lop":
-            n = adj.shape[0]
-            self.pi = appnp_prop(rw_norm(adj).to_sparse(), torch.eye(n, dtype=dtype), self.k, self.t)
+            # Exact and dense unless the run names the reference's pruning
+            # threshold (Photos, Computers): then sparse and pruned.
+            n, prune = adj.shape[0], run.get("prune", 0)
+            if prune > 0:
+                self.pi = pruned_ppr(rw_norm(adj), self.k, self.t, prune)
+            else:
+                self.pi = appnp_prop(rw_norm(adj), torch.eye(n, dtype=dtype), self.k, self.t)
+            self.pi_train = (self.pi.index_select(0, self.train_nodes).coalesce() if self.pi.is_sparse
+                             else self.pi[self.train_nodes])
         if self.kind == "cuq_gat":
-            a = adj.clone()
-            a.fill_diagonal_(0)
-            self.att_mask = (a != 0) | torch.eye(a.shape[0], dtype=torch.bool)
+            # Edge list of the attention, destination i <- source j for every
+            # nonzero a_ij off the diagonal, plus one self loop per node (a
+            # loop in the graph is replaced by it), as GATConv builds it.
+            (r, c), v = adj.indices(), adj.values()
+            off = (r != c) & (v != 0)
+            nodes = torch.arange(adj.shape[0])
+            self.gat_dst, self.gat_src = torch.cat([r[off], nodes]), torch.cat([c[off], nodes])
         if self.kind != "appnp":
             counts = torch.bincount(self.y_train, minlength=run["classes"]).to(dtype)
             self.log_prior = torch.log(counts / counts.sum())
@@ -246,16 +312,23 @@ class Replica:
         return mm(x, self.params[name + ".W"]) + self.params[name + ".b"]
 
     def gat(self, name, x):
-        """Single-head GATConv: e_ij = LeakyReLU(a_src.h_j + a_dst.h_i, 0.2) over
-        the in-edges of i with a self loop, softmax over j, out_i = sum_j a_ij h_j + b."""
+        """Single-head GATConv: h = xW, e_ij = LeakyReLU(a_src.h_j + a_dst.h_i, 0.2)
+        over the in-edges j -> i of i with its self loop, attention a_ij the
+        softmax of e_ij over those j, out_i = sum_j a_ij h_j + b."""
         p = self.params
         h = x @ p[name + ".W"]
+        dst, src = self.gat_dst, self.gat_src
+        n = h.shape[0]
         s_src = h @ p[name + ".a_src"][0]
         s_dst = h @ p[name + ".a_dst"][0]
-        e = torch.nn.functional.leaky_relu(s_dst[:, None] + s_src[None, :], 0.2)
-        e = e.masked_fill(~self.att_mask, float("-inf"))
-        att = torch.softmax(e, dim=1)
-        return att @ h + p[name + ".b"]
+        e = torch.nn.functional.leaky_relu(s_dst[dst] + s_src[src], 0.2)
+        # Softmax per destination, shifted by the destination's largest score
+        # for range; the shift cancels, so it carries no gradient.
+        top = torch.full((n,), -math.inf, dtype=e.dtype).scatter_reduce(0, dst, e.detach(), "amax")
+        w = torch.exp(e - top[dst])
+        att = w / torch.zeros(n, dtype=e.dtype).index_add(0, dst, w)[dst]
+        out = torch.zeros_like(h).index_add(0, dst, att[:, None] * h[src])
+        return out + p[name + ".b"]
 
     dropout = 0.0  # --dropout
     training = False  # dropout is active while the loss is computed
@@ -303,12 +376,11 @@ class Replica:
         if self.kind == "appnp":
             return -out[idx, y].mean()
         if self.kind == "gpn_lop":
-            pi = self.pi[idx]
+            pi = self.pi_train
             d = digamma(out.sum(dim=1, keepdim=True)) - digamma(out)
-            uce = (pi @ d)[torch.arange(len(idx)), y].sum()
-            w = torch.where(pi > 0, pi * torch.log(pi), torch.zeros_like(pi))
-            h_cat = -w.sum()
-            return uce + reg * ((pi @ (-dirichlet_entropy(out))).sum() - h_cat)
+            uce = mm(pi, d)[torch.arange(len(idx)), y].sum()
+            h_cat = row_entropy(pi).sum()
+            return uce + reg * (mm(pi, -dirichlet_entropy(out)[:, None]).sum() - h_cat)
         a = out[idx]
         uce = (digamma(a.sum(dim=1)) - digamma(a[torch.arange(len(idx)), y])).sum()
         return uce + reg * (-dirichlet_entropy(a)).sum()
@@ -442,6 +514,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (default 1; another count changes the summation order)")
     args = ap.parse_args()
+    warnings.filterwarnings("ignore", message="scatter_reduce", category=UserWarning)  # beta in torch 1.13
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     if args.exact_trigamma:
