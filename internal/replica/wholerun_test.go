@@ -1,13 +1,18 @@
 package replica_test
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/experiment"
@@ -44,6 +49,11 @@ func env(key, def string) []string {
 // so the two sides drop different units and the test compares two
 // distributions of runs) or cuqgnn (--go-dropout: the same masks as
 // cuqgnn, so each pair differs only by float32 against float64).
+//
+// $CUQ_REPLICA_CACHE=DIR keeps every finished pair of runs as a small JSON
+// file under DIR (see cachedRun) and reuses it on the next invocation, so
+// that a campaign of many hours can be interrupted and resumed, and tables
+// of other selections be written from the runs already done.
 func TestWholeRuns(t *testing.T) {
 	file := os.Getenv("CUQ_REPLICA_RUNS")
 	if file == "" {
@@ -59,6 +69,7 @@ func TestWholeRuns(t *testing.T) {
 	if err != nil || inits < 1 {
 		t.Fatalf("CUQ_REPLICA_INITS: want a number ≥ 1: %v", err)
 	}
+	cache := os.Getenv("CUQ_REPLICA_CACHE")
 	masks := env("CUQ_REPLICA_MASKS", "torch")[0]
 	if masks != "torch" && masks != "cuqgnn" {
 		t.Fatalf("CUQ_REPLICA_MASKS=%s: want torch or cuqgnn", masks)
@@ -76,11 +87,11 @@ func TestWholeRuns(t *testing.T) {
 				values := map[string][2][]float64{}
 				for k := 1; k <= splits; k++ {
 					for init := 1; init <= inits; init++ {
-						names, sides := wholeRun(t, py, d, model, setting, k, init, masks)
-						metrics = names
-						for i, n := range names {
+						r := cachedRun(t, cache, py, d, model, setting, k, init, masks)
+						metrics = r.Metrics
+						for i, n := range r.Metrics {
 							v := values[n]
-							v[0], v[1] = append(v[0], sides[0][i]), append(v[1], sides[1][i])
+							v[0], v[1] = append(v[0], r.Sides[0][i]), append(v[1], r.Sides[1][i])
 							values[n] = v
 						}
 					}
@@ -104,12 +115,85 @@ func TestWholeRuns(t *testing.T) {
 	}
 }
 
+// pairOfRuns is one whole run on each side, as wholeRun returns it and the
+// cache stores it.
+type pairOfRuns struct {
+	// Metrics names the values: "Acc", then "AUROC <measure>" per measure
+	// under leave-out classes.
+	Metrics []string `json:"metrics"`
+	// Sides holds cuqgnn's values (0) and the replica's (1), and Epochs
+	// each side's number of epochs trained, warm-up included.
+	Sides  [2][]float64 `json:"sides"`
+	Epochs [2]int       `json:"epochs"`
+}
+
+// cachedRun returns wholeRun's pair of runs, from the cache directory when
+// it holds them (cache/DATASET/MODEL/SETTING/splitK-initI-MASKS.json) and
+// otherwise trained and then stored there. An empty cache trains every time.
+func cachedRun(t *testing.T, cache, py string, d *experiment.Dataset, model, setting string, k, init int, masks string) pairOfRuns {
+	t.Helper()
+	if cache == "" {
+		return wholeRun(t, py, d, model, setting, k, init, masks)
+	}
+	file := filepath.Join(cache, d.Name, model, setting, fmt.Sprintf("split%d-init%d-%s.json", k, init, masks))
+	r, err := loadPair(file)
+	switch {
+	case err == nil:
+		t.Logf("%s %s %s split %d init %d: cached, cuqgnn %.3f, replica %.3f", d.Name, model, setting, k, init, r.Sides[0], r.Sides[1])
+		return r
+	case !errors.Is(err, fs.ErrNotExist):
+		t.Fatal(err)
+	}
+	r = wholeRun(t, py, d, model, setting, k, init, masks)
+	if err := storePair(file, r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// loadPair reads a pair of runs that storePair wrote; a missing file gives
+// an error wrapping fs.ErrNotExist.
+func loadPair(file string) (pairOfRuns, error) {
+	var r pairOfRuns
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("cached run %s: %w", file, err)
+	}
+	return r, nil
+}
+
+// storePair writes r to file, creating its directory: to a temporary file
+// first, then renamed, so that an interrupted write leaves no partial file.
+func storePair(file string, r pairOfRuns) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".run-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if err := errors.Join(err, tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
+
 // wholeRun trains model on split k of d in setting (classification or
 // leave_out_classes) in cuqgnn and in the replica, and returns the metric
 // names and both sides' values: the test accuracy (in-distribution test
 // nodes under leave-out classes) and then each measure's OOD AUROC.
-func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting string, k, init int, masks string) ([]string, [2][]float64) {
+func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting string, k, init int, masks string) pairOfRuns {
 	t.Helper()
+	start := time.Now()
 	s, err := d.Split(k)
 	if err != nil {
 		t.Fatal(err)
@@ -168,9 +252,9 @@ func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting str
 			sides[i] = append(sides[i], auc)
 		}
 	}
-	t.Logf("%s %s %s split %d init %d: epochs %d / %d, cuqgnn %.3f, replica %.3f", d.Name, model, setting, k, init,
-		len(goSide.Epochs), len(rep.Epochs), sides[0], sides[1])
-	return names, sides
+	t.Logf("%s %s %s split %d init %d: epochs %d / %d, cuqgnn %.3f, replica %.3f (%s)", d.Name, model, setting, k, init,
+		len(goSide.Epochs), len(rep.Epochs), sides[0], sides[1], time.Since(start).Round(time.Second))
+	return pairOfRuns{Metrics: names, Sides: sides, Epochs: [2]int{len(goSide.Epochs), len(rep.Epochs)}}
 }
 
 // pick returns v at the given nodes.
@@ -180,4 +264,27 @@ func pick(v []float64, nodes []int) []float64 {
 		out[i] = v[n]
 	}
 	return out
+}
+
+// A pair of runs in the cache is read back as stored and reused without
+// training (the interpreter given does not exist); a missing one reads as
+// fs.ErrNotExist.
+func TestWholeRunCache(t *testing.T) {
+	cache := t.TempDir()
+	want := pairOfRuns{Metrics: []string{"Acc", "AUROC TU"}, Sides: [2][]float64{{0.875, 0.5}, {0.8125, 0.75}}, Epochs: [2]int{120, 98}}
+	file := filepath.Join(cache, "CoraML", "gpn", "leave_out_classes", "split3-init2-torch.json")
+	if err := storePair(file, want); err != nil {
+		t.Fatal(err)
+	}
+	d := &experiment.Dataset{Name: "CoraML"}
+	got := cachedRun(t, cache, "/nonexistent/python3", d, "gpn", "leave_out_classes", 3, 2, "torch")
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cached run %+v, want %+v", got, want)
+	}
+	if _, err := loadPair(filepath.Join(cache, "CoraML", "gpn", "leave_out_classes", "split3-init2-cuqgnn.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing run: error %v", err)
+	}
+	if entries, err := os.ReadDir(filepath.Dir(file)); err != nil || len(entries) != 1 {
+		t.Errorf("cache directory holds %v (%v), want the one file", entries, err)
+	}
 }
