@@ -108,6 +108,10 @@ func (m *Model) checkGraph(g *graph.Graph) error {
 type encoder struct {
 	layers  []*nn.Linear
 	dropout float64
+
+	// The matrix the first layer multiplies for the features last seen
+	// (see input).
+	features, operand tensor.Matrix
 }
 
 // newEncoder checks c and returns its encoder for in features, the weights
@@ -140,13 +144,31 @@ func (e *encoder) forward(t *ad.Tape, g *graph.Graph, rng *rand.Rand) *ad.Value 
 	var h *ad.Value
 	for i, l := range e.layers {
 		if i == 0 {
-			h = l.ForwardConst(t, g.Features)
+			h = l.ForwardConst(t, e.input(g.Features))
 		} else {
 			h = l.Forward(t, h)
 		}
 		h = t.Dropout(t.ReLU(h), e.dropout, rng)
 	}
 	return h
+}
+
+// input returns the matrix the first layer multiplies for the features x:
+// a tensor.ScaledBinary view when x is dense and every row a scale times a
+// 0/1 pattern (binarised, normalised bag-of-words features such as Amazon's,
+// whose products it computes faster), x itself otherwise. The choice is
+// kept for the next call with the same x: a graph's features must not be
+// modified in place once a model has used them.
+func (e *encoder) input(x tensor.Matrix) tensor.Matrix {
+	if e.features != x {
+		e.features, e.operand = x, x
+		if d, ok := x.(*tensor.Dense); ok {
+			if sb, ok := tensor.NewScaledBinary(d); ok {
+				e.operand = sb
+			}
+		}
+	}
+	return e.operand
 }
 
 // check returns an error if g's features do not have the encoder's input

@@ -13,6 +13,9 @@ import "golang.org/x/sys/cpu"
 var useAVX512 = useAVX && cpu.X86.HasAVX512F
 
 //go:noescape
+func binarySum512(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
+
+//go:noescape
 func spmmRow64(o, val *float64, ind *int, nnz int, b *float64, ldb int)
 
 //go:noescape

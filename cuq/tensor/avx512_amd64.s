@@ -155,3 +155,119 @@ s64done:
 	VMOVUPD Z7, 448(DI)
 	VZEROUPPER
 	RET
+
+// func binarySum512(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
+//
+// For rows i < rows: o[i·ldo + j] = fma(scale[i], Σ_c T[c][pat[i·chunks + c]][j], bias[j])
+// for j < 32, the table entries (32 values each, 16 per chunk) added in
+// order of c to a zero start; two rows at a time (ScaledBinary.sumRows).
+TEXT ·binarySum512(SB), NOSPLIT, $0-64
+	MOVQ o+0(FP), DI
+	MOVQ ldo+8(FP), R8
+	SHLQ $3, R8
+	MOVQ pat+16(FP), SI
+	MOVQ chunks+24(FP), R9
+	MOVQ tables+32(FP), DX
+	MOVQ scale+40(FP), R11
+	MOVQ bias+48(FP), R12
+	MOVQ rows+56(FP), CX
+	VMOVUPD (R12), Z16
+	VMOVUPD 64(R12), Z17
+	VMOVUPD 128(R12), Z18
+	VMOVUPD 192(R12), Z19
+
+bpair:
+	CMPQ CX, $2
+	JLT  bone
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	VXORPD Z4, Z4, Z4
+	VXORPD Z5, Z5, Z5
+	VXORPD Z6, Z6, Z6
+	VXORPD Z7, Z7, Z7
+	MOVQ DX, R10
+	MOVQ SI, R13
+	LEAQ (SI)(R9*1), R14
+	MOVQ R9, BX
+
+bpairloop:
+	MOVBQZX (R13), AX
+	SHLQ    $8, AX
+	ADDQ    R10, AX
+	MOVBQZX (R14), R15
+	SHLQ    $8, R15
+	ADDQ    R10, R15
+	VADDPD  (AX), Z0, Z0
+	VADDPD  64(AX), Z1, Z1
+	VADDPD  128(AX), Z2, Z2
+	VADDPD  192(AX), Z3, Z3
+	VADDPD  (R15), Z4, Z4
+	VADDPD  64(R15), Z5, Z5
+	VADDPD  128(R15), Z6, Z6
+	VADDPD  192(R15), Z7, Z7
+	INCQ    R13
+	INCQ    R14
+	ADDQ    $4096, R10
+	DECQ    BX
+	JNZ     bpairloop
+	VBROADCASTSD (R11), Z8
+	VBROADCASTSD 8(R11), Z9
+	VFMADD213PD Z16, Z8, Z0
+	VFMADD213PD Z17, Z8, Z1
+	VFMADD213PD Z18, Z8, Z2
+	VFMADD213PD Z19, Z8, Z3
+	VFMADD213PD Z16, Z9, Z4
+	VFMADD213PD Z17, Z9, Z5
+	VFMADD213PD Z18, Z9, Z6
+	VFMADD213PD Z19, Z9, Z7
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	VMOVUPD Z4, (DI)(R8*1)
+	VMOVUPD Z5, 64(DI)(R8*1)
+	VMOVUPD Z6, 128(DI)(R8*1)
+	VMOVUPD Z7, 192(DI)(R8*1)
+	LEAQ (DI)(R8*2), DI
+	LEAQ (SI)(R9*2), SI
+	ADDQ $16, R11
+	SUBQ $2, CX
+	JMP  bpair
+
+bone:
+	TESTQ CX, CX
+	JZ    bdone
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	MOVQ DX, R10
+	MOVQ R9, BX
+
+boneloop:
+	MOVBQZX (SI), AX
+	SHLQ    $8, AX
+	ADDQ    R10, AX
+	VADDPD  (AX), Z0, Z0
+	VADDPD  64(AX), Z1, Z1
+	VADDPD  128(AX), Z2, Z2
+	VADDPD  192(AX), Z3, Z3
+	INCQ    SI
+	ADDQ    $4096, R10
+	DECQ    BX
+	JNZ     boneloop
+	VBROADCASTSD (R11), Z8
+	VFMADD213PD Z16, Z8, Z0
+	VFMADD213PD Z17, Z8, Z1
+	VFMADD213PD Z18, Z8, Z2
+	VFMADD213PD Z19, Z8, Z3
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+
+bdone:
+	VZEROUPPER
+	RET

@@ -198,3 +198,23 @@ func spmmRowsNarrow(out []float64, ptr, ind []int, val, b []float64, f, lo, hi i
 	}
 	return true
 }
+
+//go:noescape
+func binarySum256(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
+
+// binarySumKernel runs ScaledBinary.sumRows in assembly (binarySum512 or
+// binarySum256) and reports whether it could: len(scale) rows, patterns
+// pat (chunks per row), 32 output values per row at o[i·ldo:].
+func binarySumKernel(o []float64, ldo int, pat []uint8, chunks int, tables, scale, bias []float64) bool {
+	rows := len(scale)
+	if !useAVX || rows == 0 || chunks == 0 {
+		return false
+	}
+	_, _, _, _ = o[(rows-1)*ldo+binarySlice-1], pat[rows*chunks-1], tables[chunks*16*binarySlice-1], bias[binarySlice-1]
+	if useAVX512 {
+		binarySum512(&o[0], ldo, &pat[0], chunks, &tables[0], &scale[0], &bias[0], rows)
+	} else {
+		binarySum256(&o[0], ldo, &pat[0], chunks, &tables[0], &scale[0], &bias[0], rows)
+	}
+	return true
+}

@@ -461,3 +461,73 @@ r4bad:
 	MOVB $0, ret+104(FP)
 	VZEROUPPER
 	RET
+
+// func binarySum256(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
+//
+// binarySum512 of avx512_amd64.s with AVX2, one row at a time.
+TEXT ·binarySum256(SB), NOSPLIT, $0-64
+	MOVQ o+0(FP), DI
+	MOVQ ldo+8(FP), R8
+	SHLQ $3, R8
+	MOVQ pat+16(FP), SI
+	MOVQ chunks+24(FP), R9
+	MOVQ tables+32(FP), DX
+	MOVQ scale+40(FP), R11
+	MOVQ bias+48(FP), R12
+	MOVQ rows+56(FP), CX
+
+brow:
+	TESTQ CX, CX
+	JZ    browsdone
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ DX, R10
+	MOVQ R9, BX
+
+browloop:
+	MOVBQZX (SI), AX
+	SHLQ    $8, AX
+	ADDQ    R10, AX
+	VADDPD  (AX), Y0, Y0
+	VADDPD  32(AX), Y1, Y1
+	VADDPD  64(AX), Y2, Y2
+	VADDPD  96(AX), Y3, Y3
+	VADDPD  128(AX), Y4, Y4
+	VADDPD  160(AX), Y5, Y5
+	VADDPD  192(AX), Y6, Y6
+	VADDPD  224(AX), Y7, Y7
+	INCQ    SI
+	ADDQ    $4096, R10
+	DECQ    BX
+	JNZ     browloop
+	VBROADCASTSD (R11), Y8
+	VFMADD213PD (R12), Y8, Y0
+	VFMADD213PD 32(R12), Y8, Y1
+	VFMADD213PD 64(R12), Y8, Y2
+	VFMADD213PD 96(R12), Y8, Y3
+	VFMADD213PD 128(R12), Y8, Y4
+	VFMADD213PD 160(R12), Y8, Y5
+	VFMADD213PD 192(R12), Y8, Y6
+	VFMADD213PD 224(R12), Y8, Y7
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VMOVUPD Y4, 128(DI)
+	VMOVUPD Y5, 160(DI)
+	VMOVUPD Y6, 192(DI)
+	VMOVUPD Y7, 224(DI)
+	ADDQ R8, DI
+	ADDQ $8, R11
+	DECQ CX
+	JMP  brow
+
+browsdone:
+	VZEROUPPER
+	RET

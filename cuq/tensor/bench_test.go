@@ -120,3 +120,25 @@ func BenchmarkDenseFeatures(b *testing.B) {
 		reportFlops(b, 2*3000*767*64)
 	})
 }
+
+// Amazon Computers-shaped features (13,752 × 767 scaled 0/1 rows, 35%
+// non-zero) times a 767 × 64 weight: the dense product and the subset-sum
+// tables of ScaledBinary.
+func BenchmarkScaledBinaryFeatures(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	x, w := scaledBinary(rng, 13752, 767, 0.35), randomDense(rng, 767, 64)
+	sb, _ := NewScaledBinary(x)
+	out := New(13752, 64)
+	b.Run("dense", func(b *testing.B) {
+		for b.Loop() {
+			MulTo(out, x, false, w, false)
+		}
+		reportFlops(b, 2*13752*767*64)
+	})
+	b.Run("tables", func(b *testing.B) {
+		for b.Loop() {
+			sb.MulTo(out, w)
+		}
+		reportFlops(b, 2*13752*767*64)
+	})
+}

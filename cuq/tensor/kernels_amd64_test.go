@@ -2,7 +2,10 @@
 
 package tensor
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // forEachKernelSet runs f once for every set of assembly kernels this
 // machine can run: AVX-512 (where available) and AVX2 alone.
@@ -13,4 +16,26 @@ func forEachKernelSet(t *testing.T, f func(t *testing.T)) {
 	}
 	useAVX512 = false
 	t.Run("AVX2", f)
+}
+
+// The AVX-512 and AVX2 table kernels of ScaledBinary compute what the
+// portable code computes, bit for bit.
+func TestScaledBinaryKernelsMatchPortable(t *testing.T) {
+	if !useAVX {
+		t.Skip("no AVX2/FMA kernels on this machine")
+	}
+	rng := rand.New(rand.NewPCG(45, 46))
+	x := scaledBinary(rng, 101, 767, 0.35)
+	sb, _ := NewScaledBinary(x)
+	w, r := randomDense(rng, 767, 70), randomDense(rng, 1, 70).Data
+	product := func() *Dense {
+		out := New(101, 70)
+		sb.MulAddRowTo(out, w, r)
+		return out
+	}
+	defer func(a, a5 bool) { useAVX, useAVX512 = a, a5 }(useAVX, useAVX512)
+	useAVX = false
+	want := product()
+	useAVX = true
+	forEachKernelSet(t, func(t *testing.T) { denseEqual(t, "X·W + r", product(), want, 0) })
 }

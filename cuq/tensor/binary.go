@@ -1,0 +1,198 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+)
+
+// ScaledBinary is a read-only view of a dense matrix X whose every row is a
+// scale times a 0/1 pattern,
+//
+//	x_ij = s_i·b_ij,  b_ij ∈ {0, 1},
+//
+// as bag-of-words features are after binarising and normalising the rows.
+// Its products X·W go through subset-sum tables: the columns of X are cut
+// into chunks of four, and for each chunk c and each of the 16 patterns p
+// of its four bits the sum T_c[p] of the rows of W that p selects is
+// computed once per product, so that
+//
+//	(X·W)_i = s_i · Σ_c T_c[p_ic],
+//
+// one table row added per four columns of X instead of four rows of W
+// multiplied and added. The tables of a 64-column W cut into 32-column
+// slices stay in the second-level cache, which makes the product of Amazon
+// Computers' features (13,752 × 767, 35% non-zero) by a 767 × 64 weight
+// about 2.4 times as fast as the dense product. The sums are ordered
+// (T_c[p] = T_c[p without its lowest bit] + the row of W of that bit,
+// then the chunks in order, then the scale), so the result is the same on
+// every machine; it differs from the dense product's chain of fused
+// multiply-adds in the last bits. Xᵀ·G, the gradient of such a product,
+// is the dense product.
+type ScaledBinary struct {
+	x      *Dense
+	scale  []float64
+	pat    []uint8 // rows × chunks: the bits b_{i,4c..4c+3} of row i at [i·chunks + c]
+	chunks int
+}
+
+// binaryChunk is the number of columns of X that one table lookup covers.
+const binaryChunk = 4
+
+// binarySlice is the number of columns of W, and of the product, that one
+// pass of the tables covers.
+const binarySlice = 32
+
+// NewScaledBinary returns the view of x when every row of x is a scale times
+// a 0/1 pattern (the non-zeros of a row equal, finite); ok is false
+// otherwise. x is not copied: do not modify it afterwards.
+func NewScaledBinary(x *Dense) (s *ScaledBinary, ok bool) {
+	chunks := (x.Cols + binaryChunk - 1) / binaryChunk
+	s = &ScaledBinary{x: x, scale: make([]float64, x.Rows), pat: make([]uint8, x.Rows*chunks), chunks: chunks}
+	for i := 0; i < x.Rows; i++ {
+		row, pat := x.Row(i), s.pat[i*chunks:(i+1)*chunks]
+		for j, v := range row {
+			if v == 0 {
+				continue
+			}
+			if s.scale[i] == 0 {
+				s.scale[i] = v
+			}
+			if v != s.scale[i] || math.IsInf(v, 0) || math.IsNaN(v) {
+				return nil, false
+			}
+			pat[j/binaryChunk] |= 1 << (j % binaryChunk)
+		}
+	}
+	return s, true
+}
+
+// Dims returns the dimensions of X.
+func (s *ScaledBinary) Dims() (rows, cols int) { return s.x.Rows, s.x.Cols }
+
+// Dense returns X.
+func (s *ScaledBinary) Dense() *Dense { return s.x }
+
+// MulTo computes dst = X·b (dst is overwritten), through the tables. It
+// panics with both shapes when they do not fit.
+func (s *ScaledBinary) MulTo(dst, b *Dense) {
+	if s.x.Cols != b.Rows || dst.Rows != s.x.Rows || dst.Cols != b.Cols {
+		panic(fmt.Sprintf("tensor: product of scaled binary %s · %s into %s: shapes do not fit", s.x.Shape(), b.Shape(), dst.Shape()))
+	}
+	s.mul(dst, b, nil)
+}
+
+// MulAddRowTo computes dst = X·b + 1·rᵀ (dst is overwritten): each element
+// is fma(s_i, Σ_c T_c[p_ic], r_j). It panics with the shapes when they do
+// not fit.
+func (s *ScaledBinary) MulAddRowTo(dst, b *Dense, r []float64) {
+	if s.x.Cols != b.Rows || dst.Rows != s.x.Rows || dst.Cols != b.Cols || len(r) != b.Cols {
+		panic(fmt.Sprintf("tensor: product of scaled binary %s · %s plus a row of %d into %s: shapes do not fit", s.x.Shape(), b.Shape(), len(r), dst.Shape()))
+	}
+	s.mul(dst, b, r)
+}
+
+// TMulTo computes dst = Xᵀ·b with the dense product.
+func (s *ScaledBinary) TMulTo(dst, b *Dense) { MulTo(dst, s.x, true, b, false) }
+
+// mul computes dst = X·b plus the row r (none when nil), a slice of
+// binarySlice columns at a time; a last slice that is narrower is computed
+// with zero columns appended.
+func (s *ScaledBinary) mul(dst, b *Dense, r []float64) {
+	n, m := dst.Rows, dst.Cols
+	if n == 0 || m == 0 {
+		return
+	}
+	tables := make([]float64, s.chunks*16*binarySlice)
+	bias := make([]float64, binarySlice)
+	out := dst
+	var slice *Dense
+	for c0 := 0; c0 < m; c0 += binarySlice {
+		w := min(binarySlice, m-c0)
+		s.buildTables(tables, b, c0, w)
+		clear(bias)
+		if r != nil {
+			copy(bias, r[c0:c0+w])
+		}
+		if w < binarySlice {
+			slice = New(n, binarySlice)
+			out = slice
+		}
+		ParallelFor(n, n*s.chunks*binarySlice, func(lo, hi int) {
+			o := out.Data[lo*out.Cols:]
+			if out == dst {
+				o = o[c0:]
+			}
+			s.sumRows(o, out.Cols, lo, hi, tables, bias)
+		})
+		if w < binarySlice {
+			for i := 0; i < n; i++ {
+				copy(dst.Row(i)[c0:c0+w], slice.Row(i)[:w])
+			}
+		}
+	}
+}
+
+// buildTables fills tables with T_c[p] for the columns c0…c0+w−1 of b,
+// binarySlice values per entry (zero beyond w): T_c[0] = 0 and T_c[p] =
+// T_c[p & (p−1)] + b_{4c + lowest bit of p}. Patterns that select rows past
+// the end of b never occur and are left zero.
+func (s *ScaledBinary) buildTables(tables []float64, b *Dense, c0, w int) {
+	const entry = binarySlice
+	ParallelFor(s.chunks, s.chunks*16*entry, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			t := tables[c*16*entry : (c+1)*16*entry]
+			clear(t[:entry])
+			for p := 1; p < 16; p++ {
+				low := p & -p
+				k := c*binaryChunk + bitIndex(low)
+				e := t[p*entry : (p+1)*entry]
+				if k >= b.Rows {
+					clear(e)
+					continue
+				}
+				prev, row := t[(p&(p-1))*entry:], b.Row(k)[c0:c0+w]
+				for j := range row {
+					e[j] = prev[j] + row[j]
+				}
+				clear(e[w:])
+			}
+		}
+	})
+}
+
+// bitIndex returns the index of the single set bit of a 4-bit value.
+func bitIndex(bit int) int {
+	switch bit {
+	case 1:
+		return 0
+	case 2:
+		return 1
+	case 4:
+		return 2
+	}
+	return 3
+}
+
+// sumRows sets, for the rows lo ≤ i < hi, the binarySlice values at
+// o[(i−lo)·ldo:] to fma(s_i, Σ_c T_c[p_ic], bias), the chunks added in
+// order starting from zero.
+func (s *ScaledBinary) sumRows(o []float64, ldo, lo, hi int, tables, bias []float64) {
+	if binarySumKernel(o, ldo, s.pat[lo*s.chunks:hi*s.chunks], s.chunks, tables, s.scale[lo:hi], bias) {
+		return
+	}
+	const entry = binarySlice
+	var acc [entry]float64
+	for i := lo; i < hi; i++ {
+		clear(acc[:])
+		for c, p := range s.pat[i*s.chunks : (i+1)*s.chunks] {
+			e := tables[(c*16+int(p))*entry : (c*16+int(p)+1)*entry]
+			for j := range acc {
+				acc[j] += e[j]
+			}
+		}
+		row := o[(i-lo)*ldo : (i-lo)*ldo+entry]
+		for j, a := range acc {
+			row[j] = math.FMA(s.scale[i], a, bias[j])
+		}
+	}
+}

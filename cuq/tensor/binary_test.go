@@ -1,0 +1,116 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// scaledBinary returns a rows×cols matrix of scaled 0/1 rows of the given
+// density, as binarised and normalised bag-of-words features, with some
+// empty rows.
+func scaledBinary(rng *rand.Rand, rows, cols int, density float64) *Dense {
+	d := New(rows, cols)
+	for i := 0; i < rows; i++ {
+		if i%7 == 3 {
+			continue // an empty row
+		}
+		row := d.Row(i)
+		n := 0
+		for j := range row {
+			if rng.Float64() < density {
+				row[j] = 1
+				n++
+			}
+		}
+		for j := range row {
+			row[j] /= math.Max(float64(n), 1)
+		}
+	}
+	return d
+}
+
+func TestNewScaledBinaryRecognisesRows(t *testing.T) {
+	ok := MustFromSlice(3, 4, []float64{0.5, 0, 0.5, 0, 0, 0, 0, 0, 0, 2, 2, 2})
+	if _, is := NewScaledBinary(ok); !is {
+		t.Error("rows of equal non-zeros were not recognised")
+	}
+	for name, d := range map[string]*Dense{
+		"two values in a row": MustFromSlice(2, 2, []float64{1, 2, 0, 0}),
+		"infinite":            MustFromSlice(1, 2, []float64{math.Inf(1), math.Inf(1)}),
+		"NaN":                 MustFromSlice(1, 2, []float64{math.NaN(), 0}),
+	} {
+		if _, is := NewScaledBinary(d); is {
+			t.Errorf("%s: recognised as scaled binary", name)
+		}
+	}
+}
+
+// The tables compute X·W + r exactly when every sum is exact: with W and r
+// small integers and power-of-two scales there is no rounding, so the
+// product must equal the dense one bit for bit, for any width of W (the
+// slices of 32 columns and a narrower last one) and any width of X (a last
+// chunk of fewer than four columns).
+func TestScaledBinaryProductsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, cols := range []int{1, 3, 10, 767} {
+		x := New(37, cols)
+		for i := 0; i < x.Rows; i++ {
+			s := math.Ldexp(1, -rng.IntN(6))
+			for j := 0; j < cols; j++ {
+				if rng.IntN(3) == 0 {
+					x.Set(i, j, s)
+				}
+			}
+		}
+		sb, ok := NewScaledBinary(x)
+		if !ok {
+			t.Fatal("not recognised")
+		}
+		for _, m := range []int{1, 5, 32, 40, 64, 70} {
+			w, r := New(cols, m), make([]float64, m)
+			for k := range w.Data {
+				w.Data[k] = float64(rng.IntN(17) - 8)
+			}
+			for k := range r {
+				r[k] = float64(rng.IntN(9) - 4)
+			}
+			got, want := New(37, m), New(37, m)
+			sb.MulAddRowTo(got, w, r)
+			MulAddRowTo(want, x, w, r)
+			denseEqual(t, fmt.Sprintf("%d×%d · %d×%d + r", 37, cols, cols, m), got, want, 0)
+			sb.MulTo(got, w)
+			MulTo(want, x, false, w, false)
+			denseEqual(t, "X·W", got, want, 0)
+			g := randomDense(rng, 37, m)
+			gotT, wantT := New(cols, m), New(cols, m)
+			sb.TMulTo(gotT, g)
+			MulTo(wantT, x, true, g, false)
+			denseEqual(t, "Xᵀ·G", gotT, wantT, 0)
+		}
+	}
+}
+
+// With general weights the tables' sums round differently from the dense
+// product's chain, within a few units in the last place.
+func TestScaledBinaryProductsClose(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	x := scaledBinary(rng, 300, 767, 0.35)
+	sb, _ := NewScaledBinary(x)
+	w := randomDense(rng, 767, 64)
+	got, want := New(300, 64), New(300, 64)
+	sb.MulTo(got, w)
+	MulTo(want, x, false, w, false)
+	denseEqual(t, "X·W", got, want, 1e-13)
+}
+
+func TestScaledBinaryShapePanics(t *testing.T) {
+	sb, _ := NewScaledBinary(New(3, 4))
+	defer func() {
+		if recover() == nil {
+			t.Error("a 3×4 · 5×2 product did not panic")
+		}
+	}()
+	sb.MulTo(New(3, 2), New(5, 2))
+}
