@@ -25,6 +25,7 @@ type firstOrder struct {
 	sampling sampling
 	train    TrainConfig // seed and init of the prediction streams
 	ops      cache[nn.Operator]
+	tapes
 }
 
 // A logitHead computes a first-order model's class logits.
@@ -140,7 +141,10 @@ func (f *firstOrder) output(g *graph.Graph) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.forward(ad.NewEvalTape(), g, op, f.rng).Data, nil
+	t := f.evaluation()
+	out := f.forward(t, g, op, f.rng).Data
+	t.Release(out)
+	return out, nil
 }
 
 // predict gives the softmax probabilities and their categorical measures,
@@ -152,7 +156,9 @@ func (f *firstOrder) predict(p *Prediction) error {
 	}
 	s := f.sampling
 	if s.kind == noSampling {
-		p.Prob = exp(f.forward(ad.NewEvalTape(), p.Graph, op, f.rng).Data)
+		t := f.evaluation()
+		p.Prob = exp(f.forward(t, p.Graph, op, f.rng).Data)
+		t.Release()
 		p.Measures, err = uq.Categorical(p.Prob.Data, p.Classes)
 		return err
 	}
@@ -214,6 +220,8 @@ type firstOrderObjective struct {
 	trainY []int
 }
 
+func (o *firstOrderObjective) tape() *ad.Tape { return o.f.training() }
+
 func (o *firstOrderObjective) loss(t *ad.Tape) (*ad.Value, error) {
 	f, op := o.f, o.op
 	if f.sampling.kind == dropEdge && f.sampling.p > 0 {
@@ -226,7 +234,9 @@ func (o *firstOrderObjective) loss(t *ad.Tape) (*ad.Value, error) {
 }
 
 func (o *firstOrderObjective) valProbs() *tensor.Dense {
-	out := exp(o.f.forward(ad.NewEvalTape(), o.g, o.op, o.f.rng).Data)
+	t := o.f.evaluation()
+	out := exp(o.f.forward(t, o.g, o.op, o.f.rng).Data)
+	t.Release()
 	probs := tensor.New(len(o.split.Val), out.Cols)
 	for k, i := range o.split.Val {
 		copy(probs.Row(k), out.Row(i))

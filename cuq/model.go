@@ -47,6 +47,8 @@ type family interface {
 // An objective is a family's training loss on one split and the
 // validation predictions early stopping watches.
 type objective interface {
+	// tape returns a recording tape for one training step.
+	tape() *ad.Tape
 	// loss records the training loss on t, a recording tape.
 	loss(t *ad.Tape) (*ad.Value, error)
 	// valProbs returns the mean class probabilities p̄ of the validation
@@ -203,3 +205,24 @@ func (c *cache[T]) get(adj *tensor.CSR, derive func(*tensor.CSR) (T, error)) (T,
 	}
 	return c.val, nil
 }
+
+// tapes hands out the tapes of a model's passes, all drawing on one pool
+// of matrix storage (ad.Pool), so that every epoch and evaluation pass
+// reuses the memory of the previous ones instead of allocating, zeroing
+// and collecting it anew. Its zero value is ready to use.
+type tapes struct{ pool *ad.Pool }
+
+func (tp *tapes) poolOf() *ad.Pool {
+	if tp.pool == nil {
+		tp.pool = ad.NewPool()
+	}
+	return tp.pool
+}
+
+// training returns a recording tape; call its Release after the
+// optimizer step.
+func (tp *tapes) training() *ad.Tape { return ad.NewTape().WithPool(tp.poolOf()) }
+
+// evaluation returns an evaluation tape; call its Release, keeping the
+// output the caller returns, when the pass is done.
+func (tp *tapes) evaluation() *ad.Tape { return ad.NewEvalTape().WithPool(tp.poolOf()) }

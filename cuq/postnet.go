@@ -27,6 +27,7 @@ type postNet struct {
 	logPrior []float64      // log p(c) from the training labels
 	rng      *rand.Rand     // dropout
 	ops      cache[*postNetOps]
+	tapes
 }
 
 // postNetOps is what a postNet derives from a graph's adjacency.
@@ -225,7 +226,10 @@ func (p *postNet) evaluate(g *graph.Graph) (*tensor.Dense, *postNetOps, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return p.forward(ad.NewEvalTape(), g, ops, nil).Data, ops, nil
+	t := p.evaluation()
+	out := p.forward(t, g, ops, nil).Data
+	t.Release(out)
+	return out, ops, nil
 }
 
 // predict gives the Dirichlet measures of α, or for linear pooling those
@@ -284,6 +288,8 @@ type postNetObjective struct {
 	piTrain, piVal *tensor.CSR // linear pooling: the rows of Π of the training and validation nodes
 }
 
+func (o *postNetObjective) tape() *ad.Tape { return o.p.training() }
+
 func (o *postNetObjective) loss(t *ad.Tape) (*ad.Value, error) {
 	out := o.p.forward(t, o.g, o.ops, o.split.Train)
 	if o.piTrain != nil {
@@ -298,7 +304,9 @@ func (o *postNetObjective) loss(t *ad.Tape) (*ad.Value, error) {
 
 func (o *postNetObjective) valProbs() *tensor.Dense {
 	nodes := o.split.Val
-	mean := dirichletMeans(o.p.forward(ad.NewEvalTape(), o.g, o.ops, nodes).Data)
+	t := o.p.evaluation()
+	mean := dirichletMeans(o.p.forward(t, o.g, o.ops, nodes).Data)
+	t.Release()
 	probs := tensor.New(len(nodes), mean.Cols)
 	switch {
 	case o.piVal != nil:

@@ -236,7 +236,8 @@ func (m *Model) newTrainer(split graph.Split) (*trainer, error) {
 // loss, or an error when the loss is not finite.
 func (tr *trainer) step(opt *optim.Adam) (float64, error) {
 	opt.ZeroGrad()
-	t := ad.NewTape()
+	t := tr.obj.tape()
+	defer t.Release()
 	l, err := tr.obj.loss(t)
 	if err != nil {
 		return math.NaN(), err

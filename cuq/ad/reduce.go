@@ -58,7 +58,7 @@ func (t *Tape) LogSumExp(x *Value) *Value {
 // SumRows returns the N×1 column of row sums, out_i = Σ_j x_ij.
 func (t *Tape) SumRows(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
-	out := tensor.New(r, 1)
+	out := t.alloc(r, 1)
 	for i := 0; i < r; i++ {
 		s := 0.0
 		for _, v := range x.Data.Row(i) {
@@ -81,7 +81,7 @@ func (t *Tape) SumRows(x *Value) *Value {
 // SumCols returns the 1×C row of column sums, out_j = Σ_i x_ij.
 func (t *Tape) SumCols(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
-	out := tensor.New(1, c)
+	out := t.Alloc(1, c)
 	for i := 0; i < r; i++ {
 		for j, v := range x.Data.Row(i) {
 			out.Data[j] += v
@@ -102,7 +102,7 @@ func (t *Tape) SumCols(x *Value) *Value {
 // first maximal element of each row.
 func (t *Tape) MaxRows(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
-	out := tensor.New(r, 1)
+	out := t.alloc(r, 1)
 	arg := make([]int, r)
 	for i := 0; i < r; i++ {
 		row := x.Data.Row(i)
@@ -127,7 +127,7 @@ func (t *Tape) MaxRows(x *Value) *Value {
 // with the row maximum subtracted. Its gradient is the row softmax.
 func (t *Tape) LogSumExpRows(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
-	out := tensor.New(r, 1)
+	out := t.alloc(r, 1)
 	for i := 0; i < r; i++ {
 		out.Data[i] = logSumExp(x.Data.Row(i))
 	}
@@ -145,7 +145,7 @@ func (t *Tape) LogSumExpRows(x *Value) *Value {
 // LogSoftmax returns x_ij − ln Σ_k exp(x_ik) row by row.
 func (t *Tape) LogSoftmax(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
-	out := tensor.New(r, c)
+	out := t.alloc(r, c)
 	for i := 0; i < r; i++ {
 		row, o := x.Data.Row(i), out.Row(i)
 		l := logSumExp(row)

@@ -36,6 +36,7 @@ type Value struct {
 
 	requiresGrad bool
 	back         func(g *tensor.Dense)
+	tape         *Tape // the tape of the op that computed it; nil for leaves
 }
 
 // Param returns a trainable leaf value (requires gradients) holding d.
@@ -71,6 +72,8 @@ func (v *Value) Scalar() float64 {
 type Tape struct {
 	recording bool
 	ops       []*Value
+	pool      *Pool
+	owned     []*tensor.Dense // allocated from pool, returned by Release
 }
 
 // NewTape returns a recording tape, for training.
@@ -79,6 +82,62 @@ func NewTape() *Tape { return &Tape{recording: true} }
 // NewEvalTape returns a tape that records nothing, for inference.
 func NewEvalTape() *Tape { return &Tape{} }
 
+// WithPool makes t take the storage of its ops' values and of the
+// gradients of intermediate values from p, and returns t. Release gives
+// it back: after Release no value or gradient the tape computed may be
+// used, except those kept. Parameters' gradients never come from the
+// pool.
+func (t *Tape) WithPool(p *Pool) *Tape {
+	t.pool = p
+	return t
+}
+
+// Alloc returns a zero rows×cols matrix, from the tape's pool when it has
+// one (then it lives until Release): for the values of custom ops.
+func (t *Tape) Alloc(rows, cols int) *tensor.Dense {
+	if t.pool == nil {
+		return tensor.New(rows, cols)
+	}
+	d := t.alloc(rows, cols)
+	d.Zero()
+	return d
+}
+
+// alloc is Alloc for values that the op overwrites entirely: a matrix
+// from the pool keeps what it last held.
+func (t *Tape) alloc(rows, cols int) *tensor.Dense {
+	if t.pool == nil {
+		return tensor.New(rows, cols)
+	}
+	d := t.pool.get(rows, cols)
+	t.owned = append(t.owned, d)
+	return d
+}
+
+// Release returns the storage of every matrix the tape took from its pool
+// to the pool, except the matrices keep (such as an output that the caller
+// goes on using), and forgets the recorded ops. It does nothing without a
+// pool but forget the ops.
+func (t *Tape) Release(keep ...*tensor.Dense) {
+	t.Reset()
+	if t.pool == nil {
+		return
+	}
+	back := t.owned[:0]
+	for _, d := range t.owned {
+		kept := false
+		for _, k := range keep {
+			kept = kept || k == d
+		}
+		if !kept {
+			back = append(back, d)
+		}
+	}
+	t.pool.put(back)
+	clear(t.owned)
+	t.owned = t.owned[:0]
+}
+
 // Training reports whether the tape records gradients (dropout is active
 // only then).
 func (t *Tape) Training() bool { return t.recording }
@@ -86,7 +145,7 @@ func (t *Tape) Training() bool { return t.recording }
 // record creates the output value of an op. back receives the output
 // gradient; it is only kept when some input requires gradients.
 func (t *Tape) record(out *tensor.Dense, back func(g *tensor.Dense), inputs ...*Value) *Value {
-	v := &Value{Data: out}
+	v := &Value{Data: out, tape: t}
 	if !t.recording {
 		return v
 	}
@@ -108,9 +167,23 @@ func gradOf(v *Value) *tensor.Dense {
 		return nil
 	}
 	if v.Grad == nil {
-		v.Grad = tensor.New(v.Data.Rows, v.Data.Cols)
+		if v.tape != nil {
+			v.Grad = v.tape.Alloc(v.Data.Rows, v.Data.Cols)
+		} else {
+			v.Grad = tensor.New(v.Data.Rows, v.Data.Cols)
+		}
 	}
 	return v.Grad
+}
+
+// newGrad returns an uninitialised matrix of v's shape for a gradient that
+// the caller overwrites: from v's tape (and its pool) for intermediate
+// values, new for leaves.
+func newGrad(v *Value) *tensor.Dense {
+	if v.tape != nil {
+		return v.tape.alloc(v.Data.Rows, v.Data.Cols)
+	}
+	return tensor.New(v.Data.Rows, v.Data.Cols)
 }
 
 // addInto adds the result of compute (which overwrites its argument) to
@@ -121,11 +194,11 @@ func addInto(v *Value, compute func(dst *tensor.Dense)) {
 		return
 	}
 	if v.Grad == nil {
-		v.Grad = tensor.New(v.Data.Rows, v.Data.Cols)
+		v.Grad = newGrad(v)
 		compute(v.Grad)
 		return
 	}
-	tmp := tensor.New(v.Data.Rows, v.Data.Cols)
+	tmp := newGrad(v)
 	compute(tmp)
 	v.Grad.AddScaled(1, tmp)
 }

@@ -20,12 +20,12 @@ func Propagate(t *ad.Tape, p *graph.PPR, x *ad.Value) *ad.Value {
 	if x.Data.Rows != p.N() {
 		panic(fmt.Sprintf("nn.Propagate: input %s on a graph of %d nodes", x.Shape(), p.N()))
 	}
-	out := tensor.New(x.Data.Rows, x.Data.Cols)
+	out := t.Alloc(x.Data.Rows, x.Data.Cols)
 	if err := p.Apply(out, x.Data); err != nil {
 		panic(err)
 	}
 	return t.Custom(out, func(g *tensor.Dense, grads []*tensor.Dense) {
-		tmp := tensor.New(g.Rows, g.Cols)
+		tmp := t.Alloc(g.Rows, g.Cols)
 		if err := p.ApplyT(tmp, g); err != nil {
 			panic(err)
 		}
