@@ -79,13 +79,22 @@ func (f *RadialFlows) LogDensity(t *ad.Tape, z *ad.Value) *ad.Value {
 	out := tensor.New(n, C)
 	blocks := (n + lanes - 1) / lanes
 	tensor.ParallelFor(blocks, n*C*f.Layers*D*4, func(lo, hi int) {
-		zt, work := make([]float64, lanes*D), make([]float64, lanes*D)
-		var res blockResult
+		zt, work, work2 := make([]float64, lanes*D), make([]float64, lanes*D), make([]float64, lanes*D)
+		var res, res2 blockResult
 		for blk := lo; blk < hi; blk++ {
 			i0 := blk * lanes
 			m := transposeBlock(zt, z.Data, i0)
 			for c := 0; c < C; c++ {
 				copy(work, zt)
+				copy(work2, zt)
+				if f.forwardPairKernel(work, work2, c, s, &res, &res2) {
+					for k := 0; k < m; k++ {
+						out.Data[(i0+k)*C+c] = logDensity(D, res.sq[k], res.produ[k], res.prodq[k])
+						out.Data[(i0+k)*C+c+1] = logDensity(D, res2.sq[k], res2.produ[k], res2.prodq[k])
+					}
+					c++
+					continue
+				}
 				f.forwardBlock(work, c, s, &res, nil)
 				for k := 0; k < m; k++ {
 					out.Data[(i0+k)*C+c] = logDensity(D, res.sq[k], res.produ[k], res.prodq[k])

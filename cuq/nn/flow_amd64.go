@@ -20,6 +20,9 @@ func radialForward4(zt, x0, a, b *float64, layers, classes int, out, rec *float6
 func radialForward8(zt, x0, a, b *float64, layers, classes int, out, rec *float64)
 
 //go:noescape
+func radialForward8x2(za, zb, x0, a, b *float64, layers, classes int, outa, outb *float64)
+
+//go:noescape
 func radialBackward4(rec, zt, gi, x0, b, sigA, sigB *float64, layers, classes int, gz, accX0, accA, accB *float64)
 
 //go:noescape
@@ -52,6 +55,22 @@ func (f *RadialFlows) forwardKernel(zt []float64, c int, s layerScalars, res *bl
 	copy(res.produ[:], out[:lanes])
 	copy(res.prodq[:], out[lanes:2*lanes])
 	copy(res.sq[:], out[2*lanes:])
+	return true
+}
+
+// forwardPairKernel runs forwardBlock without records for the classes c
+// and c+1 at once, and reports whether it could (it needs AVX-512).
+func (f *RadialFlows) forwardPairKernel(za, zb []float64, c int, s layerScalars, ra, rb *blockResult) bool {
+	if !flowAVX512 || f.Dim != 16 || f.Layers == 0 || c+1 >= f.Classes {
+		return false
+	}
+	_, _ = za[16*lanes-1], zb[16*lanes-1]
+	var oa, ob [3 * lanes]float64
+	radialForward8x2(&za[0], &zb[0], &f.X0.Data.Data[c*16], &s.a[c], &s.b[c], f.Layers, f.Classes, &oa[0], &ob[0])
+	for k := 0; k < lanes; k++ {
+		ra.produ[k], ra.prodq[k], ra.sq[k] = oa[k], oa[lanes+k], oa[2*lanes+k]
+		rb.produ[k], rb.prodq[k], rb.sq[k] = ob[k], ob[lanes+k], ob[2*lanes+k]
+	}
 	return true
 }
 

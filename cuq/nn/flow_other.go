@@ -9,3 +9,7 @@ func (f *RadialFlows) forwardKernel(zt []float64, c int, s layerScalars, res *bl
 func (f *RadialFlows) backwardKernel(rec, zL []float64, gi *[lanes]float64, c int, s layerScalars, gz []float64, acc laneGrads) bool {
 	return false
 }
+
+func (f *RadialFlows) forwardPairKernel(za, zb []float64, c int, s layerScalars, ra, rb *blockResult) bool {
+	return false
+}
