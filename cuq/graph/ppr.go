@@ -116,10 +116,13 @@ func (p *PPR) apply(a *tensor.CSR, dst, x *tensor.Dense, op string) error {
 	return nil
 }
 
-// pprCacheBytes is the size of the signal slice that apply lets the K
-// steps gather from: at most a few MB, so that it stays in the last-level
-// cache beside the streamed adjacency.
-const pprCacheBytes = 12 << 20
+// pprCacheBytes is the largest signal slice that apply lets the K steps
+// gather from, so that it stays in the last-level cache beside the
+// streamed adjacency. Measured on the Arxiv-sized graph (169,343 nodes, 40
+// columns) with a 32 MB last-level cache: slices of 16 columns (21.7 MB)
+// train APPNP an epoch in 656 ms, of 8 columns in 785 ms, of 20 in 1254 ms,
+// the whole signal in 958 ms.
+const pprCacheBytes = 22 << 20
 
 // sliceWidth returns the number of columns of an n×cols signal that apply
 // propagates at a time: all of them when the signal fits pprCacheBytes,
