@@ -59,22 +59,22 @@ func (t *Tape) LogSumExp(x *Value) *Value {
 func (t *Tape) SumRows(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
 	out := t.alloc(r, 1)
-	for i := 0; i < r; i++ {
+	rows(r, c, func(i int) {
 		s := 0.0
 		for _, v := range x.Data.Row(i) {
 			s += v
 		}
 		out.Data[i] = s
-	}
+	})
 	return t.record(out, func(g *tensor.Dense) {
 		gx := gradOf(x).Data
-		for i := 0; i < r; i++ {
+		rows(r, c, func(i int) {
 			gi := g.Data[i]
 			row := gx[i*c : (i+1)*c]
 			for j := range row {
 				row[j] += gi
 			}
-		}
+		})
 	}, x)
 }
 
@@ -128,17 +128,15 @@ func (t *Tape) MaxRows(x *Value) *Value {
 func (t *Tape) LogSumExpRows(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
 	out := t.alloc(r, 1)
-	for i := 0; i < r; i++ {
-		out.Data[i] = logSumExp(x.Data.Row(i))
-	}
+	rows(r, 8*c, func(i int) { out.Data[i] = logSumExp(x.Data.Row(i)) })
 	return t.record(out, func(g *tensor.Dense) {
 		gx := gradOf(x).Data
-		for i := 0; i < r; i++ {
+		rows(r, 8*c, func(i int) {
 			row := x.Data.Row(i)
 			for j := range row {
 				gx[i*c+j] += g.Data[i] * math.Exp(row[j]-out.Data[i])
 			}
-		}
+		})
 	}, x)
 }
 
@@ -146,16 +144,16 @@ func (t *Tape) LogSumExpRows(x *Value) *Value {
 func (t *Tape) LogSoftmax(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
 	out := t.alloc(r, c)
-	for i := 0; i < r; i++ {
+	rows(r, 8*c, func(i int) {
 		row, o := x.Data.Row(i), out.Row(i)
 		l := logSumExp(row)
 		for j, v := range row {
 			o[j] = v - l
 		}
-	}
+	})
 	return t.record(out, func(g *tensor.Dense) {
 		gx := gradOf(x).Data
-		for i := 0; i < r; i++ {
+		rows(r, 8*c, func(i int) {
 			gr, o := g.Row(i), out.Row(i)
 			s := 0.0
 			for _, v := range gr {
@@ -164,7 +162,7 @@ func (t *Tape) LogSoftmax(x *Value) *Value {
 			for j := range o {
 				gx[i*c+j] += gr[j] - math.Exp(o[j])*s
 			}
-		}
+		})
 	}, x)
 }
 
@@ -181,4 +179,15 @@ func logSumExp(row []float64) float64 {
 		s += math.Exp(v - m)
 	}
 	return m + math.Log(s)
+}
+
+// rows calls f(i) for every row i < r of a row-wise op, in parallel when
+// the cost per row (about cost multiply-adds) warrants it; rows are
+// independent, so the results do not depend on the split.
+func rows(r, cost int, f func(i int)) {
+	tensor.ParallelFor(r, r*cost, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			f(i)
+		}
+	})
 }
