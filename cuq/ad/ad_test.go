@@ -420,3 +420,15 @@ func BenchmarkOps(b *testing.B) {
 		})
 	}
 }
+
+// maxFloat agrees with math.Max bit for bit, on the special values too.
+func TestMaxFloatIsMathMax(t *testing.T) {
+	vals := []float64{math.Inf(-1), -2.5, math.Copysign(0, -1), 0, 1, 3, math.Inf(1), math.NaN()}
+	for _, x := range vals {
+		for _, y := range vals {
+			if got, want := maxFloat(x, y), math.Max(x, y); math.Float64bits(got) != math.Float64bits(want) {
+				t.Errorf("maxFloat(%v, %v) = %v, math.Max %v", x, y, got, want)
+			}
+		}
+	}
+}

@@ -186,7 +186,7 @@ func (t *Tape) SegmentSoftmax(e *Value, ptr []int) *Value {
 			}
 			m := math.Inf(-1)
 			for _, v := range ed[a:b] {
-				m = math.Max(m, v)
+				m = maxFloat(m, v)
 			}
 			sum := 0.0
 			for k := a; k < b; k++ {
@@ -213,4 +213,24 @@ func (t *Tape) SegmentSoftmax(e *Value, ptr []int) *Value {
 			}
 		})
 	}, e)
+}
+
+// maxFloat is math.Max (+Inf if either is +Inf, else NaN if either is
+// NaN; +0 over −0), written out so
+// that it inlines in the loops over every edge of an attention graph.
+func maxFloat(x, y float64) float64 {
+	switch {
+	case x > y:
+		return x
+	case y > x:
+		return y
+	case x == y:
+		if x == 0 && math.Signbit(x) {
+			return y
+		}
+		return x
+	case math.IsInf(x, 1) || math.IsInf(y, 1): // against a NaN
+		return math.Inf(1)
+	}
+	return math.NaN()
 }

@@ -142,7 +142,7 @@ func (g *GAT) ForwardProjected(t *ad.Tape, a *AttentionGraph, x *ad.Value, l *Li
 		y := t.MatMul(x, t.MatMul(wk, t.ConcatCols(v, aSrc, aDst)))
 		width := l.Out
 		sSrc, sDst := t.SliceCols(y, width, width+1), t.SliceCols(y, width+1, width+2)
-		e := t.Add(t.GatherRows(sSrc, a.Pattern.Ind), t.GatherRows(sDst, a.dst))
+		e := a.edgeScores(t, sSrc, sDst)
 		alpha := t.SegmentSoftmax(t.LeakyReLU(e, g.NegativeSlope), a.Pattern.Ptr)
 		alpha = t.Dropout(alpha, g.AttentionDropout, rng)
 		heads[k] = t.SpMMValues(a.Pattern, alpha, t.SliceCols(y, 0, width))
@@ -154,6 +154,31 @@ func (g *GAT) ForwardProjected(t *ad.Tape, a *AttentionGraph, x *ad.Value, l *Li
 		y = meanOf(t, heads)
 	}
 	return t.Add(y, t.Affine(g.B, l.W, l.B))
+}
+
+// edgeScores returns e_l = s_src[j] + s_dst[i] for every stored entry l =
+// (i, j) of the attention pattern, given the N×1 node scores. Its
+// backward pass adds each entry's gradient to its source's and to its
+// destination's, in order of l.
+func (a *AttentionGraph) edgeScores(t *ad.Tape, sSrc, sDst *ad.Value) *ad.Value {
+	src, dst := a.Pattern.Ind, a.dst
+	e := t.Alloc(len(src), 1)
+	tensor.ParallelFor(len(src), len(src), func(lo, hi int) {
+		for l := lo; l < hi; l++ {
+			e.Data[l] = sSrc.Data.Data[src[l]] + sDst.Data.Data[dst[l]]
+		}
+	})
+	return t.Custom(e, func(ge *tensor.Dense, grads []*tensor.Dense) {
+		gSrc, gDst := grads[0], grads[1]
+		for l, j := range src {
+			if gSrc != nil {
+				gSrc.Data[j] += ge.Data[l]
+			}
+			if gDst != nil {
+				gDst.Data[dst[l]] += ge.Data[l]
+			}
+		}
+	}, sSrc, sDst)
 }
 
 // meanOf returns the mean of the heads' outputs.
