@@ -122,8 +122,9 @@ func BenchmarkDenseFeatures(b *testing.B) {
 }
 
 // Amazon Computers-shaped features (13,752 × 767 scaled 0/1 rows, 35%
-// non-zero) times a 767 × 64 weight: the dense product and the subset-sum
-// tables of ScaledBinary.
+// non-zero) times a 767 × 64 weight, the dense product and the subset-sum
+// tables of ScaledBinary, and the transposed product Xᵀ·G of the weight
+// gradient (dense).
 func BenchmarkScaledBinaryFeatures(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	x, w := scaledBinary(rng, 13752, 767, 0.35), randomDense(rng, 767, 64)
@@ -138,6 +139,13 @@ func BenchmarkScaledBinaryFeatures(b *testing.B) {
 	b.Run("tables", func(b *testing.B) {
 		for b.Loop() {
 			sb.MulTo(out, w)
+		}
+		reportFlops(b, 2*13752*767*64)
+	})
+	b.Run("transposed", func(b *testing.B) {
+		g, gw := randomDense(rng, 13752, 64), New(767, 64)
+		for b.Loop() {
+			sb.TMulTo(gw, g)
 		}
 		reportFlops(b, 2*13752*767*64)
 	})
