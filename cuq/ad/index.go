@@ -217,7 +217,8 @@ func (t *Tape) SegmentSoftmax(e *Value, ptr []int) *Value {
 
 // maxFloat is math.Max (+Inf if either is +Inf, else NaN if either is
 // NaN; +0 over −0), written out so
-// that it inlines in the loops over every edge of an attention graph.
+// that it inlines in the loops over every edge of an attention graph and
+// every row of a log-softmax.
 func maxFloat(x, y float64) float64 {
 	switch {
 	case x > y:

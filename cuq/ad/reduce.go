@@ -166,10 +166,12 @@ func (t *Tape) LogSoftmax(x *Value) *Value {
 	}, x)
 }
 
+// logSumExp returns log Σⱼ exp(rowⱼ), computed as m + log Σⱼ exp(rowⱼ − m)
+// with m the row's maximum, so that no term overflows.
 func logSumExp(row []float64) float64 {
 	m := math.Inf(-1)
 	for _, v := range row {
-		m = math.Max(m, v)
+		m = maxFloat(m, v)
 	}
 	if math.IsInf(m, -1) {
 		return m
