@@ -36,6 +36,15 @@ func BenchmarkEpochAmazonComputers(b *testing.B) {
 	benchmarkEpochs(b, g, split)
 }
 
+// BenchmarkEpochArxivLike is BenchmarkEpochCoraML on datasets.ArxivLike,
+// a synthetic graph of OGBN Arxiv's size (169,343 nodes, 2.3 M edges, 128
+// dense features, 40 classes); it needs no data files. Select one model,
+// as in -bench 'ArxivLike/appnp/', since each takes seconds per epoch.
+func BenchmarkEpochArxivLike(b *testing.B) {
+	g, split := testenv.Split(b, func() (*graph.Graph, error) { return datasets.ArxivLike(1) }, graph.Stratified(0.05, 0.15, 0.8))
+	benchmarkEpochs(b, g, split)
+}
+
 // benchmarkEpochs builds each paper model inside its own sub-benchmark,
 // so that -bench filters which models are built and trained.
 func benchmarkEpochs(b *testing.B, g *graph.Graph, split graph.Split) {

@@ -230,17 +230,16 @@ func (o *firstOrderObjective) loss(t *ad.Tape) (*ad.Value, error) {
 			return nil, err
 		}
 	}
-	return nllLoss(t, f.forward(t, o.g, op, f.rng), o.split.Train, o.trainY), nil
+	return nllLoss(t, f.head.logits(t, o.g, op, f.rng), o.split.Train, o.trainY), nil
 }
 
+// valProbs returns the softmax probabilities of the validation nodes, one
+// row each; like nllLoss, it normalises only the rows it needs.
 func (o *firstOrderObjective) valProbs() *tensor.Dense {
 	t := o.f.evaluation()
-	out := exp(o.f.forward(t, o.g, o.op, o.f.rng).Data)
+	logits := o.f.head.logits(t, o.g, o.op, o.f.rng)
+	probs := exp(t.LogSoftmax(t.GatherRows(logits, o.split.Val)).Data)
 	t.Release()
-	probs := tensor.New(len(o.split.Val), out.Cols)
-	for k, i := range o.split.Val {
-		copy(probs.Row(k), out.Row(i))
-	}
 	return probs
 }
 

@@ -93,9 +93,14 @@ func mixtureLoss(t *ad.Tape, alphaFt *ad.Value, piTrain *tensor.CSR, labels []in
 	return t.Add(uce, t.Scale(t.AddConst(negH, -weightEntropy), reg))
 }
 
-// nllLoss is the mean negative log-likelihood of the labels under logp.
-func nllLoss(t *ad.Tape, logp *ad.Value, train, labels []int) *ad.Value {
-	return t.Neg(t.Mean(t.Pick(t.GatherRows(logp, train), labels)))
+// nllLoss is the mean negative log-likelihood of the labels of the nodes
+// train under softmax(logits): −(1/|train|) Σ_{i∈train} log softmax(zᵢ)_{yᵢ}.
+// The log-softmax acts row by row, so it is taken of the training rows
+// only (on a large graph they are a few percent of the nodes); the loss
+// and its gradient are those of the log-softmax of every row followed by
+// the gather, to the bit.
+func nllLoss(t *ad.Tape, logits *ad.Value, train, labels []int) *ad.Value {
+	return t.Neg(t.Mean(t.Pick(t.LogSoftmax(t.GatherRows(logits, train)), labels)))
 }
 
 // rowsOf returns the sub-matrix of the given rows of s.
