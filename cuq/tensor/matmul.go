@@ -83,8 +83,9 @@ func tMark(t bool) string {
 }
 
 // mulNN computes out = a·b for row-major a (n×k), b (k×m), plus the row
-// bias when it is not nil. Blocks of four output rows go through the 4×8
-// register kernel, which reads each row of b once for the four; the other
+// bias when it is not nil. Blocks of eight output rows go through the
+// AVX-512 8×16 register kernel where the processor has it, blocks of four
+// through the 4×8 one, which read each row of b once for the block; the other
 // columns and rows accumulate rows of b, four at a time (mulRowFrom). With
 // AVX2 every element is the same chain of fused multiply-adds in order of
 // p whichever path computes it, so the result does not depend on how
@@ -114,28 +115,10 @@ func mulNN(a, b, out []float64, n, k, m int, bias []float64) {
 	ParallelFor(n, n*k*m, func(lo, hi int) {
 		i := lo
 		for ; useAVX512 && i+8 <= hi; i += 8 {
-			block := out[i*m : (i+8)*m]
-			clear(block)
-			c := gemmRows8(block, m, a[i*k:(i+8)*k], k, 1, b, m, k, m)
-			for r := range 8 {
-				row := block[r*m : (r+1)*m]
-				mulRowFrom(row, a[(i+r)*k:(i+r+1)*k], b, c, m)
-				if bias != nil {
-					addRow(row, bias)
-				}
-			}
+			mulRows(out, a, b, bias, i, 8, k, m, gemmRows8)
 		}
 		for ; i+4 <= hi; i += 4 {
-			block := out[i*m : (i+4)*m]
-			clear(block)
-			c := gemmRows4(block, m, a[i*k:(i+4)*k], k, 1, b, m, k, m)
-			for r := range 4 {
-				row := block[r*m : (r+1)*m]
-				mulRowFrom(row, a[(i+r)*k:(i+r+1)*k], b, c, m)
-				if bias != nil {
-					addRow(row, bias)
-				}
-			}
+			mulRows(out, a, b, bias, i, 4, k, m, gemmRows4)
 		}
 		for ; i < hi; i++ {
 			ar := a[i*k : (i+1)*k]
@@ -146,6 +129,23 @@ func mulNN(a, b, out []float64, n, k, m int, bias []float64) {
 			}
 		}
 	})
+}
+
+// mulRows computes the rows i ≤ r < i+rows of mulNN's out = a·b (+ bias):
+// the leading columns of the block with the register kernel gemm
+// (gemmRows8 or gemmRows4, which returns how many columns it covered),
+// the others with mulRowFrom.
+func mulRows(out, a, b, bias []float64, i, rows, k, m int, gemm func(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int) {
+	block := out[i*m : (i+rows)*m]
+	clear(block)
+	c := gemm(block, m, a[i*k:(i+rows)*k], k, 1, b, m, k, m)
+	for r := range rows {
+		row := block[r*m : (r+1)*m]
+		mulRowFrom(row, a[(i+r)*k:(i+r+1)*k], b, c, m)
+		if bias != nil {
+			addRow(row, bias)
+		}
+	}
 }
 
 // paddedWidth reports whether a product of m columns is faster at m8, the
