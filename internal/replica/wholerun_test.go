@@ -110,7 +110,11 @@ func TestWholeRuns(t *testing.T) {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "\n%d splits × %d inits per row, the replica's dropout masks drawn by %s; mean ± standard error in percent; the difference is cuqgnn − replica per run, tested by the paired t-test (%d degrees of freedom).\n", splits, inits, masks, splits*inits-1)
+	initWord := "inits"
+	if inits == 1 {
+		initWord = "init"
+	}
+	fmt.Fprintf(&b, "\n%d splits × %d %s per row, the replica's dropout masks drawn by %s; mean ± standard error in percent; the difference is cuqgnn − replica per run, tested by the paired t-test (%d degrees of freedom).\n", splits, inits, initWord, masks, splits*inits-1)
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
