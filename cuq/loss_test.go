@@ -96,3 +96,49 @@ func TestMixtureLoss(t *testing.T) {
 		t.Errorf("one-hot mixture UCE %v ≠ UCE %v", mix, plain)
 	}
 }
+
+// nllLoss normalises the training rows only; its loss and gradient are
+// those of the log-softmax of every row followed by the gather, to the bit,
+// and it is the mean negative log-likelihood.
+func TestNLLLossNormalisesTheTrainingRowsOnly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	z := tensor.New(40, 7)
+	for i := range z.Data {
+		z.Data[i] = 6 * rng.NormFloat64()
+	}
+	logits := ad.Param("z", z)
+	train, labels := []int{3, 17, 0, 39, 22, 8}, []int{1, 6, 0, 3, 3, 5}
+	run := func(loss func(*ad.Tape) *ad.Value) (float64, []float64) {
+		logits.ZeroGrad()
+		tp := ad.NewTape()
+		l := loss(tp)
+		if err := tp.Backward(l); err != nil {
+			t.Fatal(err)
+		}
+		return l.Scalar(), append([]float64(nil), logits.Grad.Data...)
+	}
+	got, gotGrad := run(func(tp *ad.Tape) *ad.Value { return nllLoss(tp, logits, train, labels) })
+	want, wantGrad := run(func(tp *ad.Tape) *ad.Value {
+		return tp.Neg(tp.Mean(tp.Pick(tp.GatherRows(tp.LogSoftmax(logits), train), labels)))
+	})
+	if got != want {
+		t.Errorf("loss %v, with every row normalised %v", got, want)
+	}
+	for k := range gotGrad {
+		if gotGrad[k] != wantGrad[k] {
+			t.Fatalf("gradient element %d: %v, with every row normalised %v", k, gotGrad[k], wantGrad[k])
+		}
+	}
+	var nll float64
+	for k, i := range train {
+		row := z.Row(i)
+		var s float64
+		for _, v := range row {
+			s += math.Exp(v)
+		}
+		nll += math.Log(s) - row[labels[k]]
+	}
+	if nll /= float64(len(train)); math.Abs(got-nll) > 1e-12*nll {
+		t.Errorf("loss %v, mean negative log-likelihood %v", got, nll)
+	}
+}
