@@ -50,6 +50,9 @@ func env(key, def string) []string {
 // so the two sides drop different units and the test compares two
 // distributions of runs) or cuqgnn (--go-dropout: the same masks as
 // cuqgnn, so each pair differs only by float32 against float64).
+// $CUQ_REPLICA_MEASURES=float64 has the replica compute the uncertainty
+// measures in float64 from its float32 output (--measures-float64), the
+// control that separates its training from its arithmetic of the measures.
 //
 // $CUQ_REPLICA_CACHE=DIR keeps every finished pair of runs as a small JSON
 // file under DIR (see cachedRun) and reuses it on the next invocation, so
@@ -71,9 +74,16 @@ func TestWholeRuns(t *testing.T) {
 		t.Fatalf("CUQ_REPLICA_INITS: want a number ≥ 1: %v", err)
 	}
 	cache := os.Getenv("CUQ_REPLICA_CACHE")
-	masks := env("CUQ_REPLICA_MASKS", "torch")[0]
-	if masks != "torch" && masks != "cuqgnn" {
-		t.Fatalf("CUQ_REPLICA_MASKS=%s: want torch or cuqgnn", masks)
+	side := replicaSide{masks: env("CUQ_REPLICA_MASKS", "torch")[0]}
+	if side.masks != "torch" && side.masks != "cuqgnn" {
+		t.Fatalf("CUQ_REPLICA_MASKS=%s: want torch or cuqgnn", side.masks)
+	}
+	switch m := os.Getenv("CUQ_REPLICA_MEASURES"); m {
+	case "", "float32":
+	case "float64":
+		side.measures64 = true
+	default:
+		t.Fatalf("CUQ_REPLICA_MEASURES=%s: want float32 or float64", m)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "| dataset | model | setting | metric | cuqgnn | replica (float32) | difference | paired t p |\n|---|---|---|---|---|---|---|---|\n")
@@ -88,7 +98,7 @@ func TestWholeRuns(t *testing.T) {
 				values := map[string][2][]float64{}
 				for k := 1; k <= splits; k++ {
 					for init := 1; init <= inits; init++ {
-						r := cachedRun(t, cache, py, d, model, setting, k, init, masks)
+						r := cachedRun(t, cache, py, d, model, setting, k, init, side)
 						metrics = r.Metrics
 						for i, n := range r.Metrics {
 							v := values[n]
@@ -114,10 +124,30 @@ func TestWholeRuns(t *testing.T) {
 	if inits == 1 {
 		initWord = "init"
 	}
-	fmt.Fprintf(&b, "\n%d splits × %d %s per row, the replica's dropout masks drawn by %s; mean ± standard error in percent; the difference is cuqgnn − replica per run, tested by the paired t-test (%d degrees of freedom).\n", splits, inits, initWord, masks, splits*inits-1)
+	measures := ""
+	if side.measures64 {
+		measures = ", its measures computed in float64"
+	}
+	fmt.Fprintf(&b, "\n%d splits × %d %s per row, the replica's dropout masks drawn by %s%s; mean ± standard error in percent; the difference is cuqgnn − replica per run, tested by the paired t-test (%d degrees of freedom).\n", splits, inits, initWord, side.masks, measures, splits*inits-1)
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// replicaSide says how the replica runs: whose dropout masks it draws
+// (torch or cuqgnn) and whether it computes the measures in float64.
+type replicaSide struct {
+	masks      string
+	measures64 bool
+}
+
+// String names the variant in cache file names: the masks, with "-m64"
+// for measures in float64.
+func (s replicaSide) String() string {
+	if s.measures64 {
+		return s.masks + "-m64"
+	}
+	return s.masks
 }
 
 // pairOfRuns is one whole run on each side, as wholeRun returns it and the
@@ -133,14 +163,14 @@ type pairOfRuns struct {
 }
 
 // cachedRun returns wholeRun's pair of runs, from the cache directory when
-// it holds them (cache/DATASET/MODEL/SETTING/splitK-initI-MASKS.json) and
+// it holds them (cache/DATASET/MODEL/SETTING/splitK-initI-SIDE.json) and
 // otherwise trained and then stored there. An empty cache trains every time.
-func cachedRun(t *testing.T, cache, py string, d *experiment.Dataset, model, setting string, k, init int, masks string) pairOfRuns {
+func cachedRun(t *testing.T, cache, py string, d *experiment.Dataset, model, setting string, k, init int, side replicaSide) pairOfRuns {
 	t.Helper()
 	if cache == "" {
-		return wholeRun(t, py, d, model, setting, k, init, masks)
+		return wholeRun(t, py, d, model, setting, k, init, side)
 	}
-	file := filepath.Join(cache, d.Name, model, setting, fmt.Sprintf("split%d-init%d-%s.json", k, init, masks))
+	file := filepath.Join(cache, d.Name, model, setting, fmt.Sprintf("split%d-init%d-%s.json", k, init, side))
 	r, err := loadPair(file)
 	switch {
 	case err == nil:
@@ -149,7 +179,7 @@ func cachedRun(t *testing.T, cache, py string, d *experiment.Dataset, model, set
 	case !errors.Is(err, fs.ErrNotExist):
 		t.Fatal(err)
 	}
-	r = wholeRun(t, py, d, model, setting, k, init, masks)
+	r = wholeRun(t, py, d, model, setting, k, init, side)
 	if err := storePair(file, r); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +226,7 @@ func storePair(file string, r pairOfRuns) error {
 // leave_out_classes) in cuqgnn and in the replica, and returns the metric
 // names and both sides' values: the test accuracy (in-distribution test
 // nodes under leave-out classes) and then each measure's OOD AUROC.
-func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting string, k, init int, masks string) pairOfRuns {
+func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting string, k, init int, side replicaSide) pairOfRuns {
 	t.Helper()
 	start := time.Now()
 	s, err := d.Split(k)
@@ -231,8 +261,11 @@ func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting str
 	// takes the longer of the two rather than their sum.
 	out := filepath.Join(run, "replica")
 	draw := []string{"--seed", fmt.Sprint(k + 100*(init-1))}
-	if masks == "cuqgnn" {
+	if side.masks == "cuqgnn" {
 		draw = []string{"--go-dropout", fmt.Sprintf("%d,%d", m.Training().Seed, m.Training().Init)}
+	}
+	if side.measures64 {
+		draw = append(draw, "--measures-float64")
 	}
 	var replicaOut bytes.Buffer
 	cmd := exec.Command(py, append([]string{script(t), run, "--dtype", "float32", "--dropout", "0.5", "--out", out}, draw...)...)
@@ -303,12 +336,15 @@ func TestWholeRunCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &experiment.Dataset{Name: "CoraML"}
-	got := cachedRun(t, cache, "/nonexistent/python3", d, "gpn", "leave_out_classes", 3, 2, "torch")
+	got := cachedRun(t, cache, "/nonexistent/python3", d, "gpn", "leave_out_classes", 3, 2, replicaSide{masks: "torch"})
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("cached run %+v, want %+v", got, want)
 	}
 	if _, err := loadPair(filepath.Join(cache, "CoraML", "gpn", "leave_out_classes", "split3-init2-cuqgnn.json")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing run: error %v", err)
+	}
+	if got := (replicaSide{masks: "cuqgnn", measures64: true}).String(); got != "cuqgnn-m64" {
+		t.Errorf("the replica side with cuqgnn's masks and measures in float64 is cached as %q, want cuqgnn-m64", got)
 	}
 	if entries, err := os.ReadDir(filepath.Dir(file)); err != nil || len(entries) != 1 {
 		t.Errorf("cache directory holds %v (%v), want the one file", entries, err)

@@ -567,6 +567,9 @@ def main():
     ap.add_argument("--exact-trigamma", action="store_true",
                     help="differentiate digamma with a float64-accurate trigamma instead of torch's, which is "
                          "off by up to 5e-10 relative (a control: the reference runs with torch's)")
+    ap.add_argument("--measures-float64", action="store_true",
+                    help="compute the uncertainty measures in float64 from the final output, whatever --dtype "
+                         "(a control: in float32, EU = TU - AU loses the digits TU and AU share)")
     ap.add_argument("--threads", type=int, default=1,
                     help="torch threads (default 1; another count changes the summation order)")
     args = ap.parse_args()
@@ -587,6 +590,8 @@ def main():
         out = r.output()
         pi = getattr(r, "pi", None)
         cls = mean_probs(r.kind, out, pi).argmax(dim=1).numpy()
+        if args.measures_float64:
+            out, pi = out.double(), None if pi is None else pi.double()
         ms = measures(r.kind, out, pi)
         ms = torch.stack(list(ms.values())).to(torch.float64).numpy()
         out = out.to(torch.float64).numpy()
