@@ -85,8 +85,9 @@ func tMark(t bool) string {
 // mulNN computes out = a·b for row-major a (n×k), b (k×m), plus the row
 // bias when it is not nil. Blocks of eight output rows go through the
 // AVX-512 8×16 register kernel where the processor has it, blocks of four
-// through the 4×8 one, which read each row of b once for the block; the other
-// columns and rows accumulate rows of b, four at a time (mulRowFrom). With
+// through the 4×8 one; both read each row of b once for the block. The
+// other columns and rows accumulate rows of b, four at a time
+// (mulRowFrom). With
 // AVX2 every element is the same chain of fused multiply-adds in order of
 // p whichever path computes it, so the result does not depend on how
 // ParallelFor splits the rows.
