@@ -432,3 +432,44 @@ func TestMaxFloatIsMathMax(t *testing.T) {
 		}
 	}
 }
+
+// customDouble records y = 2x + 1 as a CustomUnary op whose backward
+// overwrites dst with 2g.
+func customDouble(tp *Tape, x *Value) *Value {
+	out := tp.AllocUninit(x.Data.Rows, x.Data.Cols)
+	for i, v := range x.Data.Data {
+		out.Data[i] = 2*v + 1
+	}
+	return tp.CustomUnary(out, x, func(dst, g *tensor.Dense) {
+		for i, v := range g.Data {
+			dst.Data[i] = 2 * v
+		}
+	})
+}
+
+// A CustomUnary op's gradient is checked against finite differences where
+// it is the first gradient of its input (written straight into the
+// accumulator) and where another op's gradient is already there (added),
+// on a pooled tape whose matrices hold the numbers of a released step.
+func TestCustomUnaryGradients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	x := randParam(rng, "x", 4, 3, -1, 1)
+	pool := NewPool()
+	for _, c := range []struct {
+		name  string
+		build func(tp *Tape) *Value
+	}{
+		{"only use", func(tp *Tape) *Value { return weighted(tp, tp.Exp(customDouble(tp, x)), 1) }},
+		{"second use", func(tp *Tape) *Value {
+			return tp.Add(weighted(tp, tp.Exp(customDouble(tp, x)), 2), weighted(tp, tp.Mul(x, x), 3))
+		}},
+	} {
+		tp := NewTape().WithPool(pool)
+		if err := tp.Backward(c.build(tp)); err != nil {
+			t.Fatal(err)
+		}
+		tp.Release()
+		x.ZeroGrad()
+		checkGrad(t, c.name, []*Value{x}, func(tp *Tape) *Value { return c.build(tp.WithPool(pool)) })
+	}
+}

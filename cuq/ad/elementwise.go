@@ -75,7 +75,7 @@ func (t *Tape) Sub(a, b *Value) *Value { return t.addSub("Sub", a, b, -1) }
 // summed over the broadcast dimensions of each operand.
 func (t *Tape) addSub(op string, a, b *Value, sign float64) *Value {
 	bc := newBroadcast(op, a.Data, b.Data)
-	out := t.alloc(bc.rows, bc.cols)
+	out := t.AllocUninit(bc.rows, bc.cols)
 	ad, bd, od := a.Data.Data, b.Data.Data, out.Data
 	tensor.ParallelFor(bc.rows, len(od), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -131,7 +131,7 @@ func (t *Tape) Div(a, b *Value) *Value {
 
 func (t *Tape) binary(op string, a, b *Value, f func(x, y float64) float64, df func(x, y, g float64) (float64, float64)) *Value {
 	bc := newBroadcast(op, a.Data, b.Data)
-	out := t.alloc(bc.rows, bc.cols)
+	out := t.AllocUninit(bc.rows, bc.cols)
 	ad, bd, od := a.Data.Data, b.Data.Data, out.Data
 	switch {
 	case bc.sameShape:
@@ -321,7 +321,7 @@ func (t *Tape) unary(x *Value, f func(float64) float64, df func(v, y float64) fl
 // and od. Each is called once per chunk, so its loop stays a plain loop.
 func (t *Tape) chunked(x *Value, forwardCost int, forward func(od, xd []float64),
 	backwardCost int, backward func(gx, gd, xd, od []float64)) *Value {
-	out := t.alloc(x.Data.Rows, x.Data.Cols)
+	out := t.AllocUninit(x.Data.Rows, x.Data.Cols)
 	xd, od := x.Data.Data, out.Data
 	tensor.ParallelFor(len(od), forwardCost*len(od), func(lo, hi int) {
 		forward(od[lo:hi], xd[lo:hi])

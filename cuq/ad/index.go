@@ -16,7 +16,7 @@ func (t *Tape) GatherRows(x *Value, idx []int) *Value {
 			panic(fmt.Sprintf("ad.GatherRows: index %d (position %d) out of range for %s", i, k, x.Shape()))
 		}
 	}
-	out := t.alloc(len(idx), c)
+	out := t.AllocUninit(len(idx), c)
 	tensor.ParallelFor(len(idx), len(idx)*c, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			copy(out.Row(k), x.Data.Row(idx[k]))
@@ -61,7 +61,7 @@ func (t *Tape) SliceCols(x *Value, from, to int) *Value {
 		return x
 	}
 	w := to - from
-	out := t.alloc(r, w)
+	out := t.AllocUninit(r, w)
 	for i := 0; i < r; i++ {
 		copy(out.Row(i), x.Data.Row(i)[from:to])
 	}
@@ -93,7 +93,7 @@ func (t *Tape) ConcatCols(xs ...*Value) *Value {
 		}
 		c += x.Data.Cols
 	}
-	out := t.alloc(r, c)
+	out := t.AllocUninit(r, c)
 	for i := 0; i < r; i++ {
 		row := out.Row(i)
 		for _, x := range xs {
@@ -148,7 +148,7 @@ func (t *Tape) Pick(x *Value, cols []int) *Value {
 			panic(fmt.Sprintf("ad.Pick: column %d (row %d) out of range for %s", j, i, x.Shape()))
 		}
 	}
-	out := t.alloc(len(cols), 1)
+	out := t.AllocUninit(len(cols), 1)
 	for i, j := range cols {
 		out.Data[i] = x.Data.Data[i*c+j]
 	}
@@ -174,7 +174,7 @@ func (t *Tape) SegmentSoftmax(e *Value, ptr []int) *Value {
 			panic(fmt.Sprintf("ad.SegmentSoftmax: segment pointer decreases at %d", s))
 		}
 	}
-	out := t.alloc(e.Data.Rows, 1)
+	out := t.AllocUninit(e.Data.Rows, 1)
 	ed, od := e.Data.Data, out.Data
 	segments := len(ptr) - 1
 	// Segments are independent: they run in parallel, each in order.

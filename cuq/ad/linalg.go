@@ -13,7 +13,7 @@ func (t *Tape) MatMul(a, b *Value) *Value {
 	if a.Data.Cols != b.Data.Rows {
 		panic(fmt.Sprintf("ad.MatMul: shapes %s and %s do not fit", a.Shape(), b.Shape()))
 	}
-	out := t.alloc(a.Data.Rows, b.Data.Cols)
+	out := t.AllocUninit(a.Data.Rows, b.Data.Cols)
 	tensor.MulTo(out, a.Data, false, b.Data, false)
 	return t.record(out, func(g *tensor.Dense) {
 		addInto(a, func(dst *tensor.Dense) { tensor.MulTo(dst, g, false, b.Data, true) })
@@ -31,7 +31,7 @@ func (t *Tape) Affine(x, w, b *Value) *Value {
 	if x.Data.Cols != w.Data.Rows || b.Data.Rows != 1 || b.Data.Cols != w.Data.Cols {
 		panic(fmt.Sprintf("ad.Affine: shapes %s · %s + %s do not fit", x.Shape(), w.Shape(), b.Shape()))
 	}
-	out := t.alloc(x.Data.Rows, w.Data.Cols)
+	out := t.AllocUninit(x.Data.Rows, w.Data.Cols)
 	tensor.MulAddRowTo(out, x.Data, w.Data, b.Data.Data)
 	return t.record(out, func(g *tensor.Dense) {
 		addInto(x, func(dst *tensor.Dense) { tensor.MulTo(dst, g, false, w.Data, true) })
@@ -51,7 +51,7 @@ func (t *Tape) LeftMulAddRow(m tensor.Matrix, x, b *Value) *Value {
 	if c != x.Data.Rows || b.Data.Rows != 1 || b.Data.Cols != x.Data.Cols {
 		panic(fmt.Sprintf("ad.LeftMulAddRow: constant %dx%d times %s plus %s: shapes do not fit", r, c, x.Shape(), b.Shape()))
 	}
-	out := t.alloc(r, x.Data.Cols)
+	out := t.AllocUninit(r, x.Data.Cols)
 	m.MulAddRowTo(out, x.Data, b.Data.Data)
 	return t.record(out, func(g *tensor.Dense) {
 		addInto(x, func(dst *tensor.Dense) { m.TMulTo(dst, g) })
@@ -81,7 +81,7 @@ func (t *Tape) LeftMul(m tensor.Matrix, x *Value) *Value {
 	if c != x.Data.Rows {
 		panic(fmt.Sprintf("ad.LeftMul: constant %dx%d times %s: shapes do not fit", r, c, x.Shape()))
 	}
-	out := t.alloc(r, x.Data.Cols)
+	out := t.AllocUninit(r, x.Data.Cols)
 	m.MulTo(out, x.Data)
 	return t.record(out, func(g *tensor.Dense) {
 		addInto(x, func(dst *tensor.Dense) { m.TMulTo(dst, g) })
@@ -106,7 +106,7 @@ func (t *Tape) Dropout(x *Value, p float64, rng *rand.Rand) *Value {
 	// value (or gradient) gives it or +0 without a branch on random bits,
 	// which the processor cannot predict.
 	keep := make([]uint8, len(x.Data.Data))
-	out := t.alloc(x.Data.Rows, x.Data.Cols)
+	out := t.AllocUninit(x.Data.Rows, x.Data.Cols)
 	xd, od := x.Data.Data, out.Data
 	for i := 0; i < len(xd); i += 2 {
 		bits := rng.Uint64()
@@ -151,7 +151,7 @@ func (t *Tape) SpMMValues(p *tensor.CSR, v, x *Value) *Value {
 	}
 	f := x.Data.Cols
 	s := &tensor.CSR{Rows: p.Rows, Cols: p.Cols, Ptr: p.Ptr, Ind: p.Ind, Val: v.Data.Data}
-	out := t.alloc(p.Rows, f)
+	out := t.AllocUninit(p.Rows, f)
 	s.MulTo(out, x.Data)
 	return t.record(out, func(g *tensor.Dense) {
 		if gv := gradOf(v); gv != nil {

@@ -58,7 +58,7 @@ func (t *Tape) LogSumExp(x *Value) *Value {
 // SumRows returns the N×1 column of row sums, out_i = Σ_j x_ij.
 func (t *Tape) SumRows(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
-	out := t.alloc(r, 1)
+	out := t.AllocUninit(r, 1)
 	rows(r, c, func(i int) {
 		s := 0.0
 		for _, v := range x.Data.Row(i) {
@@ -102,7 +102,7 @@ func (t *Tape) SumCols(x *Value) *Value {
 // first maximal element of each row.
 func (t *Tape) MaxRows(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
-	out := t.alloc(r, 1)
+	out := t.AllocUninit(r, 1)
 	arg := make([]int, r)
 	for i := 0; i < r; i++ {
 		row := x.Data.Row(i)
@@ -127,7 +127,7 @@ func (t *Tape) MaxRows(x *Value) *Value {
 // with the row maximum subtracted. Its gradient is the row softmax.
 func (t *Tape) LogSumExpRows(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
-	out := t.alloc(r, 1)
+	out := t.AllocUninit(r, 1)
 	rows(r, 8*c, func(i int) { out.Data[i] = logSumExp(x.Data.Row(i)) })
 	return t.record(out, func(g *tensor.Dense) {
 		gx := gradOf(x).Data
@@ -143,7 +143,7 @@ func (t *Tape) LogSumExpRows(x *Value) *Value {
 // LogSoftmax returns x_ij − ln Σ_k exp(x_ik) row by row.
 func (t *Tape) LogSoftmax(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
-	out := t.alloc(r, c)
+	out := t.AllocUninit(r, c)
 	rows(r, 8*c, func(i int) {
 		row, o := x.Data.Row(i), out.Row(i)
 		l := logSumExp(row)

@@ -98,14 +98,14 @@ func (t *Tape) Alloc(rows, cols int) *tensor.Dense {
 	if t.pool == nil {
 		return tensor.New(rows, cols)
 	}
-	d := t.alloc(rows, cols)
+	d := t.AllocUninit(rows, cols)
 	d.Zero()
 	return d
 }
 
-// alloc is Alloc for values that the op overwrites entirely: a matrix
-// from the pool keeps what it last held.
-func (t *Tape) alloc(rows, cols int) *tensor.Dense {
+// AllocUninit is Alloc for a value that the caller overwrites entirely: a
+// matrix from the tape's pool keeps what it last held.
+func (t *Tape) AllocUninit(rows, cols int) *tensor.Dense {
 	if t.pool == nil {
 		return tensor.New(rows, cols)
 	}
@@ -181,7 +181,7 @@ func gradOf(v *Value) *tensor.Dense {
 // values, new for leaves.
 func newGrad(v *Value) *tensor.Dense {
 	if v.tape != nil {
-		return v.tape.alloc(v.Data.Rows, v.Data.Cols)
+		return v.tape.AllocUninit(v.Data.Rows, v.Data.Cols)
 	}
 	return tensor.New(v.Data.Rows, v.Data.Cols)
 }
@@ -215,6 +215,17 @@ func (t *Tape) Custom(out *tensor.Dense, backward func(g *tensor.Dense, grads []
 		}
 		backward(g, grads)
 	}, inputs...)
+}
+
+// CustomUnary records an op of the one input x whose value out the caller
+// computed. backward receives the output gradient g and must overwrite dst
+// (x's shape) with ∂loss/∂x = (∂out/∂x)ᵀ g; the tape adds dst to x's
+// gradient, or makes it the gradient when x has none yet, so that the op
+// needs neither a zeroed accumulator nor a temporary of its own.
+func (t *Tape) CustomUnary(out *tensor.Dense, x *Value, backward func(dst, g *tensor.Dense)) *Value {
+	return t.record(out, func(g *tensor.Dense) {
+		addInto(x, func(dst *tensor.Dense) { backward(dst, g) })
+	}, x)
 }
 
 // Backward computes the gradients of the 1×1 value loss with respect to

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
@@ -24,6 +25,11 @@ type PPR struct {
 	adj, adjT *tensor.CSR
 	teleport  float64
 	k         int
+	// scratch keeps apply's N-row work matrices between calls, so that
+	// the steps on a large graph neither allocate nor fault in fresh
+	// pages on every call (on the Arxiv-sized graph these were three
+	// 21.7 MB matrices per call).
+	scratch sync.Pool
 }
 
 // NewPPR returns the K-step personalised PageRank operator over the
@@ -92,7 +98,10 @@ func (p *PPR) apply(a *tensor.CSR, dst, x *tensor.Dense, op string) error {
 		return nil
 	}
 	if len(dst.Data) > 0 && &dst.Data[0] == &x.Data[0] {
-		x = x.Clone()
+		in := p.getScratch(n, x.Cols)
+		defer p.scratch.Put(in)
+		copy(in.Data, x.Data)
+		x = in
 	}
 	w := sliceWidth(n, x.Cols)
 	if w == x.Cols {
@@ -103,17 +112,31 @@ func (p *PPR) apply(a *tensor.CSR, dst, x *tensor.Dense, op string) error {
 	// goes through the K steps a slice of w columns at a time, so that
 	// the rows the steps gather stay in cache. Every element is computed
 	// as it would be in one piece.
-	xs, ds := tensor.New(n, w), tensor.New(n, w)
+	xs, ds := p.getScratch(n, w), p.getScratch(n, w)
+	defer p.scratch.Put(xs)
+	defer p.scratch.Put(ds)
 	for c := 0; c < x.Cols; c += w {
 		cw := min(w, x.Cols-c)
 		if cw < w {
-			xs, ds = tensor.New(n, cw), tensor.New(n, cw)
+			xs.Cols, xs.Data = cw, xs.Data[:n*cw]
+			ds.Cols, ds.Data = cw, ds.Data[:n*cw]
 		}
 		copyColumns(xs, x, c)
 		p.steps(a, ds, xs)
 		pasteColumns(dst, ds, c)
 	}
 	return nil
+}
+
+// getScratch returns an n×cols matrix with unspecified contents, from
+// p.scratch when it holds one large enough; give it back with
+// p.scratch.Put.
+func (p *PPR) getScratch(n, cols int) *tensor.Dense {
+	if d, ok := p.scratch.Get().(*tensor.Dense); ok && cap(d.Data) >= n*cols {
+		d.Rows, d.Cols, d.Data = n, cols, d.Data[:n*cols]
+		return d
+	}
+	return tensor.New(n, cols)
 }
 
 // pprCacheBytes is the largest signal slice that apply lets the K steps
@@ -137,7 +160,8 @@ func sliceWidth(n, cols int) int {
 // steps sets dst = Π x with A as the adjacency, alternating between dst
 // and a scratch buffer so that the last step writes dst.
 func (p *PPR) steps(a *tensor.CSR, dst, x *tensor.Dense) {
-	scratch := tensor.New(x.Rows, x.Cols)
+	scratch := p.getScratch(x.Rows, x.Cols)
+	defer p.scratch.Put(scratch)
 	bufs := [2]*tensor.Dense{dst, scratch}
 	cur := x
 	for step := 0; step < p.k; step++ {

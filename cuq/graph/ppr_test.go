@@ -134,6 +134,58 @@ func TestPPRApplyInPlaceAndTranspose(t *testing.T) {
 	assertDense(t, "ApplyT", got, 5, 3, wantT.Data, 1e-13)
 }
 
+// TestPPRApplySlicedReusesScratch propagates a signal too large for one
+// piece (100,000 × 36 float64 is 28.8 MB, above pprCacheBytes), so that
+// apply takes it in slices of columns through reused scratch matrices,
+// three times, the last time in place. Every column must be exactly what
+// a signal of only its group of four columns gives (one piece, fresh
+// matrices): the narrow kernels' chains of fused multiply-adds do not
+// depend on the width from four columns on.
+func TestPPRApplySlicedReusesScratch(t *testing.T) {
+	const n, cols, group = 100000, 36, 4
+	if w := sliceWidth(n, cols); w >= cols || sliceWidth(n, group) != group {
+		t.Fatalf("sliceWidth(%d, %d) = %d, sliceWidth(%d, %d) = %d: want slices, then one piece",
+			n, cols, w, n, group, sliceWidth(n, group))
+	}
+	p, err := NewPPR(SymNorm(randomGraph(t, n, 3*n, 5)), 0.1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := range 3 {
+		x := tensor.New(n, cols)
+		for k := range x.Data {
+			x.Data[k] = rng.NormFloat64()
+		}
+		want := tensor.New(n, cols)
+		for c := 0; c < cols; c += group {
+			piece := tensor.New(n, group)
+			for i := range n {
+				copy(piece.Row(i), x.Row(i)[c:c+group])
+			}
+			out := tensor.New(n, group)
+			if err := p.Apply(out, piece); err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				copy(want.Row(i)[c:c+group], out.Row(i))
+			}
+		}
+		got := tensor.New(n, cols)
+		if round == 2 {
+			got = x
+		}
+		if err := p.Apply(got, x); err != nil {
+			t.Fatal(err)
+		}
+		for k, g := range got.Data {
+			if g != want.Data[k] {
+				t.Fatalf("round %d: (Πx)[%d,%d] = %v sliced, %v in groups of %d", round, k/cols, k%cols, g, want.Data[k], group)
+			}
+		}
+	}
+}
+
 func TestSparsePrunedExactAtZeroThreshold(t *testing.T) {
 	p, err := NewPPR(RWNorm(randomGraph(t, 40, 60, 7)), 0.1, 10)
 	if err != nil {

@@ -20,17 +20,15 @@ func Propagate(t *ad.Tape, p *graph.PPR, x *ad.Value) *ad.Value {
 	if x.Data.Rows != p.N() {
 		panic(fmt.Sprintf("nn.Propagate: input %s on a graph of %d nodes", x.Shape(), p.N()))
 	}
-	out := t.Alloc(x.Data.Rows, x.Data.Cols)
+	out := t.AllocUninit(x.Data.Rows, x.Data.Cols)
 	if err := p.Apply(out, x.Data); err != nil {
 		panic(err)
 	}
-	return t.Custom(out, func(g *tensor.Dense, grads []*tensor.Dense) {
-		tmp := t.Alloc(g.Rows, g.Cols)
-		if err := p.ApplyT(tmp, g); err != nil {
+	return t.CustomUnary(out, x, func(dst, g *tensor.Dense) {
+		if err := p.ApplyT(dst, g); err != nil {
 			panic(err)
 		}
-		grads[0].AddScaled(1, tmp)
-	}, x)
+	})
 }
 
 // PropagateProjected returns l(Π·x) = (Π·x)·W + b, the propagation followed

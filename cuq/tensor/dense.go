@@ -28,11 +28,15 @@ type Dense struct {
 }
 
 // New returns a zero rows×cols matrix. It panics if a dimension is negative.
+// On Linux the pages of a large matrix are mapped when it is made, in one
+// system call, rather than faulted in one by one as it is first written.
 func New(rows, cols int) *Dense {
 	if rows < 0 || cols < 0 {
 		panic(fmt.Sprintf("tensor.New: negative shape %dx%d", rows, cols))
 	}
-	return &Dense{Rows: rows, Cols: cols, Data: make([]float64, rows*cols)}
+	d := make([]float64, rows*cols)
+	populate(d)
+	return &Dense{Rows: rows, Cols: cols, Data: d}
 }
 
 // FromSlice wraps data (not copied) as a rows×cols matrix.
