@@ -138,9 +138,9 @@ func TestPPRApplyInPlaceAndTranspose(t *testing.T) {
 // piece (100,000 × 36 float64 is 28.8 MB, above pprCacheBytes), so that
 // apply takes it in slices of columns through reused scratch matrices,
 // three times, the last time in place. Every column must be exactly what
-// a signal of only its group of four columns gives (one piece, fresh
-// matrices): the narrow kernels' chains of fused multiply-adds do not
-// depend on the width from four columns on.
+// a signal of only its group of four columns gives (propagated in one
+// piece): the narrow kernels' chains of fused multiply-adds do not depend
+// on the width from four columns on.
 func TestPPRApplySlicedReusesScratch(t *testing.T) {
 	const n, cols, group = 100000, 36, 4
 	if w := sliceWidth(n, cols); w >= cols || sliceWidth(n, group) != group {
@@ -159,17 +159,12 @@ func TestPPRApplySlicedReusesScratch(t *testing.T) {
 		}
 		want := tensor.New(n, cols)
 		for c := 0; c < cols; c += group {
-			piece := tensor.New(n, group)
-			for i := range n {
-				copy(piece.Row(i), x.Row(i)[c:c+group])
-			}
-			out := tensor.New(n, group)
+			piece, out := tensor.New(n, group), tensor.New(n, group)
+			copyColumns(piece, x, c)
 			if err := p.Apply(out, piece); err != nil {
 				t.Fatal(err)
 			}
-			for i := range n {
-				copy(want.Row(i)[c:c+group], out.Row(i))
-			}
+			pasteColumns(want, out, c)
 		}
 		got := tensor.New(n, cols)
 		if round == 2 {

@@ -87,10 +87,9 @@ func tMark(t bool) string {
 // AVX-512 8×16 register kernel where the processor has it, blocks of four
 // through the 4×8 one; both read each row of b once for the block. The
 // other columns and rows accumulate rows of b, four at a time
-// (mulRowFrom). With
-// AVX2 every element is the same chain of fused multiply-adds in order of
-// p whichever path computes it, so the result does not depend on how
-// ParallelFor splits the rows.
+// (mulRowFrom). With AVX2 every element is the same chain of fused
+// multiply-adds in order of p whichever path computes it, so the result
+// does not depend on how ParallelFor splits the rows.
 func mulNN(a, b, out []float64, n, k, m int, bias []float64) {
 	if m8, ok := paddedWidth(m); ok && n >= 4 {
 		var wideBias []float64
