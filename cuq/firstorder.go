@@ -2,7 +2,6 @@ package cuq
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
@@ -203,9 +202,7 @@ func sampledPrediction(p *Prediction, probs [][]float64) error {
 // exp returns e^x elementwise: the probabilities of log-probabilities.
 func exp(x *tensor.Dense) *tensor.Dense {
 	out := tensor.New(x.Rows, x.Cols)
-	for i, v := range x.Data {
-		out.Data[i] = math.Exp(v)
-	}
+	tensor.Exp(out.Data, x.Data)
 	return out
 }
 

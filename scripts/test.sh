@@ -21,7 +21,7 @@ fi
 echo "== go vet"
 go vet ./...
 echo "== go vet for js/wasm (the explorers' WebAssembly program)"
-GOOS=js GOARCH=wasm go vet ./kernelext/explore/... ./cuq/pool
+GOOS=js GOARCH=wasm go vet ./kernelext/explore/... ./cuq/pool ./cuq/tensor
 echo "== go test"
 go test -timeout 30m ./...
 if [[ ${CUQ_SKIP_NOTEBOOKS:-} == 1 ]]; then

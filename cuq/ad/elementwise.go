@@ -176,7 +176,11 @@ func (t *Tape) Neg(x *Value) *Value { return t.Scale(x, -1) }
 
 // Exp returns eˣ elementwise.
 func (t *Tape) Exp(x *Value) *Value {
-	return t.unary(x, math.Exp, func(v, y float64) float64 { return y })
+	return t.chunked(x, 2, tensor.Exp, 1, func(gx, gd, _, od []float64) {
+		for i, y := range od {
+			gx[i] += gd[i] * y
+		}
+	})
 }
 
 // Log returns ln x elementwise.

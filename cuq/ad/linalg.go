@@ -150,9 +150,8 @@ func (t *Tape) SpMMValues(p *tensor.CSR, v, x *Value) *Value {
 		panic(fmt.Sprintf("ad.SpMMValues: pattern %s with %d entries, values %s, input %s: shapes do not fit", p.Shape(), p.NNZ(), v.Shape(), x.Shape()))
 	}
 	f := x.Data.Cols
-	s := &tensor.CSR{Rows: p.Rows, Cols: p.Cols, Ptr: p.Ptr, Ind: p.Ind, Val: v.Data.Data}
 	out := t.AllocUninit(p.Rows, f)
-	s.MulTo(out, x.Data)
+	p.MulValuesTo(out, v.Data.Data, x.Data)
 	return t.record(out, func(g *tensor.Dense) {
 		if gv := gradOf(v); gv != nil {
 			tensor.ParallelFor(p.Rows, p.NNZ()*f, func(lo, hi int) {

@@ -46,11 +46,16 @@ func (t *Tape) Max(x *Value) *Value {
 // LogSumExp returns ln Σ exp(x) over all elements as a 1×1 value, computed
 // with the maximum subtracted; its gradient is the softmax of all elements.
 func (t *Tape) LogSumExp(x *Value) *Value {
-	l := logSumExp(x.Data.Data)
+	buf := make([]float64, len(x.Data.Data))
+	l := logSumExp(x.Data.Data, buf)
 	return t.record(tensor.Scalar(l), func(g *tensor.Dense) {
 		gx := gradOf(x).Data
 		for i, v := range x.Data.Data {
-			gx[i] += g.Data[0] * math.Exp(v-l)
+			buf[i] = v - l
+		}
+		tensor.Exp(buf, buf)
+		for i, e := range buf {
+			gx[i] += g.Data[0] * e
 		}
 	}, x)
 }
@@ -128,13 +133,16 @@ func (t *Tape) MaxRows(x *Value) *Value {
 func (t *Tape) LogSumExpRows(x *Value) *Value {
 	r, c := x.Data.Rows, x.Data.Cols
 	out := t.AllocUninit(r, 1)
-	rows(r, 8*c, func(i int) { out.Data[i] = logSumExp(x.Data.Row(i)) })
+	rowsWithBuffer(r, c, func(i int, buf []float64) { out.Data[i] = logSumExp(x.Data.Row(i), buf) })
 	return t.record(out, func(g *tensor.Dense) {
 		gx := gradOf(x).Data
-		rows(r, 8*c, func(i int) {
-			row := x.Data.Row(i)
-			for j := range row {
-				gx[i*c+j] += g.Data[i] * math.Exp(row[j]-out.Data[i])
+		rowsWithBuffer(r, c, func(i int, buf []float64) {
+			for j, v := range x.Data.Row(i) {
+				buf[j] = v - out.Data[i]
+			}
+			tensor.Exp(buf, buf)
+			for j, e := range buf {
+				gx[i*c+j] += g.Data[i] * e
 			}
 		})
 	}, x)
@@ -146,29 +154,31 @@ func (t *Tape) LogSoftmax(x *Value) *Value {
 	out := t.AllocUninit(r, c)
 	rows(r, 8*c, func(i int) {
 		row, o := x.Data.Row(i), out.Row(i)
-		l := logSumExp(row)
+		l := logSumExp(row, o)
 		for j, v := range row {
 			o[j] = v - l
 		}
 	})
 	return t.record(out, func(g *tensor.Dense) {
 		gx := gradOf(x).Data
-		rows(r, 8*c, func(i int) {
-			gr, o := g.Row(i), out.Row(i)
+		rowsWithBuffer(r, c, func(i int, buf []float64) {
+			gr := g.Row(i)
 			s := 0.0
 			for _, v := range gr {
 				s += v
 			}
-			for j := range o {
-				gx[i*c+j] += gr[j] - math.Exp(o[j])*s
+			tensor.Exp(buf, out.Row(i))
+			for j, p := range buf {
+				gx[i*c+j] += gr[j] - p*s
 			}
 		})
 	}, x)
 }
 
 // logSumExp returns log Σⱼ exp(rowⱼ), computed as m + log Σⱼ exp(rowⱼ − m)
-// with m the row's maximum, so that no term overflows.
-func logSumExp(row []float64) float64 {
+// with m the row's maximum, so that no term overflows. buf, as long as
+// row (and possibly the row's output), receives the terms exp(rowⱼ − m).
+func logSumExp(row, buf []float64) float64 {
 	m := math.Inf(-1)
 	for _, v := range row {
 		m = maxFloat(m, v)
@@ -176,11 +186,26 @@ func logSumExp(row []float64) float64 {
 	if math.IsInf(m, -1) {
 		return m
 	}
+	for j, v := range row {
+		buf[j] = v - m
+	}
+	tensor.Exp(buf, buf)
 	s := 0.0
-	for _, v := range row {
-		s += math.Exp(v - m)
+	for _, e := range buf[:len(row)] {
+		s += e
 	}
 	return m + math.Log(s)
+}
+
+// rowsWithBuffer is rows for a row-wise op that needs a scratch row of c
+// elements: f(i, buf) gets one per worker.
+func rowsWithBuffer(r, c int, f func(i int, buf []float64)) {
+	tensor.ParallelFor(r, r*8*c, func(lo, hi int) {
+		buf := make([]float64, c)
+		for i := lo; i < hi; i++ {
+			f(i, buf)
+		}
+	})
 }
 
 // rows calls f(i) for every row i < r of a row-wise op, in parallel when

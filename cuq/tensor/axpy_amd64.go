@@ -156,22 +156,29 @@ func spmmRowNarrow(o, val []float64, ind []int, b []float64, c, ldb int) bool {
 }
 
 //go:noescape
-func spmmRows2(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off int, c *float64, alpha, beta float64, nb int) bool
+func spmmRows2(o *float64, ptr *int, ind *int32, val *float64, rows int, b *float64, f, off int, c *float64, alpha, beta float64, nb int) bool
 
 //go:noescape
-func spmmRows4(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64, nb int) bool
+func spmmRows4(o *float64, ptr *int, ind *int32, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64, nb int) bool
+
+// narrowColumns reports whether spmmRowsNarrow computes products of f
+// columns, so that the caller provides the 32-bit column indices.
+func narrowColumns(f int) bool { return useAVX && f >= 4 && f <= 16 }
 
 // spmmRowsNarrow computes, with the AVX2 kernels, the rows lo ≤ i < hi of
 // out = S·b, blended by bl, for a product of 4 to 16 columns f (class
 // scores, evidence, a 16-dimensional latent space), all rows in one call:
 // narrow rows have few multiply-adds, and a call per row would cost as
-// much as the row. The kernels check every index against the rows of b as
-// they read it. Each element is the same chain of fused multiply-adds as
-// spmmRowNarrow's, and the same blend as blend.apply's. It reports
-// whether it ran; the caller computes the rows otherwise (no AVX2, other
-// widths, offsets that do not rise).
-func spmmRowsNarrow(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int, bl blend) bool {
-	if !useAVX || f < 4 || f > 16 || lo >= hi {
+// much as the row. The kernels read the column indices as 32-bit ind32
+// (CSR.index32): on a large graph the adjacency is streamed once per
+// product, and the indices are a third of its bytes. They check every
+// index against the rows of b as they read it. Each element is the same
+// chain of fused multiply-adds as spmmRowNarrow's, and the same blend as
+// blend.apply's. It reports whether it ran; the caller computes the rows
+// otherwise (no AVX2, other widths, no 32-bit indices, offsets that do not
+// rise).
+func spmmRowsNarrow(out []float64, ptr []int, ind32 []int32, val, b []float64, f, lo, hi int, bl blend) bool {
+	if !narrowColumns(f) || ind32 == nil || lo >= hi {
 		return false
 	}
 	for i := lo; i < hi; i++ {
@@ -180,13 +187,13 @@ func spmmRowsNarrow(out []float64, ptr, ind []int, val, b []float64, f, lo, hi i
 		}
 	}
 	q0, q1 := ptr[lo], ptr[hi]
-	_, _, _ = ind[q0:q1], val[q0:q1], out[lo*f:hi*f]
+	_, _, _ = ind32[q0:q1], val[q0:q1], out[lo*f:hi*f]
 	var c *float64
 	if bl.c != nil {
 		_ = bl.c[lo*f : hi*f]
 		c = &bl.c[lo*f]
 	}
-	o, vals, inds, bs := &out[lo*f], unsafe.SliceData(val), unsafe.SliceData(ind), unsafe.SliceData(b)
+	o, vals, inds, bs := &out[lo*f], unsafe.SliceData(val), unsafe.SliceData(ind32), unsafe.SliceData(b)
 	var ok bool
 	if f <= 8 {
 		ok = spmmRows2(o, &ptr[lo], inds, vals, hi-lo, bs, f, min(4, f-4), c, bl.alpha, bl.beta, len(b)/f)

@@ -301,14 +301,15 @@ kdone:
 	VZEROUPPER
 	RET
 
-// func spmmRows2(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off int, c *float64, alpha, beta float64, nb int) bool
+// func spmmRows2(o *float64, ptr *int, ind *int32, val *float64, rows int, b *float64, f, off int, c *float64, alpha, beta float64, nb int) bool
 // Rows 0 ≤ r < rows of a CSR·dense product with f columns, 4 ≤ f ≤ 8:
 // o[r·f + j] = Σ_q val[q]·b[ind[q]·f + j] over the entries q of row r,
 // ptr[r] ≤ q < ptr[r+1], in order of q, for the columns j in 0:4 and
 // off:off+4 (off = min(4, f−4); they overlap when f < 8). ptr points at the
-// first row's offset, ind and val at entry 0, o at the first row. When c
-// is not nil each element is blended as it is stored, o = alpha·o +
-// beta·c (two products and a sum, each rounded), c laid out as o. It
+// first row's offset, ind (32-bit column indices, read zero-extended) and
+// val at entry 0, o at the first row. When c is not nil each element is
+// blended as it is stored, o = alpha·o + beta·c (two products and a sum,
+// each rounded), c laid out as o. It
 // returns false, at once, when an index is not below nb, the rows of b. It
 // is spmmRow4x2 over a range of rows in one call.
 TEXT ·spmmRows2(SB), NOSPLIT, $0-97
@@ -337,7 +338,7 @@ q2loop:
 	CMPQ R12, R13
 	JGE  q2done
 	VBROADCASTSD (SI)(R12*8), Y8
-	MOVQ  (R9)(R12*8), AX
+	MOVL  (R9)(R12*4), AX
 	CMPQ  AX, nb+88(FP)
 	JAE   r2bad
 	IMULQ R8, AX
@@ -378,7 +379,7 @@ r2bad:
 	VZEROUPPER
 	RET
 
-// func spmmRows4(o *float64, ptr, ind *int, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64, nb int) bool
+// func spmmRows4(o *float64, ptr *int, ind *int32, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64, nb int) bool
 // spmmRows2 for 8 < f ≤ 16: columns 0:4, 4:8, off2:off2+4 and off3:off3+4
 // of each row (off2 = min(8, f−4), off3 = f−4), in four vector registers.
 TEXT ·spmmRows4(SB), NOSPLIT, $0-105
@@ -411,7 +412,7 @@ q4loop:
 	CMPQ R12, R13
 	JGE  q4done
 	VBROADCASTSD (SI)(R12*8), Y8
-	MOVQ  (R9)(R12*8), AX
+	MOVL  (R9)(R12*4), AX
 	CMPQ  AX, nb+96(FP)
 	JAE   r4bad
 	IMULQ R8, AX

@@ -20,7 +20,9 @@ func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int { retu
 
 func spmmRowNarrow(o, val []float64, ind []int, b []float64, c, ldb int) bool { return false }
 
-func spmmRowsNarrow(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int, bl blend) bool {
+func narrowColumns(f int) bool { return false }
+
+func spmmRowsNarrow(out []float64, ptr []int, ind32 []int32, val, b []float64, f, lo, hi int, bl blend) bool {
 	return false
 }
 

@@ -14,7 +14,8 @@ import (
 // NewCSR or FromCOO.
 //
 // A CSR used as a constant operand must not be modified after its first
-// transposed product: TMulTo caches Sᵀ.
+// product: products cache its column indices as 32-bit integers, and
+// TMulTo caches Sᵀ.
 type CSR struct {
 	Rows, Cols int
 	Ptr        []int
@@ -31,6 +32,9 @@ type CSR struct {
 	patOnce sync.Once `digest:"-"`
 	patT    *CSR      `digest:"-"`
 	patSrc  []int     `digest:"-"`
+	// Ind as 32-bit integers, for the narrow product kernels (index32).
+	idxOnce sync.Once `digest:"-"`
+	idx32   []int32   `digest:"-"`
 }
 
 // NewCSR validates the three CSR arrays and wraps them (not copied). Column
@@ -246,7 +250,7 @@ func (s *CSR) MulTo(dst, b *Dense) {
 	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols {
 		panic(fmt.Sprintf("tensor: CSR product %s · %s into %s: shapes do not fit", s.Shape(), b.Shape(), dst.Shape()))
 	}
-	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), nil, blend{})
+	spmm(s, s.Val, b.Data, dst.Data, b.Cols, nil, blend{})
 }
 
 // MulAddRowTo computes dst = S·b + 1·rᵀ (dst is overwritten): the row
@@ -258,7 +262,7 @@ func (s *CSR) MulAddRowTo(dst, b *Dense, r []float64) {
 	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols || len(r) != b.Cols {
 		panic(fmt.Sprintf("tensor: CSR product %s · %s plus a row of %d into %s: shapes do not fit", s.Shape(), b.Shape(), len(r), dst.Shape()))
 	}
-	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), func(_ int, row []float64) { addRow(row, r) }, blend{})
+	spmm(s, s.Val, b.Data, dst.Data, b.Cols, func(_ int, row []float64) { addRow(row, r) }, blend{})
 }
 
 // TMulTo computes dst = Sᵀ·b (dst is overwritten). The transpose is built
@@ -270,7 +274,7 @@ func (s *CSR) TMulTo(dst, b *Dense) {
 	}
 	s.transOnce.Do(func() { s.trans = s.Transpose() })
 	t := s.trans
-	spmm(t.Ptr, t.Ind, t.Val, b.Data, dst.Data, b.Cols, t.Rows, t.NNZ(), nil, blend{})
+	spmm(t, t.Val, b.Data, dst.Data, b.Cols, nil, blend{})
 }
 
 // TMulValuesTo computes dst = S'ᵀ·b (dst is overwritten), where S' has the
@@ -303,7 +307,20 @@ func (s *CSR) TMulValuesTo(dst *Dense, val []float64, b *Dense) {
 			tval[q] = val[s.patSrc[q]]
 		}
 	})
-	spmm(t.Ptr, t.Ind, tval, b.Data, dst.Data, b.Cols, t.Rows, t.NNZ(), nil, blend{})
+	spmm(t, tval, b.Data, dst.Data, b.Cols, nil, blend{})
+}
+
+// MulValuesTo computes dst = S'·b (dst is overwritten), where S' has the
+// pattern of S and the values val (one per stored entry; S's own values
+// are not read): the product of a matrix whose values change from call to
+// call on a fixed pattern, such as attention coefficients. It shares S's
+// cached index arrays and panics with the shapes when they do not fit.
+func (s *CSR) MulValuesTo(dst *Dense, val []float64, b *Dense) {
+	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols || len(val) != s.NNZ() {
+		panic(fmt.Sprintf("tensor: CSR product %s (%d values for %d entries) · %s into %s: shapes do not fit",
+			s.Shape(), len(val), s.NNZ(), b.Shape(), dst.Shape()))
+	}
+	spmm(s, val, b.Data, dst.Data, b.Cols, nil, blend{})
 }
 
 // Mul returns S·b.
@@ -322,7 +339,24 @@ func (s *CSR) MulAddTo(dst, b *Dense, alpha float64, c *Dense, beta float64) {
 	if s.Cols != b.Rows || dst.Rows != s.Rows || dst.Cols != b.Cols || !c.SameShape(dst) {
 		panic(fmt.Sprintf("tensor: CSR product %s · %s plus %s into %s: shapes do not fit", s.Shape(), b.Shape(), c.Shape(), dst.Shape()))
 	}
-	spmm(s.Ptr, s.Ind, s.Val, b.Data, dst.Data, b.Cols, s.Rows, s.NNZ(), nil, blend{c: c.Data, alpha: alpha, beta: beta})
+	spmm(s, s.Val, b.Data, dst.Data, b.Cols, nil, blend{c: c.Data, alpha: alpha, beta: beta})
+}
+
+// index32 returns Ind as 32-bit integers, built on first use and cached,
+// or nil when an index is negative or does not fit (the product then takes
+// the path that reads Ind).
+func (s *CSR) index32() []int32 {
+	s.idxOnce.Do(func() {
+		idx := make([]int32, len(s.Ind))
+		for q, j := range s.Ind {
+			if j < 0 || j > math.MaxInt32 {
+				return
+			}
+			idx[q] = int32(j)
+		}
+		s.idx32 = idx
+	})
+	return s.idx32
 }
 
 // blend is the epilogue o = α·o + β·c of CSR.MulAddTo, c laid out as the
@@ -345,15 +379,21 @@ func (bl blend) apply(i, f int, row []float64) {
 // the epilogue: 64 rows of 16 columns take 8 KB, so they are still in L1.
 const spmmChunk = 64
 
-// spmm computes out = S·b for CSR arrays, blended by bl; rows are split
-// among workers. When epilogue is not nil it is called with each output
-// row (and its index) soon after the row is computed, in chunks of
-// spmmChunk rows, while the rows are in cache.
-func spmm(ptr, ind []int, val, b, out []float64, f, rows, nnz int, epilogue func(i int, row []float64), bl blend) {
-	ParallelFor(rows, (nnz+rows)*f, func(lo, hi int) {
+// spmm computes out = S·b for the pattern of s with the values val (s.Val,
+// or a product's own), blended by bl; rows are split among workers. When
+// epilogue is not nil it is called with each output row (and its index)
+// soon after the row is computed, in chunks of spmmChunk rows, while the
+// rows are in cache.
+func spmm(s *CSR, val, b, out []float64, f int, epilogue func(i int, row []float64), bl blend) {
+	ptr, ind, rows := s.Ptr, s.Ind, s.Rows
+	var ind32 []int32
+	if narrowColumns(f) {
+		ind32 = s.index32()
+	}
+	ParallelFor(rows, (len(ind)+rows)*f, func(lo, hi int) {
 		for i0 := lo; i0 < hi; i0 += spmmChunk {
 			i1 := min(i0+spmmChunk, hi)
-			if !spmmRowsNarrow(out, ptr, ind, val, b, f, i0, i1, bl) {
+			if !spmmRowsNarrow(out, ptr, ind32, val, b, f, i0, i1, bl) {
 				for i := i0; i < i1; i++ {
 					k, end := ptr[i], ptr[i+1]
 					row := out[i*f : (i+1)*f]

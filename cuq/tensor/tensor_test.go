@@ -389,28 +389,40 @@ func TestCSRMulAddTo(t *testing.T) {
 	}
 }
 
-// TMulValuesTo gives S'ᵀ·b of the matrix S' with S's pattern and new
-// values, bit for bit as S'.TMulTo, again after the values change (the
-// cached transposed pattern must not keep old values), and refuses a value
-// slice of the wrong length.
-func TestTMulValuesTo(t *testing.T) {
+// MulValuesTo and TMulValuesTo give S'·b and S'ᵀ·b of the matrix S' with
+// S's pattern and new values, bit for bit as S'.MulTo and S'.TMulTo, again
+// after the values change (the caches of the pattern must not keep old
+// values), and refuse a value slice of the wrong length.
+func TestValuesProducts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	p := randomCSR(rng, 40, 30, 0.2)
-	b := randomDense(rng, 40, 12)
+	b, bt := randomDense(rng, 30, 12), randomDense(rng, 40, 12)
 	for round := 0; round < 3; round++ {
 		val := randomDense(rng, 1, p.NNZ()).Data
 		fresh := &CSR{Rows: p.Rows, Cols: p.Cols, Ptr: p.Ptr, Ind: p.Ind, Val: val}
-		want, got := New(30, 12), New(30, 12)
-		fresh.TMulTo(want, b)
-		p.TMulValuesTo(got, val, b)
-		denseEqual(t, fmt.Sprintf("round %d", round), got, want, 0)
+		want, got := New(40, 12), New(40, 12)
+		fresh.MulTo(want, b)
+		p.MulValuesTo(got, val, b)
+		denseEqual(t, fmt.Sprintf("S'·b, round %d", round), got, want, 0)
+		want, got = New(30, 12), New(30, 12)
+		fresh.TMulTo(want, bt)
+		p.TMulValuesTo(got, val, bt)
+		denseEqual(t, fmt.Sprintf("S'ᵀ·b, round %d", round), got, want, 0)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("TMulValuesTo accepted one value too few")
-		}
-	}()
-	p.TMulValuesTo(New(30, 12), make([]float64, p.NNZ()-1), b)
+	short := make([]float64, p.NNZ()-1)
+	for name, product := range map[string]func(){
+		"MulValuesTo":  func() { p.MulValuesTo(New(40, 12), short, b) },
+		"TMulValuesTo": func() { p.TMulValuesTo(New(30, 12), short, bt) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s accepted one value too few", name)
+				}
+			}()
+			product()
+		}()
+	}
 }
 
 // With the assembly kernels a CSR product computes every element as the
@@ -430,25 +442,4 @@ func TestWideSparseProductsAreFMAChains(t *testing.T) {
 			denseEqual(t, fmt.Sprintf("CSR·b, %d columns", f), s.Mul(b), fmaMul(s.ToDense(), b), 0)
 		}
 	})
-}
-
-// populate maps pages without changing what they hold: a large matrix
-// from New is zero, and populating storage already written keeps its
-// numbers, also when the slice does not start or end on a page boundary.
-func TestPopulateKeepsContents(t *testing.T) {
-	m := New(populateMin/100+3, 100)
-	for i, v := range m.Data {
-		if v != 0 {
-			t.Fatalf("New: element %d is %v, want 0", i, v)
-		}
-	}
-	for i := range m.Data {
-		m.Data[i] = float64(i)
-	}
-	populate(m.Data[3 : len(m.Data)-5])
-	for i, v := range m.Data {
-		if v != float64(i) {
-			t.Fatalf("after populate: element %d is %v, want %d", i, v, i)
-		}
-	}
 }
