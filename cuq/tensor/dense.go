@@ -1,6 +1,7 @@
 // Package tensor provides the numerical storage of cuqgnn: row-major dense
 // matrices, compressed sparse row (CSR) matrices and the parallel kernels the
-// models need (dense and sparse matrix products).
+// models need (dense and sparse matrix products, and Exp, the exponential of
+// a slice, which the row-wise softmaxes call).
 //
 // Storage is float64. The kernels that dominate a training epoch are memory
 // bound on small working sets (CoraML: 2995×64 hidden features, 1.5 MB in
