@@ -3,8 +3,9 @@
 // beside the repository, ../shared/datasets seen from the module root),
 // measures what a function allocates, for tests of memory bounds, finds a
 // Python with numpy for the tests against independent numpy scripts,
-// makes the files and the https server that tests of loading and
-// downloading need, and makes and splits the graphs of tests.
+// makes the files (named pipes among them) and the https server that tests
+// of loading and downloading need, and makes and splits the graphs of
+// tests.
 package testenv
 
 import (
