@@ -21,7 +21,8 @@ fi
 echo "== go vet"
 go vet ./...
 echo "== go vet for js/wasm (the explorers' WebAssembly program)"
-GOOS=js GOARCH=wasm go vet ./kernelext/explore/... ./cuq/pool ./cuq/tensor
+# every package of this module the program is built from, with its tests
+GOOS=js GOARCH=wasm go vet $(GOOS=js GOARCH=wasm go list -deps ./kernelext/explore/... | grep '^github.com/cuqgnn/cuqgnn/')
 echo "== go test"
 go test -timeout 30m ./...
 if [[ ${CUQ_SKIP_NOTEBOOKS:-} == 1 ]]; then
