@@ -53,6 +53,9 @@ func env(key, def string) []string {
 // $CUQ_REPLICA_MEASURES=float64 has the replica compute the uncertainty
 // measures in float64 from its float32 output (--measures-float64), the
 // control that separates its training from its arithmetic of the measures.
+// $CUQ_REPLICA_DTYPE=float64 has it train in float64, with a float64-
+// accurate trigamma (--exact-trigamma): with cuqgnn's masks, the control
+// that shows what remains of a gap once the precision is the same.
 //
 // $CUQ_REPLICA_CACHE=DIR keeps every finished pair of runs as a small JSON
 // file under DIR (see cachedRun) and reuses it on the next invocation, so
@@ -85,8 +88,16 @@ func TestWholeRuns(t *testing.T) {
 	default:
 		t.Fatalf("CUQ_REPLICA_MEASURES=%s: want float32 or float64", m)
 	}
+	precision := env("CUQ_REPLICA_DTYPE", "float32")[0]
+	switch precision {
+	case "float32":
+	case "float64":
+		side.train64 = true
+	default:
+		t.Fatalf("CUQ_REPLICA_DTYPE=%s: want float32 or float64", precision)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| dataset | model | setting | metric | cuqgnn | replica (float32) | difference | paired t p |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| dataset | model | setting | metric | cuqgnn | replica (%s) | difference | paired t p |\n|---|---|---|---|---|---|---|---|\n", precision)
 	for _, name := range env("CUQ_REPLICA_DATASETS", "CoraML,CiteSeer") {
 		d, err := experiment.LoadDataset(name, dir)
 		if err != nil {
@@ -135,19 +146,25 @@ func TestWholeRuns(t *testing.T) {
 }
 
 // replicaSide says how the replica runs: whose dropout masks it draws
-// (torch or cuqgnn) and whether it computes the measures in float64.
+// (torch or cuqgnn), whether it computes the measures in float64 and
+// whether it trains in float64.
 type replicaSide struct {
 	masks      string
 	measures64 bool
+	train64    bool
 }
 
 // String names the variant in cache file names: the masks, with "-m64"
-// for measures in float64.
+// for measures in float64 and "-f64" for training in float64.
 func (s replicaSide) String() string {
+	name := s.masks
 	if s.measures64 {
-		return s.masks + "-m64"
+		name += "-m64"
 	}
-	return s.masks
+	if s.train64 {
+		name += "-f64"
+	}
+	return name
 }
 
 // pairOfRuns is one whole run on each side, as wholeRun returns it and the
@@ -267,8 +284,13 @@ func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting str
 	if side.measures64 {
 		draw = append(draw, "--measures-float64")
 	}
+	dtype := "float32"
+	if side.train64 {
+		dtype = "float64"
+		draw = append(draw, "--exact-trigamma")
+	}
 	var replicaOut bytes.Buffer
-	cmd := exec.Command(py, append([]string{script(t), run, "--dtype", "float32", "--dropout", "0.5", "--out", out}, draw...)...)
+	cmd := exec.Command(py, append([]string{script(t), run, "--dtype", dtype, "--dropout", "0.5", "--out", out}, draw...)...)
 	cmd.Stdout, cmd.Stderr = &replicaOut, &replicaOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -345,6 +367,9 @@ func TestWholeRunCache(t *testing.T) {
 	}
 	if got := (replicaSide{masks: "cuqgnn", measures64: true}).String(); got != "cuqgnn-m64" {
 		t.Errorf("the replica side with cuqgnn's masks and measures in float64 is cached as %q, want cuqgnn-m64", got)
+	}
+	if got := (replicaSide{masks: "cuqgnn", train64: true}).String(); got != "cuqgnn-f64" {
+		t.Errorf("the replica side with cuqgnn's masks training in float64 is cached as %q, want cuqgnn-f64", got)
 	}
 	if entries, err := os.ReadDir(filepath.Dir(file)); err != nil || len(entries) != 1 {
 		t.Errorf("cache directory holds %v (%v), want the one file", entries, err)
