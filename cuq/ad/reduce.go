@@ -50,10 +50,7 @@ func (t *Tape) LogSumExp(x *Value) *Value {
 	l := logSumExp(x.Data.Data, buf)
 	return t.record(tensor.Scalar(l), func(g *tensor.Dense) {
 		gx := gradOf(x).Data
-		for i, v := range x.Data.Data {
-			buf[i] = v - l
-		}
-		tensor.Exp(buf, buf)
+		expShifted(buf, x.Data.Data, l)
 		for i, e := range buf {
 			gx[i] += g.Data[0] * e
 		}
@@ -137,10 +134,7 @@ func (t *Tape) LogSumExpRows(x *Value) *Value {
 	return t.record(out, func(g *tensor.Dense) {
 		gx := gradOf(x).Data
 		rowsWithBuffer(r, c, func(i int, buf []float64) {
-			for j, v := range x.Data.Row(i) {
-				buf[j] = v - out.Data[i]
-			}
-			tensor.Exp(buf, buf)
+			expShifted(buf, x.Data.Row(i), out.Data[i])
 			for j, e := range buf {
 				gx[i*c+j] += g.Data[i] * e
 			}
@@ -186,15 +180,20 @@ func logSumExp(row, buf []float64) float64 {
 	if math.IsInf(m, -1) {
 		return m
 	}
-	for j, v := range row {
-		buf[j] = v - m
-	}
-	tensor.Exp(buf, buf)
+	expShifted(buf, row, m)
 	s := 0.0
 	for _, e := range buf[:len(row)] {
 		s += e
 	}
 	return m + math.Log(s)
+}
+
+// expShifted sets dst[j] = exp(x[j] − shift) for j < len(x); dst may be x.
+func expShifted(dst, x []float64, shift float64) {
+	for j, v := range x {
+		dst[j] = v - shift
+	}
+	tensor.Exp(dst[:len(x)], dst[:len(x)])
 }
 
 // rowsWithBuffer is rows for a row-wise op that needs a scratch row of c

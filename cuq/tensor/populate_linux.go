@@ -15,8 +15,8 @@ const populateMin = 1 << 17
 const madvPopulateWrite = 23
 
 // populate asks the kernel to map every page of x's storage at once
-// (madvise MADV_POPULATE_WRITE) instead of one page fault per 4 KiB page
-// on first touch. A large matrix fresh from the operating system would
+// (madvise MADV_POPULATE_WRITE) instead of one page fault per page (4 KiB
+// on amd64) on first touch. A large matrix fresh from the operating system would
 // otherwise take thousands of faults as the first op writes it: an
 // Arxiv-sized 169,343 × 40 output is 13,000 faults, about 70 ms of CPU on
 // a virtual machine, a quarter of APPNP's evaluation pass there. The
@@ -26,7 +26,7 @@ func populate(x []float64) {
 	if len(x) < populateMin {
 		return
 	}
-	const page = 4096
+	page := uintptr(syscall.Getpagesize())
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(x)))
 	lo := (start + page - 1) &^ (page - 1)
 	hi := (start + uintptr(len(x))*8) &^ (page - 1)

@@ -81,23 +81,10 @@ func TestWholeRuns(t *testing.T) {
 	if side.masks != "torch" && side.masks != "cuqgnn" {
 		t.Fatalf("CUQ_REPLICA_MASKS=%s: want torch or cuqgnn", side.masks)
 	}
-	switch m := os.Getenv("CUQ_REPLICA_MEASURES"); m {
-	case "", "float32":
-	case "float64":
-		side.measures64 = true
-	default:
-		t.Fatalf("CUQ_REPLICA_MEASURES=%s: want float32 or float64", m)
-	}
-	precision := env("CUQ_REPLICA_DTYPE", "float32")[0]
-	switch precision {
-	case "float32":
-	case "float64":
-		side.train64 = true
-	default:
-		t.Fatalf("CUQ_REPLICA_DTYPE=%s: want float32 or float64", precision)
-	}
+	side.measures64 = isFloat64(t, "CUQ_REPLICA_MEASURES")
+	side.train64 = isFloat64(t, "CUQ_REPLICA_DTYPE")
 	var b strings.Builder
-	fmt.Fprintf(&b, "| dataset | model | setting | metric | cuqgnn | replica (%s) | difference | paired t p |\n|---|---|---|---|---|---|---|---|\n", precision)
+	fmt.Fprintf(&b, "| dataset | model | setting | metric | cuqgnn | replica (%s) | difference | paired t p |\n|---|---|---|---|---|---|---|---|\n", side.dtype())
 	for _, name := range env("CUQ_REPLICA_DATASETS", "CoraML,CiteSeer") {
 		d, err := experiment.LoadDataset(name, dir)
 		if err != nil {
@@ -145,6 +132,20 @@ func TestWholeRuns(t *testing.T) {
 	}
 }
 
+// isFloat64 reads the precision $key, float32 (the default) or float64,
+// and reports whether it is float64.
+func isFloat64(t *testing.T, key string) bool {
+	switch v := env(key, "float32")[0]; v {
+	case "float32":
+		return false
+	case "float64":
+		return true
+	default:
+		t.Fatalf("%s=%s: want float32 or float64", key, v)
+		return false
+	}
+}
+
 // replicaSide says how the replica runs: whose dropout masks it draws
 // (torch or cuqgnn), whether it computes the measures in float64 and
 // whether it trains in float64.
@@ -165,6 +166,14 @@ func (s replicaSide) String() string {
 		name += "-f64"
 	}
 	return name
+}
+
+// dtype is the precision the replica trains in.
+func (s replicaSide) dtype() string {
+	if s.train64 {
+		return "float64"
+	}
+	return "float32"
 }
 
 // pairOfRuns is one whole run on each side, as wholeRun returns it and the
@@ -284,13 +293,11 @@ func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting str
 	if side.measures64 {
 		draw = append(draw, "--measures-float64")
 	}
-	dtype := "float32"
 	if side.train64 {
-		dtype = "float64"
 		draw = append(draw, "--exact-trigamma")
 	}
 	var replicaOut bytes.Buffer
-	cmd := exec.Command(py, append([]string{script(t), run, "--dtype", dtype, "--dropout", "0.5", "--out", out}, draw...)...)
+	cmd := exec.Command(py, append([]string{script(t), run, "--dtype", side.dtype(), "--dropout", "0.5", "--out", out}, draw...)...)
 	cmd.Stdout, cmd.Stderr = &replicaOut, &replicaOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
