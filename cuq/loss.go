@@ -32,16 +32,16 @@ func dirichletEntropy(t *ad.Tape, alpha *ad.Value) *ad.Value {
 		}
 		a0s[i] = a0
 		if a0 >= uq.EntropyApproxThreshold {
-			h := 0.5*(kf-1) + 0.5*(kf-1)*math.Log(2*math.Pi) - (kf-0.5)*math.Log(a0)
+			h := float64(0.5*(kf-1)) + float64(0.5*(kf-1)*math.Log(2*math.Pi)) - float64((kf-0.5)*math.Log(a0))
 			for _, a := range row {
-				h += 0.5 * math.Log(a)
+				h += float64(0.5 * math.Log(a))
 			}
 			out.Data[i] = h
 			continue
 		}
-		h := -special.Lgamma(a0) + (a0-kf)*special.Digamma(a0)
+		h := -special.Lgamma(a0) + float64((a0-kf)*special.Digamma(a0))
 		for _, a := range row {
-			h += special.Lgamma(a) - (a-1)*special.Digamma(a)
+			h += special.Lgamma(a) - float64((a-1)*special.Digamma(a))
 		}
 		out.Data[i] = h
 	}
@@ -51,13 +51,13 @@ func dirichletEntropy(t *ad.Tape, alpha *ad.Value) *ad.Value {
 			row, grow, a0, gi := alpha.Data.Row(i), ga.Row(i), a0s[i], g.Data[i]
 			if a0 >= uq.EntropyApproxThreshold {
 				for c, a := range row {
-					grow[c] += gi * (0.5/a - (kf-0.5)/a0)
+					grow[c] += float64(gi * (0.5/a - (kf-0.5)/a0))
 				}
 				continue
 			}
-			common := (a0 - kf) * special.Trigamma(a0)
+			common := float64((a0 - kf) * special.Trigamma(a0))
 			for c, a := range row {
-				grow[c] += gi * (common - (a-1)*special.Trigamma(a))
+				grow[c] += float64(gi * (common - float64((a-1)*special.Trigamma(a))))
 			}
 		}
 	}, alpha)

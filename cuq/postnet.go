@@ -144,7 +144,7 @@ func (p *postNet) headRows(rows []int) bool {
 
 // budgetConst is ½·d·log 4π, the "latent-new" certainty budget of the
 // reference: log β = log p(z|c) + log p(c) + ½ d log 4π.
-func budgetConst(d int) float64 { return 0.5 * float64(d) * math.Log(4*math.Pi) }
+func budgetConst(d int) float64 { return float64(0.5 * float64(d) * math.Log(4*math.Pi)) }
 
 // forward computes on tape t the pseudo-counts α (behavioral and
 // log-linear pooling) or the per-node α_ft (linear pooling) on graph g with

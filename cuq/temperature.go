@@ -110,11 +110,11 @@ func nllDerivatives(z *tensor.Dense, val, y []int, beta float64) (g, h float64) 
 		scaledSoftmax(q, row, beta)
 		var mean, sq float64
 		for c, v := range row {
-			mean += q[c] * v
-			sq += q[c] * v * v
+			mean += float64(q[c] * v)
+			sq += float64(q[c] * v * v)
 		}
 		g += mean - row[y[i]]
-		h += max(sq-mean*mean, 0)
+		h += max(sq-float64(mean*mean), 0)
 	}
 	n := float64(len(val))
 	return g / n, h / n
@@ -128,7 +128,7 @@ func scaledSoftmax(dst, z []float64, beta float64) {
 	}
 	var s float64
 	for c, v := range z {
-		dst[c] = math.Exp(beta*v - m)
+		dst[c] = math.Exp(float64(beta*v) - m)
 		s += dst[c]
 	}
 	for c := range dst {

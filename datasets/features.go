@@ -66,7 +66,7 @@ func (f featureModel) generate(r *rand.Rand, labels []int, numClasses int) tenso
 		for i, y := range labels {
 			row, m := x.Row(i), mu[y*f.dim:(y+1)*f.dim]
 			for j := range row {
-				row[j] = f.signal*m[j] + r.NormFloat64()
+				row[j] = float64(f.signal*m[j]) + r.NormFloat64()
 			}
 		}
 		return x

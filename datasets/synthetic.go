@@ -68,7 +68,7 @@ func ArxivLike(seed uint64) (*graph.Graph, error) {
 	}
 	weight := make([]float64, arxivNodes)
 	for i := range weight {
-		weight[i] = math.Min(math.Pow(1-r.Float64(), -1/1.5), 1000)
+		weight[i] = math.Min(math.Pow(1-float64(r.Float64()), -1/1.5), 1000)
 	}
 	adj := sampleEdges(r, labels, members, weight, arxivPairs, 0.65)
 	fm := featureModel{kind: gaussianFeatures, dim: arxivFeatures, signal: 1}

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test.sh runs the whole test suite, exactly as CI does (.ci/run):
 #   1. gofmt and go vet must be clean, go vet also for js/wasm on the
-#      explorers' WebAssembly program;
+#      explorers' WebAssembly program, and the compiler must fuse no
+#      multiply-add of this module's code on arm64 or amd64 v3
+#      (scripts/fusion-check.sh);
 #   2. go test ./... (real datasets from $CUQ_TEST_DATA, else shared/datasets
 #      beside the repository, see docs/data.md;
 #      under CI=true their absence is a failure, elsewhere those tests skip);
@@ -23,6 +25,8 @@ go vet ./...
 echo "== go vet for js/wasm (the explorers' WebAssembly program)"
 # every package of this module the program is built from, with its tests
 GOOS=js GOARCH=wasm go vet $(GOOS=js GOARCH=wasm go list -deps ./kernelext/explore/... | grep '^github.com/cuqgnn/cuqgnn/')
+echo "== fused multiply-adds (arm64, amd64 v3)"
+bash scripts/fusion-check.sh
 echo "== go test"
 go test -timeout 30m ./...
 if [[ ${CUQ_SKIP_NOTEBOOKS:-} == 1 ]]; then

@@ -81,7 +81,7 @@ func (t *Tape) addSub(op string, a, b *Value, sign float64) *Value {
 		for i := lo; i < hi; i++ {
 			ra, rb, ro := i*bc.aRow, i*bc.bRow, od[i*bc.cols:(i+1)*bc.cols]
 			for j := range ro {
-				ro[j] = ad[ra+j*bc.aCol] + sign*bd[rb+j*bc.bCol]
+				ro[j] = ad[ra+j*bc.aCol] + float64(sign*bd[rb+j*bc.bCol])
 			}
 		}
 	})
@@ -103,7 +103,7 @@ func (bc broadcast) reduceInto(dst, g *tensor.Dense, rowStride, colStride int, s
 		if colStride == 1 {
 			row := dd[r : r+bc.cols]
 			for j, v := range gr {
-				row[j] += s * v
+				row[j] += float64(s * v)
 			}
 			continue
 		}
@@ -111,7 +111,7 @@ func (bc broadcast) reduceInto(dst, g *tensor.Dense, rowStride, colStride int, s
 		for _, v := range gr {
 			sum += v
 		}
-		dd[r] += s * sum
+		dd[r] += float64(s * sum)
 	}
 }
 
@@ -178,7 +178,7 @@ func (t *Tape) Neg(x *Value) *Value { return t.Scale(x, -1) }
 func (t *Tape) Exp(x *Value) *Value {
 	return t.chunked(x, 2, tensor.Exp, 1, func(gx, gd, _, od []float64) {
 		for i, y := range od {
-			gx[i] += gd[i] * y
+			gx[i] += float64(gd[i] * y)
 		}
 	})
 }
@@ -297,7 +297,7 @@ func (t *Tape) LeakyReLU(x *Value, slope float64) *Value {
 
 // Tanh returns tanh x elementwise.
 func (t *Tape) Tanh(x *Value) *Value {
-	return t.unary(x, math.Tanh, func(v, y float64) float64 { return 1 - y*y })
+	return t.unary(x, math.Tanh, func(v, y float64) float64 { return 1 - float64(y*y) })
 }
 
 // Sigmoid returns 1/(1 + e⁻ˣ) elementwise.
@@ -313,7 +313,7 @@ func (t *Tape) unary(x *Value, f func(float64) float64, df func(v, y float64) fl
 		}
 	}, 8, func(gx, gd, xd, od []float64) {
 		for i, v := range xd {
-			gx[i] += gd[i] * df(v, od[i])
+			gx[i] += float64(gd[i] * df(v, od[i]))
 		}
 	})
 }

@@ -205,10 +205,10 @@ func (t *Tape) SegmentSoftmax(e *Value, ptr []int) *Value {
 				a, b := ptr[s], ptr[s+1]
 				dot := 0.0
 				for k := a; k < b; k++ {
-					dot += od[k] * gd[k]
+					dot += float64(od[k] * gd[k])
 				}
 				for k := a; k < b; k++ {
-					ge[k] += od[k] * (gd[k] - dot)
+					ge[k] += float64(od[k] * (gd[k] - dot))
 				}
 			}
 		})

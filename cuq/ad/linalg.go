@@ -164,10 +164,10 @@ func (t *Tape) SpMMValues(p *tensor.CSR, v, x *Value) *Value {
 						x0, x1, x2, x3 := x.Data.Row(p.Ind[k]), x.Data.Row(p.Ind[k+1]), x.Data.Row(p.Ind[k+2]), x.Data.Row(p.Ind[k+3])
 						var d0, d1, d2, d3 float64
 						for j, gij := range gi {
-							d0 += gij * x0[j]
-							d1 += gij * x1[j]
-							d2 += gij * x2[j]
-							d3 += gij * x3[j]
+							d0 += float64(gij * x0[j])
+							d1 += float64(gij * x1[j])
+							d2 += float64(gij * x2[j])
+							d3 += float64(gij * x3[j])
 						}
 						gv.Data[k] += d0
 						gv.Data[k+1] += d1
@@ -178,7 +178,7 @@ func (t *Tape) SpMMValues(p *tensor.CSR, v, x *Value) *Value {
 						xr := x.Data.Row(p.Ind[k])
 						d := 0.0
 						for j, gij := range gi {
-							d += gij * xr[j]
+							d += float64(gij * xr[j])
 						}
 						gv.Data[k] += d
 					}

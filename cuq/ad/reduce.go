@@ -52,7 +52,7 @@ func (t *Tape) LogSumExp(x *Value) *Value {
 		gx := gradOf(x).Data
 		expShifted(buf, x.Data.Data, l)
 		for i, e := range buf {
-			gx[i] += g.Data[0] * e
+			gx[i] += float64(g.Data[0] * e)
 		}
 	}, x)
 }
@@ -136,7 +136,7 @@ func (t *Tape) LogSumExpRows(x *Value) *Value {
 		rowsWithBuffer(r, c, func(i int, buf []float64) {
 			expShifted(buf, x.Data.Row(i), out.Data[i])
 			for j, e := range buf {
-				gx[i*c+j] += g.Data[i] * e
+				gx[i*c+j] += float64(g.Data[i] * e)
 			}
 		})
 	}, x)
@@ -163,7 +163,7 @@ func (t *Tape) LogSoftmax(x *Value) *Value {
 			}
 			tensor.Exp(buf, out.Row(i))
 			for j, p := range buf {
-				gx[i*c+j] += gr[j] - p*s
+				gx[i*c+j] += gr[j] - float64(p*s)
 			}
 		})
 	}, x)

@@ -136,8 +136,8 @@ func (r *ReliabilityChart) calibration() (eval.Calibration, error) {
 			}
 			if b.Count > 0 {
 				c.Nodes += b.Count
-				c.Accuracy += float64(b.Count) * b.Accuracy
-				c.Confidence += float64(b.Count) * b.Confidence
+				c.Accuracy += float64(float64(b.Count) * b.Accuracy)
+				c.Confidence += float64(float64(b.Count) * b.Confidence)
 			}
 		}
 		if c.Nodes == 0 {
@@ -251,7 +251,7 @@ func (r *RiskCoverageChart) Done() (*Chart, error) {
 	top := 0.05
 	for _, s := range series {
 		for _, pt := range s.(map[string]any)["data"].([][2]float64) {
-			top = math.Max(top, math.Ceil(20*pt[1]-1e-9)/20)
+			top = math.Max(top, math.Ceil(float64(20*pt[1])-1e-9)/20)
 		}
 	}
 	sub := fmt.Sprintf("%d nodes, %d wrong (error rate %.1f%%) · AURC: mean risk over coverages, lower is better",

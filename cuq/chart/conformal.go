@@ -131,7 +131,7 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 		"grid":   map[string]any{"top": 72 + 22*len(dists), "left": 60, "right": 30, "bottom": 50},
 		"xAxis": map[string]any{"type": "category", "data": categories, "name": "set size (classes)",
 			"nameLocation": "middle", "nameGap": 28},
-		"yAxis": map[string]any{"type": "value", "min": 0, "max": math.Ceil(10*top-1e-9) / 10,
+		"yAxis": map[string]any{"type": "value", "min": 0, "max": math.Ceil(float64(10*top)-1e-9) / 10,
 			"name": "fraction of evaluation nodes", "nameLocation": "middle", "nameGap": 40, "splitLine": grid},
 		"series": series,
 	}

@@ -267,7 +267,7 @@ func forceLayout(n int, edges [][2]int) (x, y []float64) {
 	}
 	for d, ring := range rings {
 		for k, i := range ring {
-			a := 2 * math.Pi * (float64(k) + 0.5*float64(d%2)) / float64(len(ring))
+			a := 2 * math.Pi * (float64(k) + float64(0.5*float64(d%2))) / float64(len(ring))
 			x[i], y[i] = float64(d)*math.Cos(a), float64(d)*math.Sin(a)
 		}
 	}
@@ -280,16 +280,18 @@ func forceLayout(n int, edges [][2]int) (x, y []float64) {
 		for i := range n {
 			for j := i + 1; j < n; j++ {
 				ex, ey := x[i]-x[j], y[i]-y[j]
-				d2 := max(ex*ex+ey*ey, 1e-9)
+				d2 := max(float64(ex*ex)+float64(ey*ey), 1e-9)
 				f := k * k / d2
-				dx[i], dy[i], dx[j], dy[j] = dx[i]+f*ex, dy[i]+f*ey, dx[j]-f*ex, dy[j]-f*ey
+				fx, fy := float64(f*ex), float64(f*ey)
+				dx[i], dy[i], dx[j], dy[j] = dx[i]+fx, dy[i]+fy, dx[j]-fx, dy[j]-fy
 			}
 		}
 		for _, e := range edges {
 			i, j := e[0], e[1]
 			ex, ey := x[i]-x[j], y[i]-y[j]
-			f := math.Sqrt(ex*ex+ey*ey) / k
-			dx[i], dy[i], dx[j], dy[j] = dx[i]-f*ex, dy[i]-f*ey, dx[j]+f*ex, dy[j]+f*ey
+			f := math.Sqrt(float64(ex*ex)+float64(ey*ey)) / k
+			fx, fy := float64(f*ex), float64(f*ey)
+			dx[i], dy[i], dx[j], dy[j] = dx[i]-fx, dy[i]-fy, dx[j]+fx, dy[j]+fy
 		}
 		for i := range n {
 			// A weak pull to the centre keeps separate pieces in view.
@@ -297,8 +299,8 @@ func forceLayout(n int, edges [][2]int) (x, y []float64) {
 			dy[i] -= 0.02 * y[i] / k
 			if d := math.Hypot(dx[i], dy[i]); d > 0 {
 				step := min(d, temp)
-				x[i] += dx[i] / d * step
-				y[i] += dy[i] / d * step
+				x[i] += float64(dx[i] / d * step)
+				y[i] += float64(dy[i] / d * step)
 			}
 		}
 		temp = max(temp*0.985, 0.001)

@@ -51,7 +51,7 @@ func (d *Dirichlet) LogDensity(theta []float64) float64 {
 		}
 		s += t
 		if d.alpha[k] != 1 {
-			lp += (d.alpha[k] - 1) * math.Log(t)
+			lp += float64((d.alpha[k] - 1) * math.Log(t))
 		}
 	}
 	if math.Abs(s-1) > 1e-9 {
@@ -156,7 +156,7 @@ func NewSimplexGrid(n int) (*SimplexGrid, error) {
 	g := &SimplexGrid{N: n, Cells: make([]SimplexCell, 0, n*n)}
 	h := 1 / float64(n)
 	bary := func(i, j int) [3]float64 {
-		a, b := float64(i)*h, float64(j)*h
+		a, b := float64(float64(i)*h), float64(float64(j)*h)
 		return [3]float64{1 - a - b, a, b}
 	}
 	add := func(i, j int, up bool, v [3][3]float64) {
@@ -207,7 +207,7 @@ func (g *SimplexGrid) Integrate(values []float64) (float64, error) {
 // toPlane maps barycentric coordinates to the plane: class 1 at (0, 0),
 // class 2 at (1, 0), class 3 at (1/2, √3/2).
 func toPlane(t [3]float64) (x, y float64) {
-	return t[1] + 0.5*t[2], math.Sqrt(3) / 2 * t[2]
+	return t[1] + float64(0.5*t[2]), math.Sqrt(3) / 2 * t[2]
 }
 
 // simplexJS defines, for a grid of N divisions (the %[1]d), the cell

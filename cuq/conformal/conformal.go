@@ -63,7 +63,7 @@ func QuantileRank(n int, alpha float64) (int, error) {
 	if n < 1 {
 		return 0, fmt.Errorf("conformal: no calibration nodes")
 	}
-	return max(1, int(math.Ceil(float64(n+1)*(1-alpha)-quantileRankSlack))), nil
+	return max(1, int(math.Ceil(float64(float64(n+1)*(1-alpha))-quantileRankSlack))), nil
 }
 
 // Quantile returns the conformal quantile q̂ of the calibration scores:

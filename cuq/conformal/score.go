@@ -181,9 +181,9 @@ func (r RAPS) Scores(in Input) ([]float64, error) {
 				mass += p[order[hi]]
 				hi++
 			}
-			penalty := r.Lambda * float64(max(0, hi-r.KReg))
+			penalty := float64(r.Lambda * float64(max(0, hi-r.KReg)))
 			for _, c := range order[lo:hi] {
-				s[c] = mass - u*p[c] + penalty
+				s[c] = mass - float64(u*p[c]) + penalty
 			}
 			lo = hi
 		}
@@ -259,7 +259,7 @@ func (d DAPS) Scores(in Input) ([]float64, error) {
 			w, j := a.Val[e], a.Ind[e]
 			degree += w
 			for c, v := range s[j*k : (j+1)*k] {
-				mean[c] += w * v
+				mean[c] += float64(w * v)
 			}
 		}
 		if degree == 0 {
@@ -267,7 +267,7 @@ func (d DAPS) Scores(in Input) ([]float64, error) {
 			continue
 		}
 		for c := range diffused {
-			diffused[c] = (1-lambda)*own[c] + lambda*mean[c]/degree
+			diffused[c] = float64((1-lambda)*own[c]) + lambda*mean[c]/degree
 		}
 	}
 	return out, nil

@@ -39,7 +39,7 @@ func Aggregate(values []float64, seDenominator int) Stat {
 	var ss float64
 	for _, v := range values {
 		d := v - st.Mean
-		ss += d * d
+		ss += float64(d * d)
 	}
 	st.Var = ss / float64(n-1)
 	d := seDenominator

@@ -25,7 +25,7 @@ func AUROC(scoreID, scoreOOD []float64) (float64, error) {
 	// score are taken lowest first, ID nodes as the negatives.
 	var halfPairs, idBelow float64
 	for _, g := range slices.Backward(groupsDescending(scoreID, scoreOOD)) {
-		halfPairs += 2*g.pos*idBelow + g.pos*g.neg
+		halfPairs += float64(2*g.pos*idBelow) + float64(g.pos*g.neg)
 		idBelow += g.neg
 	}
 	return halfPairs / 2 / (float64(len(scoreID)) * float64(len(scoreOOD))), nil

@@ -177,7 +177,7 @@ func ECE(bins []Bin) float64 {
 	for _, b := range bins {
 		if b.Count > 0 {
 			n += float64(b.Count)
-			s += float64(b.Count) * math.Abs(b.Accuracy-b.Confidence)
+			s += float64(float64(b.Count) * math.Abs(b.Accuracy-b.Confidence))
 		}
 	}
 	if n == 0 {
@@ -224,7 +224,7 @@ func brier(prob []float64, classes int, labels, nodes []int) float64 {
 			if c == labels[i] {
 				p--
 			}
-			s += p * p
+			s += float64(p * p)
 		}
 	}
 	return s / float64(len(nodes))

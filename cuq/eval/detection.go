@@ -118,7 +118,7 @@ func FPRAtTPR(negative, positive []float64, level float64) (float64, error) {
 	if !(level > 0 && level <= 1) {
 		return math.NaN(), fmt.Errorf("eval: FPRAtTPR: true-positive rate %v not in (0, 1]", level)
 	}
-	target := level * float64(len(positive))
+	target := float64(level * float64(len(positive)))
 	var tp, fp float64
 	for _, g := range groupsDescending(negative, positive) {
 		if g.pos > 0 && tp+g.pos >= target {

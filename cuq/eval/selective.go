@@ -38,7 +38,7 @@ func (c Curve) Area() (float64, error) {
 		if !(c.P[i] > c.P[i-1]) {
 			return math.NaN(), fmt.Errorf("eval: Curve.Area: rejection fractions not increasing at point %d (%v after %v)", i, c.P[i], c.P[i-1])
 		}
-		area += (c.P[i] - c.P[i-1]) * (c.Acc[i] + c.Acc[i-1]) / 2
+		area += float64((c.P[i] - c.P[i-1]) * (c.Acc[i] + c.Acc[i-1]) / 2)
 	}
 	return area, nil
 }

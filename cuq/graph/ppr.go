@@ -268,7 +268,7 @@ func pprSparseStep(a, x *tensor.CSR, t, threshold float64) *tensor.CSR {
 				av := s * a.Val[k]
 				r := a.Ind[k]
 				for q := x.Ptr[r]; q < x.Ptr[r+1]; q++ {
-					add(x.Ind[q], av*x.Val[q])
+					add(x.Ind[q], float64(av*x.Val[q]))
 				}
 			}
 			add(i, t)

@@ -185,7 +185,7 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 			}
 			r := math.Sqrt((part[0] + part[1]) + (part[2] + part[3]))
 			h := 1 / (s.a[idx] + r)
-			u := s.b[idx] * h
+			u := float64(s.b[idx] * h)
 			pu *= 1 + u
 			pq *= (1 + u) - float64(u*h*r)
 			if rec != nil {
@@ -212,7 +212,7 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 // logDensity assembles log p(z | c) = −(D/2)·log 2π − ½‖z_L‖² + Σ log|det|
 // from ‖z_L‖² and the products Π(1+u_l), Π(1+q_l) of a chain.
 func logDensity(d int, sq, produ, prodq float64) float64 {
-	return -0.5*float64(d)*math.Log(2*math.Pi) - 0.5*sq + float64(d-1)*math.Log(produ) + math.Log(prodq)
+	return float64(-0.5*float64(d)*math.Log(2*math.Pi)) - float64(0.5*sq) + float64(float64(d-1)*math.Log(produ)) + math.Log(prodq)
 }
 
 // laneGrads holds one worker's per-lane accumulators of the flow parameter
@@ -351,7 +351,7 @@ func (f *RadialFlows) backwardBlock(rec, zL []float64, gi *[lanes]float64, c int
 			x0 := f.X0.Data.Data[idx*D : (idx+1)*D]
 			layer := rec[l*R : (l+1)*R]
 			r, h, b := layer[lanes*D+k], layer[lanes*(D+1)+k], s.b[idx]
-			u := b * h
+			u := float64(b * h)
 			q := u - float64(u*h*r)
 			var even, odd float64
 			for j := range x0 {

@@ -240,10 +240,10 @@ func (g *GAT) scores(t *ad.Tape, a *AttentionGraph, h *ad.Value, k int) *ad.Valu
 				for i := lo; i < hi; i++ {
 					row, gs, gd := gh.Row(i), gSrc.Data[i], gDst.Data[i]
 					for c, a := range aDst.Data {
-						row[c] += gd * a
+						row[c] += float64(gd * a)
 					}
 					for c, a := range aSrc.Data {
-						row[c] += gs * a
+						row[c] += float64(gs * a)
 					}
 				}
 			})

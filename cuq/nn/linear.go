@@ -27,7 +27,10 @@ import (
 func Uniform(rng *rand.Rand, rows, cols int, bound float64) *tensor.Dense {
 	d := tensor.New(rows, cols)
 	for i := range d.Data {
-		d.Data[i] = (2*rng.Float64() - 1) * bound
+		// u rounded explicitly: no architecture fuses Float64's scaling
+		// into 2u − 1 (exact either way, but the same code everywhere).
+		u := float64(rng.Float64())
+		d.Data[i] = (2*u - 1) * bound
 	}
 	return d
 }

@@ -92,9 +92,9 @@ func (a *Adam) Step() {
 			// input layer) are updated by several workers.
 			tensor.ParallelFor(len(pd), 8*len(pd), func(lo, hi int) {
 				for i := lo; i < hi; i++ {
-					grad := gd[i] + wd*pd[i]
-					md[i] = b1*md[i] + (1-b1)*grad
-					vd[i] = b2*vd[i] + (1-b2)*grad*grad
+					grad := gd[i] + float64(wd*pd[i])
+					md[i] = float64(b1*md[i]) + float64((1-b1)*grad)
+					vd[i] = float64(b2*vd[i]) + float64((1-b2)*grad*grad)
 					pd[i] -= step * md[i] / (math.Sqrt(vd[i])/bc2 + eps)
 				}
 			})

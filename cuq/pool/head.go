@@ -136,7 +136,7 @@ func (h *GaussianHead) evidence(z, dst []float64) {
 		var d2 float64
 		for k, v := range z {
 			d := v - m[k]
-			d2 += d * d
+			d2 += float64(d * d)
 		}
 		dst[c] = h.scale * math.Exp(-d2/2)
 	}
@@ -163,7 +163,7 @@ func (h *GaussianHead) Representations(labels []int, sigma float64, seed uint64)
 		}
 		z[j] = make([]float64, h.Dim())
 		for k, m := range h.means[y] {
-			z[j][k] = m + sigma*r.NormFloat64()
+			z[j][k] = m + float64(sigma*r.NormFloat64())
 		}
 	}
 	return z, nil

@@ -119,7 +119,7 @@ func (o *Opinion) Mean() []float64 {
 	for j, w := range o.weights {
 		uq.Mean(o.alphas[j*o.k:(j+1)*o.k], theta)
 		for c, t := range theta {
-			p[c] += w * t
+			p[c] += float64(w * t)
 		}
 	}
 	return p
@@ -194,7 +194,7 @@ func (o *Opinion) logDir(j int, logTheta []float64) float64 {
 	lp := o.logNorm[j]
 	for c, a := range o.alphas[j*o.k : (j+1)*o.k] {
 		if a != 1 {
-			lp += (a - 1) * logTheta[c]
+			lp += float64((a - 1) * logTheta[c])
 		}
 	}
 	return lp

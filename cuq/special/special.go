@@ -41,7 +41,7 @@ func Digamma(x float64) float64 {
 	}
 	z := 1 / (x * x)
 	// B2/2, B4/4, ..., B14/14
-	series := z * (1.0/12 - z*(1.0/120-z*(1.0/252-z*(1.0/240-z*(1.0/132-z*(691.0/32760-z*(1.0/12)))))))
+	series := alternatingSeries(z, 1.0/12, 1.0/120, 1.0/252, 1.0/240, 1.0/132, 691.0/32760, 1.0/12)
 	return acc + math.Log(x) - 0.5/x - series
 }
 
@@ -63,6 +63,17 @@ func Trigamma(x float64) float64 {
 	}
 	z := 1 / (x * x)
 	// B2, B4, ..., B14
-	series := z * (1.0/6 - z*(1.0/30-z*(1.0/42-z*(1.0/30-z*(5.0/66-z*(691.0/2730-z*(7.0/6)))))))
-	return acc + 1/x + 0.5*z + series/x
+	series := alternatingSeries(z, 1.0/6, 1.0/30, 1.0/42, 1.0/30, 5.0/66, 691.0/2730, 7.0/6)
+	return acc + 1/x + float64(0.5*z) + series/x
+}
+
+// alternatingSeries returns z·(c₀ − z·(c₁ − z·(c₂ − …))) by Horner's rule,
+// each product rounded before its difference: no fused multiply-add, so
+// that the sum is the same on every architecture.
+func alternatingSeries(z float64, c ...float64) float64 {
+	t := c[len(c)-1]
+	for k := len(c) - 2; k >= 0; k-- {
+		t = c[k] - float64(z*t)
+	}
+	return float64(z * t)
 }

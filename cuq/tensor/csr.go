@@ -371,7 +371,7 @@ func (bl blend) apply(i, f int, row []float64) {
 	ci := bl.c[i*f : (i+1)*f]
 	ci = ci[:len(row)]
 	for j, v := range row {
-		row[j] = bl.alpha*v + bl.beta*ci[j]
+		row[j] = float64(bl.alpha*v) + float64(bl.beta*ci[j])
 	}
 }
 

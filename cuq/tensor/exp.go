@@ -72,7 +72,7 @@ func expScalar(x float64) float64 {
 	// applied in two exact-or-once-rounded steps.
 	switch k := int(n); {
 	case k > 1023:
-		return p * pow2(k-1) * 2
+		return float64(p*pow2(k-1)) * 2
 	case k < -1021:
 		return p * pow2(k+64) * 0x1p-64
 	default:

@@ -280,13 +280,13 @@ func dot(x, y []float64) float64 {
 	var s0, s1, s2, s3 float64
 	j := 0
 	for ; j+4 <= len(x); j += 4 {
-		s0 += x[j] * y[j]
-		s1 += x[j+1] * y[j+1]
-		s2 += x[j+2] * y[j+2]
-		s3 += x[j+3] * y[j+3]
+		s0 += float64(x[j] * y[j])
+		s1 += float64(x[j+1] * y[j+1])
+		s2 += float64(x[j+2] * y[j+2])
+		s3 += float64(x[j+3] * y[j+3])
 	}
 	for ; j < len(x); j++ {
-		s0 += x[j] * y[j]
+		s0 += float64(x[j] * y[j])
 	}
 	return (s0 + s1) + (s2 + s3)
 }

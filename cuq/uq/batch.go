@@ -70,7 +70,7 @@ func Dirichlet(alpha []float64, k int) (Measures, error) {
 			for _, v := range a {
 				t := v / a0
 				if t > 0 {
-					tu -= t * math.Log(t)
+					tu -= float64(t * math.Log(t))
 				}
 				maxp = math.Max(maxp, t)
 			}
@@ -168,11 +168,11 @@ func Mixture(ptr, ind []int, w []float64, alpha []float64, k int) (Measures, err
 			for e, j := range cols {
 				wj := ws[e]
 				for c, t := range mean[j*k : (j+1)*k] {
-					pbar[c] += wj * t
+					pbar[c] += float64(wj * t)
 				}
-				aui += wj * au[j]
-				a0i += wj * a0s[j]
-				enti += wj * ent[j]
+				aui += float64(wj * au[j])
+				a0i += float64(wj * a0s[j])
+				enti += float64(wj * ent[j])
 			}
 			tu := CategoricalEntropy(pbar)
 			maxp := pbar[0]
@@ -210,7 +210,7 @@ func MixtureMean(ptr, ind []int, w []float64, alpha []float64, k int) ([]float64
 			j := ind[e]
 			Mean(alpha[j*k:(j+1)*k], theta)
 			for c, t := range theta {
-				row[c] += w[e] * t
+				row[c] += float64(w[e] * t)
 			}
 		}
 	}

@@ -51,7 +51,7 @@ func CategoricalEntropy(p []float64) float64 {
 	for _, v := range p {
 		if v > 0 {
 			q := v / s
-			h -= q * math.Log(q)
+			h -= float64(q * math.Log(q))
 		}
 	}
 	return h
@@ -70,7 +70,7 @@ func expectedEntropy(alpha []float64, a0 float64) float64 {
 	psi0 := special.Digamma(a0 + 1)
 	var au float64
 	for _, a := range alpha {
-		au += a / a0 * (psi0 - special.Digamma(a+1))
+		au += float64(a / a0 * (psi0 - special.Digamma(a+1)))
 	}
 	return au
 }
@@ -99,7 +99,7 @@ func dirichletEntropy(alpha []float64, a0 float64) float64 {
 		for _, a := range alpha {
 			sumLog += math.Log(a)
 		}
-		return 0.5*(k-1) + 0.5*(k-1)*math.Log(2*math.Pi) + 0.5*sumLog - (k-0.5)*math.Log(a0)
+		return float64(0.5*(k-1)) + float64(0.5*(k-1)*math.Log(2*math.Pi)) + float64(0.5*sumLog) - float64((k-0.5)*math.Log(a0))
 	}
 	return exactDirichletEntropy(alpha, a0)
 }
@@ -109,10 +109,10 @@ func dirichletEntropy(alpha []float64, a0 float64) float64 {
 func exactDirichletEntropy(alpha []float64, a0 float64) float64 {
 	k := float64(len(alpha))
 	lg0, _ := math.Lgamma(a0)
-	h := -lg0 + (a0-k)*special.Digamma(a0)
+	h := -lg0 + float64((a0-k)*special.Digamma(a0))
 	for _, a := range alpha {
 		lg, _ := math.Lgamma(a)
-		h += lg - (a-1)*special.Digamma(a)
+		h += lg - float64((a-1)*special.Digamma(a))
 	}
 	return h
 }

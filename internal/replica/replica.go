@@ -346,7 +346,7 @@ func Train(m *cuq.Model, split graph.Split, opts ...cuq.FitOption) (*Result, err
 			s := 0.0
 			if p.Grad != nil {
 				for _, v := range p.Grad.Data {
-					s += v * v
+					s += float64(v * v)
 				}
 			}
 			norms[p.Name] = math.Sqrt(s)

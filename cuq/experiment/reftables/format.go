@@ -30,7 +30,7 @@ func javaRound(x float64) int64 {
 // sign, a "+" is prepended to positive values.
 func roundCell(v float64, places, decimals int, factor float64, withSign bool) string {
 	scale := math.Pow(10, float64(decimals))
-	x := float64(javaRound(v*scale*factor)) / scale
+	x := float64(javaRound(float64(v*scale*factor))) / scale
 	res := strconv.FormatFloat(x, 'f', decimals, 64)
 	l := places + 1
 	if withSign || !(x > 0) {
