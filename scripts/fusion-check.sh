@@ -20,18 +20,26 @@ root=$(pwd)
 # A build cache of its own: the compiler prints its listing only for the
 # packages it compiles, and a shared cache would skip them.
 cache=$(mktemp -d)
-trap 'rm -rf "$cache"' EXIT
+listings=$(mktemp -d)
+trap 'rm -rf "$cache" "$listings"' EXIT
 found=0
 for target in arm64/v1 amd64/v3; do
 	arch=${target%/*} level=${target#*/}
-	sites=$(GOCACHE=$cache GOARCH=$arch GOAMD64=$level go build -gcflags="github.com/cuqgnn/cuqgnn/...=-S" ./... 2>&1 |
-		grep -E '[[:space:]]V?FN?M(ADD|SUB)[A-Z0-9]*[[:space:]]' | grep -oE "\($root/[^)]*:[0-9]+\)" | tr -d '()' | sort -u || true)
+	name=$arch
+	[[ $arch == amd64 ]] && name="amd64 $level"
+	listing=$listings/$arch.txt
+	if ! GOCACHE=$cache GOARCH=$arch GOAMD64=$level go build -gcflags="github.com/cuqgnn/cuqgnn/...=-S" ./... >"$listing" 2>&1; then
+		grep -E '^[^[:space:]]+\.go:[0-9]+:[0-9]+: ' "$listing" | sed -n 1,20p || true
+		echo "fusion-check: the build for $name failed"
+		exit 1
+	fi
+	sites=$(grep -E '[[:space:]]V?FN?M(ADD|SUB)[A-Z0-9]*[[:space:]]' "$listing" | grep -oE "\($root/[^)]*:[0-9]+\)" | tr -d '()' | sort -u || true)
 	for site in $sites; do
 		file=${site%:*} line=${site##*:}
 		[[ $file == "$root"/kernelext/explore/* ]] && continue
 		src=$(sed -n "${line}p" "$file")
 		if [[ $src != *math.FMA* ]]; then
-			echo "${file#"$root"/}:$line: fused on $arch${level:+ ($level)}: $(sed 's/^[[:space:]]*//' <<<"$src")"
+			echo "${file#"$root"/}:$line: fused on $name: $(sed 's/^[[:space:]]*//' <<<"$src")"
 			found=1
 		fi
 	done
