@@ -27,8 +27,9 @@ import (
 func Uniform(rng *rand.Rand, rows, cols int, bound float64) *tensor.Dense {
 	d := tensor.New(rows, cols)
 	for i := range d.Data {
-		// u rounded explicitly: no architecture fuses Float64's scaling
-		// into 2u − 1 (exact either way, but the same code everywhere).
+		// u is rounded explicitly, else arm64 and amd64 v3 fuse Float64's
+		// scaling into 2u − 1 (exact either way; scripts/fusion-check.sh
+		// would flag it).
 		u := float64(rng.Float64())
 		d.Data[i] = (2*u - 1) * bound
 	}
