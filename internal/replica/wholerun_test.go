@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,8 +45,9 @@ func env(key, def string) []string {
 //
 // $CUQ_REPLICA_DATASETS (CoraML,CiteSeer), $CUQ_REPLICA_MODELS (all of
 // replica.Models), $CUQ_REPLICA_SETTINGS (classification,
-// leave_out_classes), $CUQ_REPLICA_SPLITS (10) and $CUQ_REPLICA_INITS (1)
-// choose the runs. $CUQ_REPLICA_MASKS chooses the replica's dropout:
+// leave_out_classes), $CUQ_REPLICA_SPLITS (10: splits 1 to 10; or a list
+// of split numbers such as 6,9, for a control of the runs that matter)
+// and $CUQ_REPLICA_INITS (1) choose the runs. $CUQ_REPLICA_MASKS chooses the replica's dropout:
 // torch (the default; torch's generator seeded with split + 100·(init−1),
 // so the two sides drop different units and the test compares two
 // distributions of runs) or cuqgnn (--go-dropout: the same masks as
@@ -68,9 +70,9 @@ func TestWholeRuns(t *testing.T) {
 	}
 	py := python(t)
 	dir := testenv.RequireDatasets(t)
-	splits, err := strconv.Atoi(env("CUQ_REPLICA_SPLITS", "10")[0])
-	if err != nil || splits < 2 {
-		t.Fatalf("CUQ_REPLICA_SPLITS: want a number ≥ 2: %v", err)
+	splits, err := splitNumbers(env("CUQ_REPLICA_SPLITS", "10"))
+	if err != nil {
+		t.Fatalf("CUQ_REPLICA_SPLITS: %v", err)
 	}
 	inits, err := strconv.Atoi(env("CUQ_REPLICA_INITS", "1")[0])
 	if err != nil || inits < 1 {
@@ -94,7 +96,7 @@ func TestWholeRuns(t *testing.T) {
 			for _, setting := range env("CUQ_REPLICA_SETTINGS", "classification,leave_out_classes") {
 				var metrics []string
 				values := map[string][2][]float64{}
-				for k := 1; k <= splits; k++ {
+				for _, k := range splits {
 					for init := 1; init <= inits; init++ {
 						r := cachedRun(t, cache, py, d, model, setting, k, init, side)
 						metrics = r.Metrics
@@ -126,7 +128,7 @@ func TestWholeRuns(t *testing.T) {
 	if side.measures64 {
 		measures = ", its measures computed in float64"
 	}
-	fmt.Fprintf(&b, "\n%d splits × %d %s per row, the replica's dropout masks drawn by %s%s; mean ± standard error in percent; the difference is cuqgnn − replica per run, tested by the paired t-test (%d degrees of freedom).\n", splits, inits, initWord, side.masks, measures, splits*inits-1)
+	fmt.Fprintf(&b, "\n%s × %d %s per row, the replica's dropout masks drawn by %s%s; mean ± standard error in percent; the difference is cuqgnn − replica per run, tested by the paired t-test (%d degrees of freedom).\n", splitWords(splits), inits, initWord, side.masks, measures, len(splits)*inits-1)
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -380,5 +382,65 @@ func TestWholeRunCache(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(filepath.Dir(file)); err != nil || len(entries) != 1 {
 		t.Errorf("cache directory holds %v (%v), want the one file", entries, err)
+	}
+}
+
+// splitNumbers reads $CUQ_REPLICA_SPLITS, split by commas: one number N
+// means the splits 1 to N, several numbers those splits. A row's paired
+// test needs at least two runs.
+func splitNumbers(fields []string) ([]int, error) {
+	var out []int
+	for _, f := range fields {
+		k, err := strconv.Atoi(f)
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("split %q: want a number ≥ 1", f)
+		}
+		out = append(out, k)
+	}
+	if len(out) == 1 {
+		n := out[0]
+		out = out[:0]
+		for k := 1; k <= n; k++ {
+			out = append(out, k)
+		}
+	}
+	if len(out) < 2 {
+		return nil, fmt.Errorf("%v: want at least two splits", fields)
+	}
+	return out, nil
+}
+
+// splitWords describes the splits of a table: "10 splits" for 1 to 10,
+// "splits 6, 9" for a list.
+func splitWords(splits []int) string {
+	consecutive := true
+	for i, k := range splits {
+		consecutive = consecutive && k == i+1
+	}
+	if consecutive {
+		return fmt.Sprintf("%d splits", len(splits))
+	}
+	words := make([]string, len(splits))
+	for i, k := range splits {
+		words[i] = strconv.Itoa(k)
+	}
+	return "splits " + strings.Join(words, ", ")
+}
+
+func TestSplitNumbers(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []int
+		text string
+	}{{"10", []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, "10 splits"}, {"6,9", []int{6, 9}, "splits 6, 9"}, {"1,2", []int{1, 2}, "2 splits"}} {
+		got, err := splitNumbers(strings.Split(c.in, ","))
+		if err != nil || !slices.Equal(got, c.want) || splitWords(got) != c.text {
+			t.Errorf("%q: %v, %v, %q; want %v, %q", c.in, got, err, splitWords(got), c.want, c.text)
+		}
+	}
+	for _, bad := range []string{"1", "0,3", "x", "2,"} {
+		if got, err := splitNumbers(strings.Split(bad, ",")); err == nil {
+			t.Errorf("%q: %v, want an error", bad, got)
+		}
 	}
 }
