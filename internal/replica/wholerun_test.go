@@ -47,8 +47,8 @@ func env(key, def string) []string {
 // replica.Models), $CUQ_REPLICA_SETTINGS (classification,
 // leave_out_classes), $CUQ_REPLICA_SPLITS (10: splits 1 to 10; or a list
 // of split numbers such as 6,9, for a control of the runs that matter)
-// and $CUQ_REPLICA_INITS (1) choose the runs. $CUQ_REPLICA_MASKS chooses the replica's dropout:
-// torch (the default; torch's generator seeded with split + 100·(init−1),
+// and $CUQ_REPLICA_INITS (1) choose the runs. $CUQ_REPLICA_MASKS chooses
+// the replica's dropout: torch (the default; torch's generator seeded with split + 100·(init−1),
 // so the two sides drop different units and the test compares two
 // distributions of runs) or cuqgnn (--go-dropout: the same masks as
 // cuqgnn, so each pair differs only by float32 against float64).
@@ -386,14 +386,17 @@ func TestWholeRunCache(t *testing.T) {
 }
 
 // splitNumbers reads $CUQ_REPLICA_SPLITS, split by commas: one number N
-// means the splits 1 to N, several numbers those splits. A row's paired
-// test needs at least two runs.
+// means the splits 1 to N, several numbers those splits, each once. A
+// row's paired test needs at least two runs.
 func splitNumbers(fields []string) ([]int, error) {
 	var out []int
 	for _, f := range fields {
 		k, err := strconv.Atoi(f)
 		if err != nil || k < 1 {
 			return nil, fmt.Errorf("split %q: want a number ≥ 1", f)
+		}
+		if slices.Contains(out, k) {
+			return nil, fmt.Errorf("split %d twice: a run would count twice in the paired test", k)
 		}
 		out = append(out, k)
 	}
@@ -438,7 +441,7 @@ func TestSplitNumbers(t *testing.T) {
 			t.Errorf("%q: %v, %v, %q; want %v, %q", c.in, got, err, splitWords(got), c.want, c.text)
 		}
 	}
-	for _, bad := range []string{"1", "0,3", "x", "2,"} {
+	for _, bad := range []string{"1", "0,3", "x", "2,", "6,6"} {
 		if got, err := splitNumbers(strings.Split(bad, ",")); err == nil {
 			t.Errorf("%q: %v, want an error", bad, got)
 		}
