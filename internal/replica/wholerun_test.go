@@ -48,10 +48,11 @@ func env(key, def string) []string {
 // leave_out_classes), $CUQ_REPLICA_SPLITS (10: splits 1 to 10; or a list
 // of split numbers such as 6,9, for a control of the runs that matter)
 // and $CUQ_REPLICA_INITS (1) choose the runs. $CUQ_REPLICA_MASKS chooses
-// the replica's dropout: torch (the default; torch's generator seeded with split + 100·(init−1),
-// so the two sides drop different units and the test compares two
-// distributions of runs) or cuqgnn (--go-dropout: the same masks as
-// cuqgnn, so each pair differs only by float32 against float64).
+// the replica's dropout: torch (the default; torch's generator seeded
+// with split + 100·(init−1), so the two sides drop different units and
+// the test compares two distributions of runs) or cuqgnn (--go-dropout:
+// the same masks as cuqgnn, so each pair differs only by float32 against
+// float64).
 // $CUQ_REPLICA_MEASURES=float64 has the replica compute the uncertainty
 // measures in float64 from its float32 output (--measures-float64), the
 // control that separates its training from its arithmetic of the measures.
