@@ -2,6 +2,18 @@
 
 #include "textflag.h"
 
+// prefetchAhead is how many entries ahead spmmRows2 and spmmRows4 prefetch
+// the row of b that an entry will gather. On a large graph those rows come
+// from the last-level cache or memory in random order; with the hint the
+// loads of many entries are under way at once. Propagating 40 columns over
+// the Arxiv-sized graphs (go test ./cuq/graph -bench 'PPRApplyArxiv'):
+// 114–118 ms per call against 170–178 ms without on ArxivLike's graph,
+// 118–143 against 180–254 on the uniform random one. With only spmmRows4
+// prefetching, 32 entries ahead gained less (146–163 ms against 185–208)
+// and 128 no more than 64 (123–146 against 131–143); 16 ahead gained
+// nothing measurable.
+#define prefetchAhead 64
+
 // func axpy4AVX(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
 // o[j] += v0*b0[j] + v1*b1[j] + v2*b2[j] + v3*b3[j] for j < n, n ≥ 4.
 TEXT ·axpy4AVX(SB), NOSPLIT, $0-80
@@ -311,7 +323,10 @@ kdone:
 // blended as it is stored, o = alpha·o + beta·c (two products and a sum,
 // each rounded), c laid out as o. It
 // returns false, at once, when an index is not below nb, the rows of b. It
-// is spmmRow4x2 over a range of rows in one call.
+// is spmmRow4x2 over a range of rows in one call. While it gathers entry q
+// it prefetches the row that entry q+prefetchAhead will gather (a hint
+// only: a prefetch never faults, and the index is checked when it is read
+// for its product).
 TEXT ·spmmRows2(SB), NOSPLIT, $0-97
 	MOVQ o+0(FP), DI
 	MOVQ ptr+8(FP), BX
@@ -326,6 +341,7 @@ TEXT ·spmmRows2(SB), NOSPLIT, $0-97
 	VBROADCASTSD alpha+72(FP), Y9
 	VBROADCASTSD beta+80(FP), Y10
 	MOVQ (BX), R12
+	MOVQ (BX)(CX*8), R14 // end of the entries
 
 r2loop:
 	TESTQ CX, CX
@@ -337,6 +353,16 @@ r2loop:
 q2loop:
 	CMPQ R12, R13
 	JGE  q2done
+	LEAQ prefetchAhead(R12), R15
+	CMPQ R15, R14
+	JGE  q2load
+	MOVL (R9)(R15*4), R15
+	IMULQ R8, R15
+	ADDQ DX, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 -8(R15)(R8*1)
+
+q2load:
 	VBROADCASTSD (SI)(R12*8), Y8
 	MOVL  (R9)(R12*4), AX
 	CMPQ  AX, nb+88(FP)
@@ -398,6 +424,7 @@ TEXT ·spmmRows4(SB), NOSPLIT, $0-105
 	VBROADCASTSD alpha+80(FP), Y9
 	VBROADCASTSD beta+88(FP), Y10
 	MOVQ (BX), R12
+	MOVQ (BX)(CX*8), R14 // end of the entries
 
 r4loop:
 	TESTQ CX, CX
@@ -411,6 +438,17 @@ r4loop:
 q4loop:
 	CMPQ R12, R13
 	JGE  q4done
+	LEAQ prefetchAhead(R12), R15
+	CMPQ R15, R14
+	JGE  q4load
+	MOVL (R9)(R15*4), R15
+	IMULQ R8, R15
+	ADDQ DX, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+	PREFETCHT0 -8(R15)(R8*1)
+
+q4load:
 	VBROADCASTSD (SI)(R12*8), Y8
 	MOVL  (R9)(R12*4), AX
 	CMPQ  AX, nb+96(FP)
