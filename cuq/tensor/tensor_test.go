@@ -324,7 +324,10 @@ func TestNarrowSparseProductsMatchDense(t *testing.T) {
 // With AVX2 every element of a product of 4 to 31 columns is one chain of
 // fused multiply-adds over the row's entries in order, whether its rows
 // run one call per row (spmmRowNarrow) or many rows per call
-// (spmmRowsNarrow, up to 16 columns), across chunk and worker boundaries.
+// (spmmRowsNarrow, up to 16 columns), across chunk and worker boundaries;
+// a call there holds about four times the 64 entries that the kernels
+// prefetch ahead (prefetchAhead in axpy_amd64.s), so the prefetches run
+// ahead of the products and stop at the call's last entry.
 func TestNarrowSparseProductsAreFMAChains(t *testing.T) {
 	if !useAVX {
 		t.Skip("no AVX2/FMA kernels on this machine")
