@@ -172,7 +172,9 @@ func narrowColumns(f int) bool { return useAVX && f >= 4 && f <= 16 }
 // much as the row. The kernels read the column indices as 32-bit ind32
 // (CSR.index32): on a large graph the adjacency is streamed once per
 // product, and the indices are a third of its bytes. They check every
-// index against the rows of b as they read it. Each element is the same
+// index against the rows of b as they read it, and prefetch the row of b
+// gathered 64 entries ahead, so that on a large graph the gathers of many
+// entries are in flight at once. Each element is the same
 // chain of fused multiply-adds as spmmRowNarrow's, and the same blend as
 // blend.apply's. It reports whether it ran; the caller computes the rows
 // otherwise (no AVX2, other widths, no 32-bit indices, offsets that do not
