@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cuqgnn/cuqgnn/cuq/experiment"
+	"github.com/cuqgnn/cuqgnn/experiment"
 )
 
 // RunGrid runs the experiment grid g into the output directory dir with a

@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 echo "== gofmt"
-unformatted=$(gofmt -l cuq cmd datasets internal kernelext)
+unformatted=$(gofmt -l cuq cmd datasets experiment internal kernelext scripts)
 if [[ -n $unformatted ]]; then
 	echo "gofmt would change:"
 	echo "$unformatted"

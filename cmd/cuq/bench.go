@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
-	"github.com/cuqgnn/cuqgnn/cuq/experiment"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/experiment"
 	"github.com/cuqgnn/cuqgnn/internal/memstat"
 )
 

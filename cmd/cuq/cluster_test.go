@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuqgnn/cuqgnn/cuq/experiment"
+	"github.com/cuqgnn/cuqgnn/experiment"
 )
 
 // clusterVars are the environment variables through which batch

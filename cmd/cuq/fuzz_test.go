@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuqgnn/cuqgnn/cuq/experiment"
+	"github.com/cuqgnn/cuqgnn/experiment"
 	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/cuqgnn/cuqgnn/cuq/experiment"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/experiment"
 )
 
 // runGrid runs the grid subcommand.

@@ -9,13 +9,12 @@
 //	cuq report [-out OUT] DIR...
 //	cuq bench  [-data DIR] [-dataset NAME|FILE.npz] [-models M,N] [-epochs N] [-fit | -write-npz FILE]
 //	cuq download [-data DIR] [-mirror URL] NAME...
-//	cuq export [-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-dropout P] [-epochs N] -out DIR
 //
 // train trains one model and prints its accuracy and OOD-detection AUROCs;
 // with -dataset synthetic, or without -dataset when CoraML's file is
 // missing, it runs on the synthetic CoraML-like graph; a dataset named with
 // -dataset that cannot be loaded is an error. grid runs the paper's grid (package
-// cuq/experiment), writing one record per run under OUT/runs and, once
+// experiment), writing one record per run under OUT/runs and, once
 // every run has a record, the tables OUT/tables/id_ood.csv,
 // OUT/tables/acc_rej_<type>_<dataset>.csv and the report OUT/report.html.
 // With -shard i/n it runs the i-th of n disjoint parts of the grid; in a
@@ -28,10 +27,9 @@
 // report rebuilds the report alone. bench times training epochs (or, with
 // -write-npz, writes its graph for the PyTorch baseline). download
 // fetches the named datasets (or all) into the data directory, checking
-// their sizes and SHA-256 (package datasets). export writes one run
-// (graph, split, initial weights, hyperparameters; dropout off unless -dropout) for the
-// PyTorch replica of the reference in scripts/replica, and with -epochs N
-// also cuqgnn's training of it, for an epoch-by-epoch comparison.
+// their sizes and SHA-256 (package datasets). (The export of a run for
+// the PyTorch replica of the reference is the workshop's own command,
+// scripts/replica/export.)
 //
 // Every flag is checked before the first epoch. The first interrupt
 // (Ctrl-C) or SIGTERM stops the work after the current epoch, keeping
@@ -72,7 +70,6 @@ var commands = []command{
 	{"report", "rebuild the HTML report from grid output directories", onOutputs("report", "[-out OUT] DIR...", "output directory (default: the first DIR)", false, runReport)},
 	{"bench", "time a training epoch and an evaluation pass of each model", runBench},
 	{"download", "fetch datasets into the data directory, checksummed", runDownload},
-	{"export", "write one run for the PyTorch replica of the reference (scripts/replica)", runExport},
 }
 
 // usage returns the program's usage text, built from commands.

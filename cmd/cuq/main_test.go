@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/cuqgnn/cuqgnn/internal/replica"
 )
 
 // runCLI runs the command line with args and returns its output and error.
@@ -26,7 +24,7 @@ func TestCommandErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: train, grid, merge, report, bench, download, export)`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (valid: train, grid, merge, report, bench, download)`},
 		{[]string{"grid", "-models", "gpn,mlp", "-out", dir}, `unknown model "mlp" (valid: appnp, gkde, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat, gcn, ens_gcn, ens_appnp, mcd_gcn, dropedge_gcn)`},
 		{[]string{"grid", "-settings", "loc,shuffle", "-out", dir}, `unknown setting "shuffle" (valid: classification, loc, gaussian, bernoulli, random_edges, dice, gaussian_sweep, bernoulli_sweep)`},
 		{[]string{"grid", "-datasets", "CoraML,Karate", "-out", dir}, `unknown dataset "Karate" (known: CoraML, CiteSeer`},
@@ -55,10 +53,6 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"download"}, "name at least one dataset"},
 		{[]string{"download", "-data", dir, "CoraML,Karate"}, `unknown dataset "Karate"`},
 		{[]string{"download", "-timeout", "0s", "CoraML"}, "-timeout 0s must be positive"},
-		{[]string{"export", "-model", "gkde", "-out", dir}, "the replica has no GKDE (valid: appnp, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat)"},
-		{[]string{"export", "-model", "gpn"}, "-out is required"},
-		{[]string{"export", "-out", dir}, "-model is required"},
-		{[]string{"export", "-model", "gpn", "-epochs", "-1", "-out", dir}, "-epochs -1: want 0 (export only) or a positive number"},
 	} {
 		_, _, err := runCLI(c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -259,32 +253,5 @@ func TestUsageAndExitCodes(t *testing.T) {
 	err = run(context.Background(), []string{"fly"}, &out, &errOut)
 	if code := exitCode(err, &errOut); code != 1 || !strings.Contains(err.Error(), "valid: train, grid, merge, report, bench, download") {
 		t.Errorf("unknown command: status %d, error %v", code, err)
-	}
-}
-
-// TestExportSynthetic exports an APPNP run on the synthetic graph and
-// trains it for two epochs; the run and cuqgnn's result read back.
-func TestExportSynthetic(t *testing.T) {
-	dir := t.TempDir()
-	out, _, err := runCLI("export", "-dataset", "synthetic", "-model", "APPNP", "-split", "2", "-epochs", "2", "-out", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out, "exported APPNP on Synthetic (3000 nodes), split 2, init 1") || !strings.Contains(out, "trained 2 epochs") {
-		t.Errorf("output:\n%s", out)
-	}
-	run, err := replica.ReadRun(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if run.Model != "appnp" || run.Nodes != 3000 || len(run.Params) != 4 || run.Train.MaxEpochs != 2 {
-		t.Errorf("run %s: %d nodes, %d parameters, %d epochs", run.Model, run.Nodes, len(run.Params), run.Train.MaxEpochs)
-	}
-	r, err := replica.ReadResult(filepath.Join(dir, "cuqgnn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Epochs) != 2 || !(r.Epochs[0].Loss > 0) || len(r.Values) != 3000*7 {
-		t.Errorf("result: %d epochs, first loss %v, %d output values", len(r.Epochs), r.Epochs[0].Loss, len(r.Values))
 	}
 }

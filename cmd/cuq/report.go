@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/cuqgnn/cuqgnn/cuq/experiment"
+	"github.com/cuqgnn/cuqgnn/experiment"
 )
 
 // runReport runs the report subcommand: it rebuilds report.html and the

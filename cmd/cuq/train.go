@@ -15,9 +15,9 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
-	"github.com/cuqgnn/cuqgnn/cuq/experiment"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/experiment"
 )
 
 // runTrain runs the train subcommand: one model on one split and init,

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuqgnn/cuqgnn/cuq/experiment"
+	"github.com/cuqgnn/cuqgnn/experiment"
 	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent PyTorch replica of the reference implementation's training.
 
-Reads a run exported by cuqgnn (internal/replica.Export: run.json plus raw
+Reads a run exported by cuqgnn (scripts/replica (Export): run.json plus raw
 little-endian arrays), trains it as the reference does (dropout off unless
 --dropout), and
 writes result.json (per-epoch losses, validation cross entropies and

@@ -12,8 +12,8 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
-	"github.com/cuqgnn/cuqgnn/internal/replica"
 	"github.com/cuqgnn/cuqgnn/internal/testenv"
+	"github.com/cuqgnn/cuqgnn/scripts/replica"
 )
 
 // lockStepEpochs is the number of main-phase epochs compared (after a
@@ -52,7 +52,7 @@ func python(t *testing.T) string {
 // script returns the path of the replica script.
 func script(t *testing.T) string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "scripts", "replica", "replica.py")
+	return filepath.Join(filepath.Dir(file), "replica.py")
 }
 
 // runReplica runs the replica on the exported run in dir with dtype and

@@ -3,7 +3,7 @@ package reftables_test
 import (
 	"os"
 
-	"github.com/cuqgnn/cuqgnn/cuq/experiment/reftables"
+	"github.com/cuqgnn/cuqgnn/experiment/reftables"
 )
 
 func ExampleWriteIDOODMarkdown() {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuqgnn/cuqgnn/internal/replica"
+	"github.com/cuqgnn/cuqgnn/scripts/replica"
 )
 
 // Ties share the mean of their ranks.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
-	"github.com/cuqgnn/cuqgnn/cuq/experiment/reftables"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
+	"github.com/cuqgnn/cuqgnn/experiment/reftables"
 )
 
 // ReportOptions choose how the HTML report loads ECharts.

@@ -9,8 +9,8 @@ import (
 	"slices"
 
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
-	"github.com/cuqgnn/cuqgnn/cuq/experiment/reftables"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
+	"github.com/cuqgnn/cuqgnn/experiment/reftables"
 )
 
 // idoodMeasures maps the AUROC columns of id_ood.csv to measures: Total

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
-	"github.com/cuqgnn/cuqgnn/internal/replica"
+	"github.com/cuqgnn/cuqgnn/scripts/replica"
 )
 
 // Export a CUQ-PPR run for the replica, then train it in cuqgnn and write

@@ -13,8 +13,8 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/datasets"
-	"github.com/cuqgnn/cuqgnn/internal/replica"
 	"github.com/cuqgnn/cuqgnn/internal/testenv"
+	"github.com/cuqgnn/cuqgnn/scripts/replica"
 )
 
 func csbm(t *testing.T, sparse bool) (*graph.Graph, graph.Split) {

@@ -9,7 +9,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/cuqgnn/cuqgnn/cuq/experiment/reftables"
+	"github.com/cuqgnn/cuqgnn/experiment/reftables"
 )
 
 // realRecords returns the files of records of real runs: GKDE and APPNP

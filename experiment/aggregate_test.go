@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuqgnn/cuqgnn/cuq/experiment/reftables"
+	"github.com/cuqgnn/cuqgnn/experiment/reftables"
 )
 
 // shift returns the map with d added to every value.

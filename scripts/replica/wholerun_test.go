@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
-	"github.com/cuqgnn/cuqgnn/cuq/experiment"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
-	"github.com/cuqgnn/cuqgnn/internal/replica"
+	"github.com/cuqgnn/cuqgnn/experiment"
 	"github.com/cuqgnn/cuqgnn/internal/testenv"
+	"github.com/cuqgnn/cuqgnn/scripts/replica"
 )
 
 // env returns the comma-separated list in the environment variable key,
@@ -41,7 +41,7 @@ func env(key, def string) []string {
 // writes the Markdown table to the file $CUQ_REPLICA_RUNS and runs only
 // when that is set:
 //
-//	CUQ_REPLICA_RUNS=runs.md go test ./internal/replica -run TestWholeRuns -v -timeout 0
+//	CUQ_REPLICA_RUNS=runs.md go test ./scripts/replica -run TestWholeRuns -v -timeout 0
 //
 // $CUQ_REPLICA_DATASETS (CoraML,CiteSeer), $CUQ_REPLICA_MODELS (all of
 // replica.Models), $CUQ_REPLICA_SETTINGS (classification,

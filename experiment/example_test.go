@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/cuqgnn/cuqgnn/cuq/experiment"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/experiment"
 )
 
 // toy returns the dataset of the grid examples, a small synthetic graph,

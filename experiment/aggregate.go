@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
-	"github.com/cuqgnn/cuqgnn/cuq/experiment/reftables"
+	"github.com/cuqgnn/cuqgnn/experiment/reftables"
 )
 
 // Results are the records of a grid aggregated over splits and inits.
