@@ -6,10 +6,13 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
-// Builder assembles small hand-made graphs, the teaching material for GPN's
+// Builder is the way to build a small graph by hand: a toy graph for a
+// test, a study's hand-made example, or the teaching material for GPN's
 // axioms (a node far from the training data, a confident neighbour, two
-// neighbours in conflict). Nodes are numbered 0, 1, … in the order they are
-// added; edges are undirected. Methods record the first mistake and Done
+// neighbours in conflict). For a graph read from files see package
+// datasets; for one assembled from matrices, New. Nodes are numbered 0, 1,
+// … in the order they are added; edges are undirected (each Edge stores
+// both directions). Methods record the first mistake and Done
 // reports it, so calls can be chained:
 //
 //	g, err := graph.NewBuilder(2).

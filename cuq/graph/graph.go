@@ -33,9 +33,24 @@ type Graph struct {
 
 // New assembles a graph from its parts and validates it (see Validate). The
 // arguments are not copied. classNames may be nil.
+//
+// The graph is undirected: every stored entry (i, j) of adj needs its
+// mirror (j, i) (the values may differ, as for weighted edges). A directed
+// adjacency is an error naming an entry without its mirror; ToUndirected
+// makes one undirected as the paper's preprocessing does. Validate does not
+// repeat this check, which costs a search per stored entry; a Graph
+// assembled without New can run it with CheckUndirected.
 func New(name string, adj *tensor.CSR, features tensor.Matrix, labels []int, numClasses int, classNames []string) (*Graph, error) {
 	if adj == nil {
 		return nil, fmt.Errorf("graph.New %q: nil adjacency", name)
+	}
+	if adj.Rows == adj.Cols {
+		if err := checkCSR(adj); err != nil {
+			return nil, fmt.Errorf("graph %q: adjacency: %v", name, err)
+		}
+		if err := checkMirrors(adj); err != nil {
+			return nil, fmt.Errorf("graph %q: %v; graph.ToUndirected(adj) adds the missing mirrors", name, err)
+		}
 	}
 	g := &Graph{
 		Name:       name,
@@ -50,6 +65,33 @@ func New(name string, adj *tensor.CSR, features tensor.Matrix, labels []int, num
 		return nil, err
 	}
 	return g, nil
+}
+
+// CheckUndirected returns an error naming the first stored entry (i, j) of
+// g's adjacency whose mirror (j, i) is missing, or nil when the adjacency
+// is undirected (see New).
+func (g *Graph) CheckUndirected() error {
+	if err := g.Validate(); err != nil {
+		return err
+	}
+	if err := checkMirrors(g.Adj); err != nil {
+		return fmt.Errorf("graph %q: %v", g.Name, err)
+	}
+	return nil
+}
+
+// checkMirrors returns an error naming the first stored entry of the
+// well-formed square adj without its mirror.
+func checkMirrors(adj *tensor.CSR) error {
+	for i := 0; i < adj.Rows; i++ {
+		for k := adj.Ptr[i]; k < adj.Ptr[i+1]; k++ {
+			j := adj.Ind[k]
+			if _, found := slices.BinarySearch(adj.Ind[adj.Ptr[j]:adj.Ptr[j+1]], i); !found {
+				return fmt.Errorf("the adjacency is directed: entry (%d, %d) has no mirror (%d, %d)", i, j, j, i)
+			}
+		}
+	}
+	return nil
 }
 
 // Validate checks the invariants of g: Adj is a well-formed, square N×N CSR

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
@@ -105,3 +106,31 @@ func (foreign) Dims() (int, int)                              { return 3, 2 }
 func (foreign) MulTo(dst, b *tensor.Dense)                    {}
 func (foreign) TMulTo(dst, b *tensor.Dense)                   {}
 func (foreign) MulAddRowTo(dst, b *tensor.Dense, r []float64) {}
+
+// TestNewRefusesDirected builds a path 0→1→2 stored one way only: New
+// names the first entry without its mirror, CheckUndirected agrees on a
+// Graph assembled by hand, and the ToUndirected adjacency is accepted.
+func TestNewRefusesDirected(t *testing.T) {
+	adj, err := tensor.FromCOO(3, 3, []int{0, 1}, []int{1, 2}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := tensor.New(3, 1)
+	labels := []int{0, 1, 0}
+	_, err = New("path", adj, x, labels, 2, nil)
+	want := `graph "path": the adjacency is directed: entry (0, 1) has no mirror (1, 0); graph.ToUndirected(adj) adds the missing mirrors`
+	if err == nil || err.Error() != want {
+		t.Errorf("New on a directed adjacency: error %v, want %q", err, want)
+	}
+	byHand := &Graph{Name: "path", N: 3, Adj: adj, Features: x, Labels: labels, NumClasses: 2}
+	if err := byHand.CheckUndirected(); err == nil || !strings.Contains(err.Error(), "entry (0, 1) has no mirror (1, 0)") {
+		t.Errorf("CheckUndirected: %v", err)
+	}
+	g, err := New("path", ToUndirected(adj), x, labels, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.CheckUndirected(); err != nil || g.Adj.NNZ() != 4 {
+		t.Errorf("undirected path: %v, %d stored entries, want 4", err, g.Adj.NNZ())
+	}
+}
