@@ -67,16 +67,37 @@ var stopReasonNames = [...]string{
 func (r StopReason) String() string { return enum.String(r, stopReasonNames[:]) }
 
 // History is the record of a Fit.
+//
+// Epochs are numbered within their phase: the flow-only warm-up epochs
+// 1…W of the PostNet models, then the main training epochs 1…E. "Epoch n"
+// means the n-th main epoch wherever cuqgnn reports one (BestEpoch, the
+// progress line, kernelext's Stats, the training chart, where warm-up
+// epoch k is labelled wk); warm-up epochs are counted apart.
 type History struct {
-	Epochs    []EpochStats
-	BestEpoch int        // epoch whose parameters were restored
-	BestValCE float64    // its validation cross entropy
-	Reason    StopReason // why training ended
-	Stopped   string     // why training ended, in a sentence with the numbers
+	Epochs    []EpochStats // every epoch, warm-up first
+	BestEpoch int          // the main epoch whose parameters were restored
+	BestValCE float64      // its validation cross entropy
+	Reason    StopReason   // why training ended
+	Stopped   string       // why training ended, in a sentence with the numbers
 	// Members holds the history of each member of a committee, in order;
 	// nil for a single model (see Committee.Fit).
 	Members []*History
 }
+
+// WarmupEpochs returns the number of warm-up epochs in h.Epochs.
+func (h *History) WarmupEpochs() int {
+	n := 0
+	for _, e := range h.Epochs {
+		if e.Phase == WarmupPhase {
+			n++
+		}
+	}
+	return n
+}
+
+// TrainEpochs returns the number of main training epochs in h.Epochs: the
+// last epoch's number, warm-up not counted.
+func (h *History) TrainEpochs() int { return len(h.Epochs) - h.WarmupEpochs() }
 
 type fitOptions struct {
 	ctx      context.Context

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -430,7 +431,14 @@ func TestTrainingProgress(t *testing.T) {
 	if !strings.Contains(s, "train epoch 3 · loss") || !strings.Contains(s, "val CE") {
 		t.Errorf("no epoch line in %q", s)
 	}
-	if !strings.HasSuffix(s, fmt.Sprintf("%d epochs, best epoch %d (val CE %.4f); %s\n", len(hist.Epochs), hist.BestEpoch, hist.BestValCE, hist.Stopped)) {
-		t.Errorf("summary missing at the end of %q", s[max(0, len(s)-200):])
+	// One epoch count: 30 main epochs after the 5 warm-up epochs, the best
+	// epoch in the same numbering, as in the History.
+	if hist.WarmupEpochs() != 5 || hist.TrainEpochs() != 30 {
+		t.Fatalf("history: %d warm-up and %d main epochs, want 5 and 30", hist.WarmupEpochs(), hist.TrainEpochs())
+	}
+	summary := regexp.MustCompile(`fit: 30 epochs in [0-9.]+m?s · after 5 warm-up epochs · best epoch ([0-9]+) \(val CE [0-9.]+\); reached 30 epochs\n$`)
+	m := summary.FindStringSubmatch(s)
+	if m == nil || m[1] != strconv.Itoa(hist.BestEpoch) {
+		t.Errorf("summary at the end of %q, want best epoch %d", s[max(0, len(s)-200):], hist.BestEpoch)
 	}
 }

@@ -31,6 +31,7 @@ type Progress struct {
 	last     time.Time // time of the last displayed update
 	every    time.Duration
 	finished bool
+	unit     string    // what the summary counts: "steps", or "epochs" for Training
 	out      io.Writer // terminal output outside a notebook
 	now      func() time.Time
 }
@@ -42,6 +43,7 @@ func NewProgress(title string) *Progress {
 		title: title,
 		id:    "cuq-progress-" + gonbui.UniqueId(),
 		every: 100 * time.Millisecond,
+		unit:  "steps",
 		out:   os.Stderr,
 		now:   time.Now,
 	}
@@ -70,7 +72,7 @@ func (p *Progress) Update(done, total int, msg string) {
 	elapsed := now.Sub(p.start)
 	var h, line string
 	if final {
-		line = summaryLine(p.title, total, elapsed, msg)
+		line = summaryLine(p.title, total, p.unit, elapsed, msg)
 		h = "<div style=\"font-family:monospace;\">&#10003; " + html.EscapeString(line) + "</div>"
 	} else {
 		h, line = barHTML(p.title, done, total, elapsed, msg), barText(p.title, done, total, msg)
@@ -134,8 +136,8 @@ func barText(title string, done, total int, msg string) string {
 }
 
 // summaryLine is the one-line summary left when the work is done.
-func summaryLine(title string, total int, elapsed time.Duration, msg string) string {
-	s := fmt.Sprintf("%s: %d steps in %s", title, total, elapsed.Round(10*time.Millisecond))
+func summaryLine(title string, total int, unit string, elapsed time.Duration, msg string) string {
+	s := fmt.Sprintf("%s: %d %s in %s", title, total, unit, elapsed.Round(10*time.Millisecond))
 	if msg != "" {
 		s += " · " + msg
 	}
@@ -150,14 +152,20 @@ func summaryLine(title string, total int, elapsed time.Duration, msg string) str
 //
 // The bar runs to the epoch at which early stopping would end training
 // (cuq.EpochStats.StopAt) and shows the loss and the validation cross
-// entropy.
+// entropy. The summary counts epochs as cuq.History does: the main
+// epochs, with the warm-up epochs said apart, and the best epoch in the
+// same numbering.
 type Training struct {
 	bar  *Progress
 	last cuq.EpochStats
 }
 
 // NewTraining returns a training progress display with the given title.
-func NewTraining(title string) *Training { return &Training{bar: NewProgress(title)} }
+func NewTraining(title string) *Training {
+	bar := NewProgress(title)
+	bar.unit = "epochs"
+	return &Training{bar: bar}
+}
 
 // OnEpoch returns the Fit option that feeds the display.
 func (t *Training) OnEpoch() cuq.FitOption { return cuq.OnEpoch(t.Epoch) }
@@ -180,10 +188,16 @@ func (t *Training) Done(hist *cuq.History, err error) {
 	case err != nil:
 		msg = "stopped: " + err.Error()
 	case hist != nil && len(hist.Epochs) > 0:
-		msg = fmt.Sprintf("%d epochs, best epoch %d (val CE %.4f); %s", len(hist.Epochs), hist.BestEpoch, hist.BestValCE, hist.Stopped)
+		msg = fmt.Sprintf("best epoch %d (val CE %.4f); %s", hist.BestEpoch, hist.BestValCE, hist.Stopped)
+		if w := hist.WarmupEpochs(); w > 0 {
+			msg = fmt.Sprintf("after %d warm-up epochs · %s", w, msg)
+		}
 	case hist != nil:
 		msg = hist.Stopped
 	}
 	total := max(t.last.Epoch, 1)
+	if hist != nil && hist.TrainEpochs() > 0 {
+		total = hist.TrainEpochs()
+	}
 	t.bar.Update(total, total, msg)
 }

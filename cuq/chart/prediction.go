@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
@@ -186,13 +187,16 @@ func (c *HistoryChart) Done() (*Chart, error) {
 		return nil, fmt.Errorf("chart.HistoryOf %q: no epochs", c.title)
 	}
 	n := len(c.h.Epochs)
-	x := make([]int, n)
+	x := make([]string, n)
 	loss := make([]any, n)
 	ce := make([]any, n)
 	acc := make([]any, n)
 	warmup, best := 0, -1
 	for k, e := range c.h.Epochs {
-		x[k] = k + 1
+		x[k] = strconv.Itoa(e.Epoch) // epochs numbered as cuq.History numbers them
+		if e.Phase == cuq.WarmupPhase {
+			x[k] = "w" + strconv.Itoa(e.Epoch)
+		}
 		if math.IsInf(e.Loss, 0) || math.IsNaN(e.Loss) {
 			return nil, fmt.Errorf("chart.HistoryOf %q: loss %v at epoch %d", c.title, e.Loss, k+1)
 		}
@@ -228,7 +232,7 @@ func (c *HistoryChart) Done() (*Chart, error) {
 	xa := func(k int, name bool) map[string]any {
 		m := map[string]any{"type": "category", "data": x, "gridIndex": k, "boundaryGap": false}
 		if name {
-			m["name"], m["nameLocation"], m["nameGap"] = "epoch (warm-up first)", "middle", 28
+			m["name"], m["nameLocation"], m["nameGap"] = "epoch (warm-up w1, w2, … first)", "middle", 28
 		}
 		return m
 	}

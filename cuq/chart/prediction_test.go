@@ -2,6 +2,8 @@ package chart
 
 import (
 	"math"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -150,6 +152,12 @@ func TestHistoryOf(t *testing.T) {
 	best := s[0]["markLine"].(map[string]any)["data"].([]any)[0].(map[string]any)["xAxis"]
 	if best != 3.0 {
 		t.Errorf("best epoch marked at index %v, want 3 (training epoch 2 after two warm-up epochs)", best)
+	}
+	// The axis numbers epochs as the History does: the best epoch's label
+	// is its BestEpoch, warm-up epochs are w1, w2.
+	labels := opt["xAxis"].([]any)[0].(map[string]any)["data"].([]any)
+	if want := []any{"w1", "w2", "1", "2", "3"}; !reflect.DeepEqual(labels, want) || labels[3] != strconv.Itoa(h.BestEpoch) {
+		t.Errorf("epoch labels %v, want %v with the best epoch's label %d at index 3", labels, want, h.BestEpoch)
 	}
 	area := s[0]["markArea"].(map[string]any)["data"].([]any)[0].([]any)
 	if area[1].(map[string]any)["xAxis"] != 1.0 {
