@@ -11,8 +11,9 @@ import (
 )
 
 // Model is a node classifier with uncertainty, built by a Builder. Train it
-// with Fit, then Predict on its graph or on a graph with the same adjacency
-// and perturbed features.
+// with Fit, then Predict on its graph or on a variant of it: the same nodes
+// and feature width, with other features (feature noise) or other edges
+// (structure shifts) allowed (see Predict).
 type Model struct {
 	name    string
 	g       *graph.Graph

@@ -74,7 +74,9 @@ type trainOptions struct {
 }
 
 // EvaluateOn makes Train also predict on g, a variant of the training graph
-// with the same nodes (perturbed features, say), kept as Run.On[name].
+// with the same nodes and feature width (perturbed features, or added and
+// removed edges as graph.PerturbStructure makes them), kept as
+// Run.On[name].
 func EvaluateOn(name string, g *graph.Graph) TrainOption {
 	return func(o *trainOptions) { o.names, o.graphs = append(o.names, name), append(o.graphs, g) }
 }
