@@ -1,7 +1,7 @@
 // Package cuq builds, trains and evaluates the uncertainty-aware node
 // classifiers of "CUQ-GNN: Committee-based Graph Uncertainty Quantification
 // using Posterior Networks" (Damke and Hüllermeier) and the baselines it is
-// compared with, faithful to the official implementation (docs/reference.md
+// compared with, faithful to the official implementation (docs/guide/reference.md
 // lists what it follows and where it deliberately differs).
 //
 // A model is assembled with a fluent Builder, from a preset or from parts:

@@ -15,7 +15,7 @@ import (
 // from other random streams. Single splits vary by up to 10 points
 // (CUQ-GCN), so fewer splits would not test anything. Runs are seeded,
 // so the test is deterministic. The whole table, with the OOD columns, is
-// in docs/faithfulness.md.
+// in docs/records/faithfulness.md.
 func TestPaperAccuracyCoraML(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains every paper model on 10 splits of CoraML")

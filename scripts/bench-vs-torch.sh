@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-vs-torch.sh times a training epoch and an evaluation pass of every
 # paper model with a PyTorch timing script (CPU, 2 threads; see
-# docs/performance.md) and with cuqgnn (cuq bench), one after the other on
+# docs/records/performance.md) and with cuqgnn (cuq bench), one after the other on
 # the same machine and on the very same graph, dataset by dataset, and
 # prints a Markdown table of both with the ratio cuqgnn / PyTorch (the
 # target is at most 0.2) and each process's peak resident memory. cuqgnn

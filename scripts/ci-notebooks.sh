@@ -60,7 +60,7 @@ export JUPYTER_DATA_DIR=$out/jupyter
 gonb --install >"$out/gonb-install.log" 2>&1 || { cat "$out/gonb-install.log"; exit 1; }
 
 # The notebooks read $CUQ_DATA; CI gives them the tests' data directory
-# ($CUQ_TEST_DATA, else shared/datasets beside the repository: docs/data.md).
+# ($CUQ_TEST_DATA, else shared/datasets beside the repository: docs/guide/data.md).
 if [[ -z ${CUQ_DATA:-} ]]; then
 	test_data=${CUQ_TEST_DATA:-$repo/../shared/datasets}
 	[[ -d $test_data ]] && export CUQ_DATA=$(cd "$test_data" && pwd)

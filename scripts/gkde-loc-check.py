@@ -5,12 +5,12 @@ hop distances from every training node with cutoff 10, Gaussian kernel
 with σ = 1, α = 1 + evidence, float32 as in torch), its random splits
 (numpy seeded with 42), the leave-out-classes setting (the last k classes
 leave the train, validation and test sets and stay in the graph) and its
-measures; docs/reference.md describes each. It prints the mean over 10 splits of
+measures; docs/guide/reference.md describes each. It prints the mean over 10 splits of
 the ID accuracy and of the AUROCs (OOD positive, ties counted half) of TU,
 AU, EU and EU_PC, in percent, in float32 and in float64.
 
 cuqgnn's grid gives the same numbers to within the split-to-split spread,
-while the paper's AU and EU columns for GKDE differ (docs/faithfulness.md).
+while the paper's AU and EU columns for GKDE differ (docs/records/faithfulness.md).
 
     /usr/bin/python3 scripts/gkde-loc-check.py DIR/citeseer.npz 2
     /usr/bin/python3 scripts/gkde-loc-check.py DIR/cora_ml.npz 3

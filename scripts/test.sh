@@ -5,7 +5,7 @@
 #      multiply-add of this module's code on arm64 or amd64 v3
 #      (scripts/fusion-check.sh);
 #   2. go test ./... (real datasets from $CUQ_TEST_DATA, else shared/datasets
-#      beside the repository, see docs/data.md;
+#      beside the repository, see docs/guide/data.md;
 #      under CI=true their absence is a failure, elsewhere those tests skip);
 #   3. every notebook executed headless, its charts checked in Chromium
 #      (scripts/ci-notebooks.sh). CUQ_SKIP_NOTEBOOKS=1 skips this step on a

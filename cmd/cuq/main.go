@@ -155,7 +155,7 @@ const gcSoftLimit = 6 << 30
 // third of an epoch on CoraML (live heap some 50 MiB), which GOGC=400
 // avoids; on a graph of OGBN Arxiv's size (live heap 1.6 GiB while CUQ-GCN
 // trains) GOGC=400 grows the heap to the soft limit, and GOGC=100 halves
-// the peak (docs/performance.md).
+// the peak (docs/records/performance.md).
 var gcPolicy = gctune.Policy{Min: 100, Max: 400, Headroom: 1 << 30}
 
 // tuneGC trades memory for speed unless the user set GOGC or GOMEMLIMIT:

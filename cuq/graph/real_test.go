@@ -43,7 +43,7 @@ func TestCoraMLSplitsAndOOD(t *testing.T) {
 				t.Errorf("split %d class %d (%d nodes): %d/%d/%d, want %d/%d/%d", k+1, c, n, tr[c], va[c], te[c], wantTr, wantVa, wantTe)
 			}
 		}
-		// The reference's split formula (docs/reference.md, "Splits"): about 64.6% test nodes, 15–16% unused.
+		// The reference's split formula (docs/guide/reference.md, "Splits"): about 64.6% test nodes, 15–16% unused.
 		if f := float64(len(s.Test)) / float64(g.N); f < 0.63 || f > 0.65 {
 			t.Errorf("test fraction %.3f, want ≈ 0.646", f)
 		}

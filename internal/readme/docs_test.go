@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // declared maps each package name of the module (the last element of its
@@ -121,15 +122,7 @@ func TestDocumentedNamesExist(t *testing.T) {
 		t.Fatal(err)
 	}
 	decl := declared(t, root)
-	files := []string{"README.md", "notebooks/README.md", "scripts/replica/README.md"}
-	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		rel, _ := filepath.Rel(root, d)
-		files = append(files, rel)
-	}
+	files := markdownFiles(t, root)
 	checked := 0
 	for _, file := range files {
 		b, err := os.ReadFile(filepath.Join(root, file))
@@ -163,5 +156,95 @@ func TestDocumentedNamesExist(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Errorf("only %d qualified names found in %d files: is the pattern still right?", checked, len(files))
+	}
+}
+
+// markdownFiles returns the Markdown files a user reads, relative to root:
+// the README, the notebooks' and the replica's, and everything under docs/.
+func markdownFiles(t *testing.T, root string) []string {
+	t.Helper()
+	files := []string{"README.md", "notebooks/README.md", "scripts/replica/README.md"}
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
+			rel, _ := filepath.Rel(root, path)
+			files = append(files, rel)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// link matches a Markdown link's target; heading matches a heading line.
+var (
+	link    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	heading = regexp.MustCompile(`(?m)^#{1,6} +(.+)$`)
+)
+
+// anchor returns the anchor GitHub gives a heading: lower case, spaces as
+// hyphens, punctuation other than hyphens and underscores dropped.
+func anchor(h string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(h)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// TestDocumentLinksResolve checks every relative link of the Markdown
+// files a user reads: its file exists and, for a link into a Markdown
+// file with #anchor, the file has a heading with that anchor. Moving or
+// renaming a document cannot leave a dead link behind.
+func TestDocumentLinksResolve(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, file := range markdownFiles(t, root) {
+		b, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, frag, _ := strings.Cut(target, "#")
+			dest := filepath.Join(root, file)
+			if path != "" {
+				dest = filepath.Join(filepath.Dir(dest), path)
+			}
+			checked++
+			body, err := os.ReadFile(dest)
+			if err != nil {
+				if info, serr := os.Stat(dest); serr == nil && info.IsDir() {
+					continue
+				}
+				t.Errorf("%s links to %s, which does not exist", file, target)
+				continue
+			}
+			if frag == "" || !strings.HasSuffix(dest, ".md") {
+				continue
+			}
+			found := false
+			for _, h := range heading.FindAllStringSubmatch(string(body), -1) {
+				found = found || anchor(h[1]) == frag
+			}
+			if !found {
+				t.Errorf("%s links to %s, which has no heading with anchor #%s", file, target, frag)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d relative links checked: is the pattern still right?", checked)
 	}
 }
