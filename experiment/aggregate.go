@@ -182,7 +182,11 @@ func readRecordOf(path string, j Job) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Dataset != j.Dataset || r.Model != j.Model.Key() || r.Split != j.Split || r.Init != j.Init || r.LOC != j.LOC {
+	trained, err := r.trainedFor()
+	if err != nil {
+		return nil, err
+	}
+	if r.Dataset != j.Dataset || r.Model != j.Model.Key() || r.Split != j.Split || r.Init != j.Init || trained != j.Trained {
 		held, _ := r.Job()
 		return nil, fmt.Errorf("experiment: record %s holds the run %v, not %v as its name says", path, held, j)
 	}
@@ -323,7 +327,7 @@ func Aggregate(records []*Record) (*Results, error) {
 }
 
 func recordKey(r *Record) string {
-	return fmt.Sprintf("%s|%s|%04d|%04d|%v", r.Dataset, r.Model, r.Split, r.Init, r.LOC)
+	return fmt.Sprintf("%s|%s|%04d|%04d|%v|%s", r.Dataset, r.Model, r.Split, r.Init, r.LOC, r.Trained)
 }
 
 // addCurves aggregates the accuracy-rejection curves of model m on ds.

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
 )
@@ -118,40 +117,4 @@ func (d *Dataset) Split(k int) (graph.Split, error) {
 		return *d.Official, nil
 	}
 	return d.Graph.SplitK(graph.Stratified(0.05, 0.15, 0.80), k)
-}
-
-// numInits is how many of the requested initialisations model m runs on
-// the dataset: GKDE has no parameters and runs init 1 only; LOP-GPN runs
-// at most the dataset's Overrides.LOPGPNInits (the reference: 2 on OGBN
-// Arxiv).
-func numInits(dataset string, m Model, requested int) int {
-	spec, _ := record(dataset)
-	switch {
-	case m == GKDE:
-		return 1
-	case m == LOPGPN && spec.Overrides.LOPGPNInits > 0:
-		return min(requested, spec.Overrides.LOPGPNInits)
-	}
-	return requested
-}
-
-// configure applies the dataset's Overrides of the reference
-// implementation to the preset of m (on OGBN Arxiv evaluation every 10
-// epochs, patience 5 and GKDE cutoff 2; LOP-GPN pruning at 0.01 on
-// AmazonPhotos, AmazonComputers, PubMed and OGBNArxiv).
-func (d *Dataset) configure(m Model, b *cuq.Builder) {
-	spec, _ := record(d.Name)
-	o := spec.Overrides
-	if o.EvalEvery > 0 {
-		b.EvalEvery(o.EvalEvery)
-	}
-	if o.Patience > 0 {
-		b.Patience(o.Patience)
-	}
-	if m == GKDE && o.GKDECutoff > 0 {
-		b.Cutoff(o.GKDECutoff)
-	}
-	if m == LOPGPN && o.LOPGPNPrune > 0 {
-		b.Prune(o.LOPGPNPrune)
-	}
 }

@@ -54,7 +54,7 @@ func TestTableNames(t *testing.T) {
 	}
 }
 
-// configure applies the dataset record's overrides: on OGBN Arxiv GKDE
+// Model.Configure applies the dataset record's overrides: on OGBN Arxiv GKDE
 // looks at most 2 hops far (the reference's cutoff there), elsewhere 10.
 // On a path whose only training node is node 0, node 3 gets evidence on a
 // graph named CoraML but none on one named OGBNArxiv; node 2 the same on
@@ -65,9 +65,8 @@ func TestConfigureAppliesOverrides(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := &Dataset{Name: name, Graph: g, LeftOut: 1}
 		b := cuq.GKDE(g)
-		d.configure(GKDE, b)
+		GKDE.Configure(name, b)
 		m, err := b.Build()
 		if err != nil {
 			t.Fatal(err)

@@ -67,10 +67,8 @@ func (e shiftEvaluator) evaluate(p *graph.Perturbed, err error) (*Result, error)
 	return res, nil
 }
 
-// sweep evaluates the feature noise of setting s at every severity of its
-// sweep.
-func (e shiftEvaluator) sweep(g *graph.Graph, split graph.Split, s Setting) (*Result, error) {
-	noise, _ := s.noise()
+// sweep evaluates the feature noise at every severity of its sweep.
+func (e shiftEvaluator) sweep(g *graph.Graph, split graph.Split, noise graph.Noise) (*Result, error) {
 	res := &Result{}
 	for _, severity := range severities(noise) {
 		p, err := e.evaluate(graph.PerturbFeaturesWith(g, split, graph.FeatureShift{

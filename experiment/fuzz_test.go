@@ -20,7 +20,7 @@ func realRecords(f *testing.F) [][]byte {
 	var out [][]byte
 	for _, j := range []Job{
 		{Dataset: "Tiny", Model: GKDE, Split: 1, Init: 1, Settings: []Setting{Classification, GaussianNoise, BernoulliNoise}},
-		{Dataset: "Tiny", Model: APPNP, Split: 2, Init: 1, LOC: true, Settings: []Setting{LeaveOutClasses}},
+		{Dataset: "Tiny", Model: APPNP, Split: 2, Init: 1, Trained: LeaveOutClasses, Settings: []Setting{LeaveOutClasses}},
 	} {
 		r, err := RunJob(context.Background(), d, j, RunOptions{MaxEpochs: 3})
 		if err != nil {

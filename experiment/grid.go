@@ -134,7 +134,7 @@ func (g *Grid) Models(models ...Model) *Grid {
 
 // Settings sets the settings.
 func (g *Grid) Settings(settings ...Setting) *Grid {
-	if err := checkChoice(settings, "setting", func(s Setting) bool { return s >= 0 && s < numSettings }); err != nil {
+	if err := checkChoice(settings, "setting", Setting.known); err != nil {
 		return g.fail("%v", err)
 	}
 	g.settings = slices.Clone(settings)

@@ -24,13 +24,13 @@ func TestJobsCanonicalOrderAndOverrides(t *testing.T) {
 	first := jobs[:4]
 	want := []Job{
 		{Dataset: "CoraML", Model: APPNP, Split: 1, Init: 1, Settings: []Setting{Classification, GaussianNoise, BernoulliNoise}},
-		{Dataset: "CoraML", Model: APPNP, Split: 1, Init: 1, LOC: true, Settings: []Setting{LeaveOutClasses}},
+		{Dataset: "CoraML", Model: APPNP, Split: 1, Init: 1, Trained: LeaveOutClasses, Settings: []Setting{LeaveOutClasses}},
 		{Dataset: "CoraML", Model: APPNP, Split: 1, Init: 2, Settings: []Setting{Classification, GaussianNoise, BernoulliNoise}},
-		{Dataset: "CoraML", Model: APPNP, Split: 1, Init: 2, LOC: true, Settings: []Setting{LeaveOutClasses}},
+		{Dataset: "CoraML", Model: APPNP, Split: 1, Init: 2, Trained: LeaveOutClasses, Settings: []Setting{LeaveOutClasses}},
 	}
 	for i := range want {
-		if first[i].String() != want[i].String() || first[i].LOC != want[i].LOC {
-			t.Errorf("job %d = %v (LOC %v), want %v (LOC %v)", i, first[i], first[i].LOC, want[i], want[i].LOC)
+		if first[i].String() != want[i].String() || first[i].Trained != want[i].Trained {
+			t.Errorf("job %d = %v (trained for %v), want %v (trained for %v)", i, first[i], first[i].Trained, want[i], want[i].Trained)
 		}
 	}
 	seen := map[string]bool{}
@@ -48,7 +48,7 @@ func TestJobsCanonicalOrderAndOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(jobs) != 1 || jobs[0].LOC || !slices.Equal(jobs[0].Settings, []Setting{Classification, BernoulliNoise}) {
+	if len(jobs) != 1 || jobs[0].Trained != Classification || !slices.Equal(jobs[0].Settings, []Setting{Classification, BernoulliNoise}) {
 		t.Errorf("jobs %v", jobs)
 	}
 }
@@ -180,7 +180,7 @@ func TestResume(t *testing.T) {
 	// change a number of a third without updating its checksum.
 	damaged := []string{
 		filepath.Join(out, Job{Dataset: "Tiny", Model: APPNP, Split: 1, Init: 1}.Path()),
-		filepath.Join(out, Job{Dataset: "Tiny", Model: GKDE, Split: 2, Init: 1, LOC: true}.Path()),
+		filepath.Join(out, Job{Dataset: "Tiny", Model: GKDE, Split: 2, Init: 1, Trained: LeaveOutClasses}.Path()),
 		filepath.Join(out, Job{Dataset: "Tiny", Model: CUQPPR, Split: 2, Init: 1}.Path()),
 	}
 	b, err := os.ReadFile(damaged[0])
@@ -346,7 +346,11 @@ func TestRunGoesSplitBySplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := func(m Model, split int, loc bool) string {
-		return Job{Dataset: "Tiny", Model: m, Split: split, Init: 1, LOC: loc}.Path()
+		j := Job{Dataset: "Tiny", Model: m, Split: split, Init: 1}
+		if loc {
+			j.Trained = LeaveOutClasses
+		}
+		return j.Path()
 	}
 	want := []string{
 		job(APPNP, 1, false), job(APPNP, 1, true), job(GKDE, 1, false), job(GKDE, 1, true),

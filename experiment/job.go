@@ -26,17 +26,18 @@ const NoiseSeed = 42
 const PredictedAlpha = "ALPHA_PRED"
 
 // Job is one training run of the grid and the settings evaluated with the
-// trained model. A job on the clean graph (LOC false) trains once and
-// evaluates any of Classification, GaussianNoise and BernoulliNoise: the
-// noise settings re-use the classification model of the same split and
-// init, as the reference does, without retraining. A LOC job trains on the
-// leave-out-classes graph and evaluates LeaveOutClasses.
+// trained model. Trained names the setting whose model the job trains:
+// Classification for the model of the clean graph, which every setting
+// without a model of its own evaluates (the noise settings re-use the
+// classification model of the same split and init, as the reference
+// does, without retraining), or a setting that trains its own model
+// (LeaveOutClasses), which the job then evaluates alone.
 type Job struct {
 	Dataset  string
 	Model    Model
 	Split    int // 1-based
 	Init     int // 1-based
-	LOC      bool
+	Trained  Setting
 	Settings []Setting
 }
 
@@ -46,14 +47,21 @@ func (j Job) String() string {
 	return fmt.Sprintf("%s %s split %d init %d %v", j.Dataset, j.Model, j.Split, j.Init, j.Settings)
 }
 
-// Path is the job's record file relative to the output directory:
-// runs/<dataset>/<model>/s<split>_i<init>_<clean|loc>.json.
-func (j Job) Path() string {
-	kind := "clean"
-	if j.LOC {
-		kind = "loc"
+// kind names the model a job trains in its record's file name: "clean"
+// for the classification model, else the setting's name.
+func (j Job) kind() string {
+	if j.Trained == Classification {
+		return "clean"
 	}
-	return filepath.Join("runs", j.Dataset, j.Model.Key(), fmt.Sprintf("s%02d_i%02d_%s.json", j.Split, j.Init, kind))
+	return j.Trained.String()
+}
+
+// Path is the job's record file relative to the output directory:
+// runs/<dataset>/<model>/s<split>_i<init>_<kind>.json, kind "clean" for
+// the classification model, else the name of the setting it trains for
+// ("loc").
+func (j Job) Path() string {
+	return filepath.Join("runs", j.Dataset, j.Model.Key(), fmt.Sprintf("s%02d_i%02d_%s.json", j.Split, j.Init, j.kind()))
 }
 
 // validate checks that the job's settings fit its graph.
@@ -64,8 +72,12 @@ func (j Job) validate() error {
 	if len(j.Settings) == 0 {
 		return fmt.Errorf("experiment: job %v: no settings", j)
 	}
+	if j.Trained != Classification && !j.Trained.ownModel() {
+		return fmt.Errorf("experiment: job %v: setting %v has no model of its own to train", j, j.Trained)
+	}
 	for _, s := range j.Settings {
-		if (s == LeaveOutClasses) != j.LOC {
+		own := j.Trained != Classification
+		if s.ownModel() != own || own && s != j.Trained {
 			return fmt.Errorf("experiment: job %v: setting %v cannot share a model with the others", j, s)
 		}
 	}
@@ -117,12 +129,12 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 		return fail(err)
 	}
 	g, train, labels := d.Graph, split, d.Graph.Labels
-	var loc *graph.LOC
-	if j.LOC {
-		if loc, err = graph.LeaveOutClasses(d.Graph, split, d.LeftOut); err != nil {
+	var own *training
+	if j.Trained != Classification {
+		if own, err = j.Trained.record().train(d, split); err != nil {
 			return fail(err)
 		}
-		g, train, labels = loc.Graph, loc.Split, loc.Labels
+		g, train, labels = own.graph, own.split, own.labels
 	}
 	start := time.Now()
 	model, err := j.Model.Classifier(d, g, j.Init, o.MaxEpochs)
@@ -138,10 +150,11 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 		return fail(err)
 	}
 	rec := &Record{
-		Dataset: j.Dataset, Model: j.Model.Key(), Split: j.Split, Init: j.Init, LOC: j.LOC, MaxEpochs: o.MaxEpochs,
+		Dataset: j.Dataset, Model: j.Model.Key(), Split: j.Split, Init: j.Init, MaxEpochs: o.MaxEpochs,
 		Epochs: len(hist.Epochs), BestEpoch: hist.BestEpoch, TrainSeconds: time.Since(start).Seconds(),
 		Results: map[string]*Result{},
 	}
+	rec.setTrained(j.Trained)
 	start = time.Now()
 	pred, err := model.Predict(nil)
 	if err != nil {
@@ -166,30 +179,9 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 			return m.Predict(nil)
 		}
 	}
+	e := &evaluation{pred: pred, shift: shift, d: d, split: split, own: own}
 	for _, s := range j.Settings {
-		var res *Result
-		switch s {
-		case Classification:
-			res, err = classification(pred, split)
-		case LeaveOutClasses:
-			res, err = detection(pred, labels, loc.IDTest, loc.OODTest)
-			if err == nil {
-				res.Accuracy = *res.IDAccuracy
-			}
-		case GaussianNoise, BernoulliNoise:
-			noise, _ := s.noise()
-			res, err = shift.evaluate(graph.PerturbFeatures(d.Graph, split, noise, NoiseBudget, NoiseSeed))
-		case RandomEdges, DICE:
-			kind := graph.RandomEdges
-			if s == DICE {
-				kind = graph.DICE
-			}
-			res, err = shift.evaluate(graph.PerturbStructure(d.Graph, split, kind, StructureFraction, NoiseSeed))
-		case GaussianSweep, BernoulliSweep:
-			res, err = shift.sweep(d.Graph, split, s)
-		default:
-			err = fmt.Errorf("unknown setting %v", s)
-		}
+		res, err := s.record().evaluate(e)
 		if err != nil {
 			return fail(fmt.Errorf("%v: %w", s, err))
 		}

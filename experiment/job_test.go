@@ -42,7 +42,7 @@ func TestRunJobSettings(t *testing.T) {
 		}
 	}
 
-	loc := Job{Dataset: "Tiny", Model: CUQPPR, Split: 1, Init: 1, LOC: true, Settings: []Setting{LeaveOutClasses}}
+	loc := Job{Dataset: "Tiny", Model: CUQPPR, Split: 1, Init: 1, Trained: LeaveOutClasses, Settings: []Setting{LeaveOutClasses}}
 	rec, err = RunJob(ctx, d, loc, RunOptions{MaxEpochs: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestRunJobCoraML(t *testing.T) {
 	if acc := rec.Results["classification"].Accuracy; acc < 0.66 || acc > 0.78 {
 		t.Errorf("GKDE accuracy on CoraML %.4f, paper 0.7173", acc)
 	}
-	rec, err = RunJob(ctx, d, Job{Dataset: "CoraML", Model: GKDE, Split: 1, Init: 1, LOC: true, Settings: []Setting{LeaveOutClasses}}, RunOptions{})
+	rec, err = RunJob(ctx, d, Job{Dataset: "CoraML", Model: GKDE, Split: 1, Init: 1, Trained: LeaveOutClasses, Settings: []Setting{LeaveOutClasses}}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

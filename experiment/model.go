@@ -7,13 +7,16 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
-	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
-// Model names one of the paper's models.
+// Model is one model of the grid: an index into the catalogue of models
+// (models), whose record says what the model is called and how it is
+// built.
 type Model int
 
-// The models of the paper, in the order of its tables.
+// The models of the paper, in the order of its tables, then those beyond
+// it. A model added to the catalogue needs no constant: it is found by
+// its name (ParseModel).
 const (
 	APPNP Model = iota
 	GKDE
@@ -33,74 +36,124 @@ const (
 	EnsembleAPPNP
 	MCDropoutGCN
 	DropEdgeGCN
-	numModels
 )
 
+// modelRecord is one model of the catalogue.
+type modelRecord struct {
+	name    string   // in the paper and its tables: "LOP-GPN"
+	key     string   // on the command line and in file names: "gpn_lop" (the reference's eval.clj names)
+	aliases []string // other accepted names, by datasets.NameKey (the reference's)
+	paper   bool     // one of the paper's seven models
+	// preset builds the model on a graph; ensemble, for a deep ensemble of
+	// models, builds the ensemble instead (preset is then nil).
+	preset   func(*graph.Graph) *cuq.Builder
+	ensemble func(*graph.Graph) *cuq.EnsembleBuilder
+	// parameterFree marks a model without parameters (GKDE): one init, no
+	// epochs.
+	parameterFree bool
+	// overrides applies the dataset's overrides of the reference that
+	// concern this model alone (beyond EvalEvery and Patience, which apply
+	// to every model), and caps the inits it runs.
+	overrides func(b *cuq.Builder, o datasets.Overrides)
+	maxInits  func(o datasets.Overrides) int
+}
+
+// models is the catalogue of models, the paper's first, each in the
+// position of its constant. Adding a model is one record here (and its
+// preset in package cuq).
+var models = []modelRecord{
+	APPNP: {name: "APPNP", key: "appnp", paper: true, preset: cuq.APPNPModel},
+	GKDE: {name: "GKDE", key: "gkde", aliases: []string{"gdk"}, paper: true, preset: cuq.GKDE, parameterFree: true,
+		overrides: func(b *cuq.Builder, o datasets.Overrides) {
+			if o.GKDECutoff > 0 {
+				b.Cutoff(o.GKDECutoff)
+			}
+		}},
+	GPN: {name: "GPN", key: "gpn", paper: true, preset: cuq.GPN},
+	LOPGPN: {name: "LOP-GPN", key: "gpn_lop", paper: true, preset: cuq.LOPGPN,
+		overrides: func(b *cuq.Builder, o datasets.Overrides) {
+			if o.LOPGPNPrune > 0 {
+				b.Prune(o.LOPGPNPrune)
+			}
+		},
+		maxInits: func(o datasets.Overrides) int { return o.LOPGPNInits }},
+	CUQPPR:        {name: "CUQ-PPR", key: "cuq_ppr", aliases: []string{"cuqappnp"}, paper: true, preset: cuq.CUQPPR},
+	CUQGCN:        {name: "CUQ-GCN", key: "cuq_gcn", paper: true, preset: cuq.CUQGCN},
+	CUQGAT:        {name: "CUQ-GAT", key: "cuq_gat", paper: true, preset: cuq.CUQGAT},
+	GCN:           {name: "GCN", key: "gcn", preset: cuq.GCNModel},
+	EnsembleGCN:   {name: "Ensemble-GCN", key: "ens_gcn", ensemble: cuq.EnsembleGCN},
+	EnsembleAPPNP: {name: "Ensemble-APPNP", key: "ens_appnp", ensemble: cuq.EnsembleAPPNP},
+	MCDropoutGCN:  {name: "MC-Dropout-GCN", key: "mcd_gcn", preset: cuq.MCDropoutGCN},
+	DropEdgeGCN:   {name: "DropEdge-GCN", key: "dropedge_gcn", preset: cuq.DropEdgeGCN},
+}
+
+// numModels is the number of models in the catalogue.
+var numModels = Model(len(models))
+
 // AllModels lists the paper's models in the paper's order.
-var AllModels = []Model{APPNP, GKDE, GPN, LOPGPN, CUQPPR, CUQGCN, CUQGAT}
+var AllModels = modelsWhere(func(r modelRecord) bool { return r.paper })
 
 // ExtendedModels lists the models beyond the paper: the GCN classifier
 // and the classical committees, whose TU, AU and EU are the entropy
 // decomposition of their sampled categorical predictions.
-var ExtendedModels = []Model{GCN, EnsembleGCN, EnsembleAPPNP, MCDropoutGCN, DropEdgeGCN}
+var ExtendedModels = modelsWhere(func(r modelRecord) bool { return !r.paper })
 
-// modelNames are the models' names in the paper (and in its tables);
-// modelKeys are their command-line and file names, after the reference's
-// (eval.clj) model names for the paper's models.
-var (
-	modelNames = [numModels]string{"APPNP", "GKDE", "GPN", "LOP-GPN", "CUQ-PPR", "CUQ-GCN", "CUQ-GAT",
-		"GCN", "Ensemble-GCN", "Ensemble-APPNP", "MC-Dropout-GCN", "DropEdge-GCN"}
-	modelKeys = [numModels]string{"appnp", "gkde", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat",
-		"gcn", "ens_gcn", "ens_appnp", "mcd_gcn", "dropedge_gcn"}
-)
+// modelsWhere returns the models whose records satisfy keep, in the
+// catalogue's order.
+func modelsWhere(keep func(modelRecord) bool) []Model {
+	var out []Model
+	for m, r := range models {
+		if keep(r) {
+			out = append(out, Model(m))
+		}
+	}
+	return out
+}
+
+// record returns m's record, or one holding only a name for a value
+// outside the catalogue.
+func (m Model) record() modelRecord {
+	if m < 0 || m >= numModels {
+		return modelRecord{name: fmt.Sprintf("Model(%d)", int(m)), key: fmt.Sprintf("model%d", int(m))}
+	}
+	return models[m]
+}
 
 // String returns the paper's display name: APPNP, GKDE, GPN, LOP-GPN,
-// CUQ-PPR, CUQ-GCN or CUQ-GAT.
-func (m Model) String() string { return enum.String(m, modelNames[:]) }
+// CUQ-PPR, CUQ-GCN, CUQ-GAT, GCN, Ensemble-GCN, ….
+func (m Model) String() string { return m.record().name }
 
 // Key returns the command-line and file name of m: appnp, gkde, gpn,
-// gpn_lop, cuq_ppr, cuq_gcn or cuq_gat.
-func (m Model) Key() string {
-	if k, ok := enum.Lookup(m, modelKeys[:]); ok {
-		return k
-	}
-	return fmt.Sprintf("model%d", int(m))
-}
+// gpn_lop, cuq_ppr, cuq_gcn, cuq_gat, gcn, ens_gcn, ….
+func (m Model) Key() string { return m.record().key }
 
 // Keys returns the command-line names (Key) of models.
 func Keys(models []Model) []string { return namesOf(models, Model.Key) }
 
 // ModelNames returns the command-line names of all models, the paper's
 // first.
-func ModelNames() []string { return modelKeys[:] }
+func ModelNames() []string { return Keys(modelsWhere(func(modelRecord) bool { return true })) }
 
 // ParseModel returns the model named s: a command-line name (appnp, gkde,
-// gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat), a display name (LOP-GPN,
+// gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat, …), a display name (LOP-GPN,
 // CUQ-GCN, ...) or a reference name (gdk, cuq_appnp). Case, '-' and '_' are
 // ignored.
 func ParseModel(s string) (Model, error) {
-	return parseName(s, "model", ModelNames(), modelAliases, modelKeys[:], modelNames[:])
+	keys := ModelNames()
+	names := namesOf(modelsWhere(func(modelRecord) bool { return true }), Model.String)
+	aliases := map[string]Model{}
+	for m, r := range models {
+		for _, a := range r.aliases {
+			aliases[a] = Model(m)
+		}
+	}
+	return parseName(s, "model", keys, aliases, keys, names)
 }
-
-// modelAliases are the reference's names of models, by NameKey.
-var modelAliases = map[string]Model{"gdk": GKDE, "cuqappnp": CUQPPR}
 
 // ParseModels parses a comma-separated list of model names; see ParseModel.
 func ParseModels(list string) ([]Model, error) {
 	return parseList(list, ParseModel, "model", ModelNames())
 }
-
-// presets are the cuq presets of the models that are one cuq.Model;
-// ensembles those of the deep ensembles.
-var (
-	presets = [numModels]func(*graph.Graph) *cuq.Builder{
-		cuq.APPNPModel, cuq.GKDE, cuq.GPN, cuq.LOPGPN, cuq.CUQPPR, cuq.CUQGCN, cuq.CUQGAT,
-		cuq.GCNModel, nil, nil, cuq.MCDropoutGCN, cuq.DropEdgeGCN,
-	}
-	ensembles = map[Model]func(*graph.Graph) *cuq.EnsembleBuilder{
-		EnsembleGCN: cuq.EnsembleGCN, EnsembleAPPNP: cuq.EnsembleAPPNP,
-	}
-)
 
 // Builder returns the preset of m on g (see the cuq presets). A deep
 // ensemble is several models and has no Builder: see Classifier.
@@ -108,21 +161,65 @@ func (m Model) Builder(g *graph.Graph) (*cuq.Builder, error) {
 	if m < 0 || m >= numModels {
 		return nil, fmt.Errorf("experiment: unknown model %v", m)
 	}
-	if presets[m] == nil {
+	r := models[m]
+	if r.preset == nil {
 		return nil, fmt.Errorf("experiment: %v is an ensemble of models, built by Model.Classifier", m)
 	}
-	return presets[m](g), nil
+	return r.preset(g), nil
+}
+
+// Configure applies the overrides of the reference implementation that
+// the dataset named dataset has (datasets.Overrides; none for a name that
+// is not a registry dataset's own) to b, a builder of m: on OGBN Arxiv evaluation
+// every 10 epochs, patience 5 and GKDE cutoff 2; LOP-GPN pruning at 0.01
+// on AmazonPhotos, AmazonComputers, PubMed and OGBNArxiv.
+func (m Model) Configure(dataset string, b *cuq.Builder) {
+	spec, ok := record(dataset)
+	if !ok {
+		return
+	}
+	o := spec.Overrides
+	if o.EvalEvery > 0 {
+		b.EvalEvery(o.EvalEvery)
+	}
+	if o.Patience > 0 {
+		b.Patience(o.Patience)
+	}
+	if f := m.record().overrides; f != nil {
+		f(b, o)
+	}
+}
+
+// numInits is how many of the requested initialisations m runs on the
+// dataset: a model without parameters (GKDE) runs init 1 only; a model
+// whose record caps its inits by the dataset's overrides (LOP-GPN: 2 on
+// OGBN Arxiv) at most that many.
+func numInits(dataset string, m Model, requested int) int {
+	r := m.record()
+	if r.parameterFree {
+		return 1
+	}
+	if spec, ok := record(dataset); ok && r.maxInits != nil {
+		if k := r.maxInits(spec.Overrides); k > 0 {
+			return min(requested, k)
+		}
+	}
+	return requested
 }
 
 // Classifier builds m's preset on g as the grid runs it on dataset d:
 // with d's overrides of the reference's schedule, initialisation init
 // (an ensemble's init k has the members of its member builder's inits
 // (k−1)·M+1 … k·M) and, when maxEpochs is positive, that cap on the
-// training epochs. GKDE has no initialisation and no epochs.
+// training epochs. A model without parameters has no initialisation and
+// no epochs.
 func (m Model) Classifier(d *Dataset, g *graph.Graph, init, maxEpochs int) (cuq.Classifier, error) {
-	if ensemble, ok := ensembles[m]; ok {
+	if m < 0 || m >= numModels {
+		return nil, fmt.Errorf("experiment: unknown model %v", m)
+	}
+	if ensemble := models[m].ensemble; ensemble != nil {
 		e := ensemble(g).Init(init)
-		d.configure(m, e.Member())
+		m.Configure(d.Name, e.Member())
 		if maxEpochs > 0 {
 			e.MaxEpochs(maxEpochs)
 		}
@@ -132,8 +229,8 @@ func (m Model) Classifier(d *Dataset, g *graph.Graph, init, maxEpochs int) (cuq.
 	if err != nil {
 		return nil, err
 	}
-	d.configure(m, b)
-	if m != GKDE {
+	m.Configure(d.Name, b)
+	if !models[m].parameterFree {
 		b.Init(init)
 		if maxEpochs > 0 {
 			b.MaxEpochs(maxEpochs)

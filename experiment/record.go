@@ -24,7 +24,12 @@ type Record struct {
 	Model   string `json:"model"` // Model.Key
 	Split   int    `json:"split"`
 	Init    int    `json:"init"`
+	// LOC marks a leave-out-classes run; Trained names any other setting
+	// with a model of its own that the run trained for ("" for the
+	// classification model and for leave-out classes, so that records
+	// written before it existed read alike).
 	LOC     bool   `json:"loc"`
+	Trained string `json:"trained,omitempty"`
 	// MaxEpochs is the RunOptions.MaxEpochs the job ran with (0: the
 	// preset's); a grid with another value redoes the job.
 	MaxEpochs    int     `json:"max_epochs"`
@@ -94,13 +99,44 @@ func (r *Record) Job() (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
-	j := Job{Dataset: r.Dataset, Model: m, Split: r.Split, Init: r.Init, LOC: r.LOC}
+	trained, err := r.trainedFor()
+	if err != nil {
+		return Job{}, err
+	}
+	j := Job{Dataset: r.Dataset, Model: m, Split: r.Split, Init: r.Init, Trained: trained}
 	for _, s := range knownSettings {
 		if _, ok := r.Results[s.String()]; ok {
 			j.Settings = append(j.Settings, s)
 		}
 	}
 	return j, nil
+}
+
+// setTrained records the setting whose model the run trained (see LOC and
+// Trained).
+func (r *Record) setTrained(s Setting) {
+	r.LOC, r.Trained = s == LeaveOutClasses, ""
+	if s != Classification && s != LeaveOutClasses {
+		r.Trained = s.String()
+	}
+}
+
+// trainedFor returns the setting whose model the run trained: Trained,
+// else LeaveOutClasses for a LOC run, else Classification.
+func (r *Record) trainedFor() (Setting, error) {
+	switch {
+	case r.Trained != "" && r.LOC:
+		return 0, fmt.Errorf("experiment: record of %s %s split %d init %d: both loc and trained %q", r.Dataset, r.Model, r.Split, r.Init, r.Trained)
+	case r.Trained != "":
+		s, err := ParseSetting(r.Trained)
+		if err == nil && (s == Classification || s == LeaveOutClasses || !s.ownModel()) {
+			err = fmt.Errorf("experiment: record trained for %q, a setting without a model of its own", r.Trained)
+		}
+		return s, err
+	case r.LOC:
+		return LeaveOutClasses, nil
+	}
+	return Classification, nil
 }
 
 // checksum returns the hex SHA-256 of r's JSON encoding with an empty
@@ -304,7 +340,10 @@ func parseRecord(b []byte) (*Record, error) {
 // covers reports whether r is a finished record of job j, run with
 // maxEpochs: same identity and every setting of j present.
 func (r *Record) covers(j Job, maxEpochs int) bool {
-	if r.Dataset != j.Dataset || r.Model != j.Model.Key() || r.Split != j.Split || r.Init != j.Init || r.LOC != j.LOC || r.MaxEpochs != maxEpochs {
+	if trained, err := r.trainedFor(); err != nil || trained != j.Trained {
+		return false
+	}
+	if r.Dataset != j.Dataset || r.Model != j.Model.Key() || r.Split != j.Split || r.Init != j.Init || r.MaxEpochs != maxEpochs {
 		return false
 	}
 	return !slices.ContainsFunc(j.Settings, func(s Setting) bool { return r.Results[s.String()] == nil })

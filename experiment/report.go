@@ -192,13 +192,17 @@ func (res *Results) RunTable() (*chart.Table, error) {
 		epochs, train float64
 	}
 	type key struct {
-		ds    string
-		model string
-		loc   bool
+		ds      string
+		model   string
+		trained Setting
 	}
 	stats := map[key]*agg{}
 	for _, r := range res.Records {
-		k := key{r.Dataset, r.Model, r.LOC}
+		trained, err := r.trainedFor()
+		if err != nil {
+			return nil, err
+		}
+		k := key{r.Dataset, r.Model, trained}
 		if stats[k] == nil {
 			stats[k] = &agg{}
 		}
@@ -210,14 +214,14 @@ func (res *Results) RunTable() (*chart.Table, error) {
 	var rows [][]string
 	for _, ds := range res.Datasets {
 		for m := range numModels {
-			for _, loc := range []bool{false, true} {
-				a, ok := stats[key{ds, m.Key(), loc}]
+			for _, trained := range knownSettings {
+				a, ok := stats[key{ds, m.Key(), trained}]
 				if !ok {
 					continue
 				}
 				graph := "clean"
-				if loc {
-					graph = "leave-out classes"
+				if trained != Classification {
+					graph = trained.Title()
 				}
 				rows = append(rows, []string{ds, m.String(), graph, strconv.Itoa(a.runs),
 					fmt.Sprintf("%.1f", a.epochs/float64(a.runs)), fmt.Sprintf("%.2f", a.train/float64(a.runs)), fmt.Sprintf("%.1f", a.train)})

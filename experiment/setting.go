@@ -1,16 +1,20 @@
 package experiment
 
 import (
-	"slices"
+	"strconv"
 
+	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
-	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
-// Setting is one experimental setting of the paper's grid.
+// Setting is one experimental setting of the grid: an index into the
+// catalogue of settings (settings), whose record says what the setting
+// is called and how it is run.
 type Setting int
 
-// The settings, in the order of the reference.
+// The settings, in the order of the reference, then those beyond the
+// paper. A setting added to the catalogue needs no constant: it is found
+// by its name (ParseSetting).
 const (
 	// Classification trains on the full graph and evaluates accuracy and
 	// accuracy-rejection curves on the test nodes.
@@ -39,95 +43,201 @@ const (
 	// BernoulliSweep repeats BernoulliNoise at every severity of
 	// graph.BernoulliSeverities. Not in the paper.
 	BernoulliSweep
-	numSettings
 )
+
+// settingRecord is one setting of the catalogue.
+//
+// A setting either evaluates the model trained for Classification on the
+// clean graph (evaluate; the noise and structure shifts, which the
+// reference evaluates without retraining), or trains a model of its own
+// (train, then evaluate; leave-out classes). A job trains one model and
+// evaluates every setting that shares it.
+type settingRecord struct {
+	name      string   // what a user types and reads: cuq grid -settings, records, tables
+	title     string   // in prose and table captions
+	reference string   // the reference implementation's name, "" if it has none
+	aliases   []string // other accepted names (the reference's file and column names)
+	paper     bool     // one of the paper's four settings
+	// train, for a setting with a model of its own, returns what that model
+	// trains on; nil for a setting that evaluates the classification model.
+	train func(d *Dataset, split graph.Split) (*training, error)
+	// evaluate evaluates the trained model in the setting.
+	evaluate func(e *evaluation) (*Result, error)
+	// sweep marks a severity sweep, whose result holds one result per
+	// severity (Result.Sweep).
+	sweep bool
+}
+
+// training is what a setting with a model of its own trains on: a graph,
+// its split and the labels the evaluation compares with, and the ID and
+// OOD test nodes.
+type training struct {
+	graph   *graph.Graph
+	split   graph.Split
+	labels  []int
+	id, ood []int
+}
+
+// evaluation is what a setting evaluates: the trained model's prediction
+// on the graph it was trained on, a way to predict on a shifted graph, the
+// dataset and split, and for a setting with a model of its own what it
+// trained on.
+type evaluation struct {
+	pred  *cuq.Prediction
+	shift shiftEvaluator
+	d     *Dataset
+	split graph.Split
+	own   *training
+}
+
+// settings is the catalogue of settings, the paper's first, each in the
+// position of its constant. Adding a setting is one record here (and its
+// shift in package graph).
+var settings = []settingRecord{
+	Classification: {
+		name: "classification", title: "classification", reference: "classification", aliases: []string{"clf"}, paper: true,
+		evaluate: func(e *evaluation) (*Result, error) { return classification(e.pred, e.split) },
+	},
+	LeaveOutClasses: {
+		name: "loc", title: "leave-out classes", reference: "ood_loc", aliases: []string{"oodloc", "leaveoutclasses"}, paper: true,
+		train: func(d *Dataset, split graph.Split) (*training, error) {
+			loc, err := graph.LeaveOutClasses(d.Graph, split, d.LeftOut)
+			if err != nil {
+				return nil, err
+			}
+			return &training{graph: loc.Graph, split: loc.Split, labels: loc.Labels, id: loc.IDTest, ood: loc.OODTest}, nil
+		},
+		evaluate: func(e *evaluation) (*Result, error) {
+			res, err := detection(e.pred, e.own.labels, e.own.id, e.own.ood)
+			if err == nil {
+				res.Accuracy = *res.IDAccuracy
+			}
+			return res, err
+		},
+	},
+	GaussianNoise: {
+		name: "gaussian", title: "Gaussian noise", reference: "ood_features_normal",
+		aliases: []string{"normal", "oodfeaturesnormal", "oodnormal"}, paper: true,
+		evaluate: featureNoise(graph.Gaussian),
+	},
+	BernoulliNoise: {
+		name: "bernoulli", title: "Bernoulli noise", reference: "ood_features_ber",
+		aliases: []string{"ber", "oodfeaturesber", "oodber"}, paper: true,
+		evaluate: featureNoise(graph.Bernoulli),
+	},
+	RandomEdges: {
+		name: "random_edges", title: "random edges", aliases: []string{"edges"},
+		evaluate: structureNoise(graph.RandomEdges),
+	},
+	DICE: {
+		name: "dice", title: "DICE",
+		evaluate: structureNoise(graph.DICE),
+	},
+	GaussianSweep: {
+		name: "gaussian_sweep", title: "Gaussian noise severity", sweep: true,
+		evaluate: func(e *evaluation) (*Result, error) { return e.shift.sweep(e.d.Graph, e.split, graph.Gaussian) },
+	},
+	BernoulliSweep: {
+		name: "bernoulli_sweep", title: "Bernoulli noise severity", sweep: true,
+		evaluate: func(e *evaluation) (*Result, error) { return e.shift.sweep(e.d.Graph, e.split, graph.Bernoulli) },
+	},
+}
+
+// featureNoise evaluates the classification model on the graph whose
+// features of NoiseBudget of the nodes are replaced by noise (seed
+// NoiseSeed), as the reference.
+func featureNoise(noise graph.Noise) func(e *evaluation) (*Result, error) {
+	return func(e *evaluation) (*Result, error) {
+		return e.shift.evaluate(graph.PerturbFeatures(e.d.Graph, e.split, noise, NoiseBudget, NoiseSeed))
+	}
+}
+
+// structureNoise evaluates the classification model on the graph whose
+// edges kind perturbs (StructureFraction of them, seed NoiseSeed).
+func structureNoise(kind graph.Structure) func(e *evaluation) (*Result, error) {
+	return func(e *evaluation) (*Result, error) {
+		return e.shift.evaluate(graph.PerturbStructure(e.d.Graph, e.split, kind, StructureFraction, NoiseSeed))
+	}
+}
 
 // AllSettings lists the paper's settings in the reference's order.
-var AllSettings = []Setting{Classification, LeaveOutClasses, GaussianNoise, BernoulliNoise}
+var AllSettings = settingsWhere(func(r settingRecord) bool { return r.paper })
 
-// ExtendedSettings lists the settings beyond the paper: structure noise
-// and the feature-noise severity sweeps. Like the noise settings they
-// evaluate the classification model without retraining.
-var ExtendedSettings = []Setting{RandomEdges, DICE, GaussianSweep, BernoulliSweep}
+// ExtendedSettings lists the settings beyond the paper, in the
+// catalogue's order: structure noise and the feature-noise severity
+// sweeps. Like the noise settings they evaluate the classification model
+// without retraining.
+var ExtendedSettings = settingsWhere(func(r settingRecord) bool { return !r.paper })
 
 // knownSettings lists every setting, the paper's first.
-var knownSettings = append(slices.Clone(AllSettings), ExtendedSettings...)
+var knownSettings = settingsWhere(func(settingRecord) bool { return true })
 
-// settingNames are the settings' names in cuqgnn's vocabulary (flags,
-// records, progress lines, tables); referenceKeys are the reference
-// implementation's, which only its file formats use.
-var (
-	settingNames  = [numSettings]string{"classification", "loc", "gaussian", "bernoulli", "random_edges", "dice", "gaussian_sweep", "bernoulli_sweep"}
-	settingTitles = [numSettings]string{"classification", "leave-out classes", "Gaussian noise", "Bernoulli noise",
-		"random edges", "DICE", "Gaussian noise severity", "Bernoulli noise severity"}
-	referenceKeys = [numSettings]string{"classification", "ood_loc", "ood_features_normal", "ood_features_ber"}
-)
+// settingsWhere returns the settings whose records satisfy keep, in the
+// catalogue's order.
+func settingsWhere(keep func(settingRecord) bool) []Setting {
+	var out []Setting
+	for s, r := range settings {
+		if keep(r) {
+			out = append(out, Setting(s))
+		}
+	}
+	return out
+}
 
-// String returns the name of s: classification, loc, gaussian or
-// bernoulli, the name a user types (cuq grid -settings) and reads.
-func (s Setting) String() string { return enum.String(s, settingNames[:]) }
+// record returns s's record, or a record holding only a name for a value
+// outside the catalogue.
+func (s Setting) record() settingRecord {
+	if !s.known() {
+		return settingRecord{name: "Setting(" + strconv.Itoa(int(s)) + ")"}
+	}
+	return settings[s]
+}
+
+// known reports whether s is in the catalogue.
+func (s Setting) known() bool { return s >= 0 && int(s) < len(settings) }
+
+// String returns the name of s: classification, loc, gaussian, bernoulli,
+// random_edges, …, the name a user types (cuq grid -settings) and reads.
+func (s Setting) String() string { return s.record().name }
 
 // ReferenceKey returns the reference implementation's name of s:
 // classification, ood_loc, ood_features_normal or ood_features_ber; ""
 // for a setting the reference does not have.
-func (s Setting) ReferenceKey() string {
-	k, _ := enum.Lookup(s, referenceKeys[:])
-	return k
-}
+func (s Setting) ReferenceKey() string { return s.record().reference }
 
 // Title returns the setting's name in prose and table captions:
 // "classification", "leave-out classes", "Gaussian noise", "Bernoulli
-// noise", "random edges", "DICE", "Gaussian noise severity" or "Bernoulli
-// noise severity".
-func (s Setting) Title() string {
-	if t, ok := enum.Lookup(s, settingTitles[:]); ok {
-		return t
-	}
-	return s.String()
-}
+// noise", "random edges", "DICE", "Gaussian noise severity", ….
+func (s Setting) Title() string { return s.record().title }
 
-// noise returns the feature noise of a feature-noise setting or sweep.
-func (s Setting) noise() (graph.Noise, bool) {
-	switch s {
-	case GaussianNoise, GaussianSweep:
-		return graph.Gaussian, true
-	case BernoulliNoise, BernoulliSweep:
-		return graph.Bernoulli, true
-	}
-	return 0, false
-}
+// ownModel reports whether s trains a model of its own rather than
+// evaluating the classification model.
+func (s Setting) ownModel() bool { return s.record().train != nil }
 
 // sweep reports whether s is a severity sweep, whose result holds one
 // result per severity.
-func (s Setting) sweep() bool { return s == GaussianSweep || s == BernoulliSweep }
+func (s Setting) sweep() bool { return s.record().sweep }
 
 // Names returns the names (String) of settings.
 func Names(settings []Setting) []string { return namesOf(settings, Setting.String) }
 
 // SettingNames returns the names of the settings (see Setting.String), the
 // paper's first.
-func SettingNames() []string { return settingNames[:] }
+func SettingNames() []string { return Names(knownSettings) }
 
 // ParseSetting returns the setting named s: a name of SettingNames, or one
 // of the aliases clf, ood_loc, leave_out_classes, normal,
 // ood_features_normal, ber, ood_features_ber, edges. Case, '-' and
 // '_' are ignored.
 func ParseSetting(s string) (Setting, error) {
-	return parseName(s, "setting", SettingNames(), settingAliases, settingNames[:])
-}
-
-// settingAliases are the other names of settings, by NameKey.
-var settingAliases = map[string]Setting{
-	"clf":               Classification,
-	"oodloc":            LeaveOutClasses,
-	"leaveoutclasses":   LeaveOutClasses,
-	"normal":            GaussianNoise,
-	"oodfeaturesnormal": GaussianNoise,
-	"oodnormal":         GaussianNoise,
-	"ber":               BernoulliNoise,
-	"oodfeaturesber":    BernoulliNoise,
-	"oodber":            BernoulliNoise,
-	"edges":             RandomEdges,
+	names := SettingNames()
+	aliases := map[string]Setting{}
+	for k, r := range settings {
+		for _, a := range r.aliases {
+			aliases[a] = Setting(k)
+		}
+	}
+	return parseName(s, "setting", names, aliases, names)
 }
 
 // ParseSettings parses a comma-separated list of settings; see

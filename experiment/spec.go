@@ -107,22 +107,20 @@ func (s *Spec) Jobs() ([]Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiment: grid %w", err)
 	}
-	var clean []Setting
-	loc := false
+	// One job per split and init trains the classification model for the
+	// settings that share it, one more per setting with a model of its own.
+	var clean, own []Setting
 	for _, st := range knownSettings {
 		switch {
 		case !slices.Contains(settings, st):
-		case st == LeaveOutClasses:
-			loc = true
+		case st.ownModel():
+			own = append(own, st)
 		default:
 			clean = append(clean, st)
 		}
 	}
-	var perRun uint64 // jobs per split and init
+	perRun := uint64(len(own)) // jobs per split and init
 	if len(clean) > 0 {
-		perRun++
-	}
-	if loc {
 		perRun++
 	}
 	splits := func(d SpecDataset) int {
@@ -151,8 +149,8 @@ func (s *Spec) Jobs() ([]Job, error) {
 						j.Settings = clean
 						jobs = append(jobs, j)
 					}
-					if loc {
-						j.LOC, j.Settings = true, []Setting{LeaveOutClasses}
+					for _, st := range own {
+						j.Trained, j.Settings = st, []Setting{st}
 						jobs = append(jobs, j)
 					}
 				}

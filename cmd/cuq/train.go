@@ -49,7 +49,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	jobs := []experiment.Job{{Dataset: d.Name, Model: m, Split: run.split, Init: run.init,
 		Settings: []experiment.Setting{experiment.Classification, experiment.GaussianNoise, experiment.BernoulliNoise}}}
 	if *loc {
-		jobs = append(jobs, experiment.Job{Dataset: d.Name, Model: m, Split: run.split, Init: run.init, LOC: true,
+		jobs = append(jobs, experiment.Job{Dataset: d.Name, Model: m, Split: run.split, Init: run.init, Trained: experiment.LeaveOutClasses,
 			Settings: []experiment.Setting{experiment.LeaveOutClasses}})
 	}
 	fmt.Fprintf(stdout, "%s on %s (%d nodes, %d classes), split %d, init %d\n", m, d.Name, d.Graph.N, d.Graph.NumClasses, run.split, run.init)
@@ -78,7 +78,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		kind := "the full graph"
-		if j.LOC {
+		if j.Trained == experiment.LeaveOutClasses {
 			kind = fmt.Sprintf("the graph without the last %d classes", d.LeftOut)
 		}
 		fmt.Fprintf(stdout, "trained on %s: %d epochs (best %d) in %.1f s\n", kind, rec.Epochs, rec.BestEpoch, rec.TrainSeconds)

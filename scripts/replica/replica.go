@@ -27,39 +27,41 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/experiment"
 )
 
 // Models lists the model kinds the replica implements, by the grid's keys.
 var Models = []string{"appnp", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat"}
 
-// Preset returns the paper's preset of model (one of Models) on g with
-// every dropout probability set to dropout: 0 is the form the replica
-// trains in lock step, 0.5 the paper's (the replica's --dropout). LOP-GPN
-// prunes its mixture weights where the reference does (see Prune).
+// Preset returns the paper's preset of model (one of Models) on g, from
+// the grid's catalogue with the overrides the grid applies to the dataset
+// named g.Name (experiment.Model.Configure; LOP-GPN's pruning, see Prune),
+// with every dropout probability set to dropout: 0 is the form the
+// replica trains in lock step, 0.5 the paper's (the replica's --dropout).
 func Preset(g *graph.Graph, model string, dropout float64) (*cuq.Builder, error) {
 	if !(dropout >= 0 && dropout < 1) {
 		return nil, fmt.Errorf("replica: dropout %v not in [0, 1)", dropout)
 	}
-	enc := cuq.MLP(64).Dropout(dropout)
-	switch model {
-	case "appnp":
-		return cuq.APPNPModel(g).Encoder(enc), nil
-	case "gpn":
-		return cuq.GPN(g).Encoder(enc), nil
-	case "gpn_lop":
-		b := cuq.LOPGPN(g).Encoder(enc)
-		if th := Prune(g, model); th > 0 {
-			b.Prune(th)
-		}
-		return b, nil
-	case "cuq_ppr":
-		return cuq.CUQPPR(g).Encoder(enc), nil
-	case "cuq_gcn":
-		return cuq.CUQGCN(g).Encoder(enc).Conv(cuq.GCN(64).Dropout(dropout)), nil
-	case "cuq_gat":
-		return cuq.CUQGAT(g).Encoder(enc).Conv(cuq.GAT(64).Dropout(dropout)), nil
+	if !slices.Contains(Models, model) {
+		return nil, fmt.Errorf("replica: unknown model %q (want one of %v)", model, Models)
 	}
-	return nil, fmt.Errorf("replica: unknown model %q (want one of %v)", model, Models)
+	m, err := experiment.ParseModel(model)
+	if err != nil {
+		return nil, err
+	}
+	b, err := m.Builder(g)
+	if err != nil {
+		return nil, err
+	}
+	m.Configure(g.Name, b)
+	b.Encoder(cuq.MLP(64).Dropout(dropout))
+	switch m {
+	case experiment.CUQGCN:
+		b.Conv(cuq.GCN(64).Dropout(dropout))
+	case experiment.CUQGAT:
+		b.Conv(cuq.GAT(64).Dropout(dropout))
+	}
+	return b, nil
 }
 
 // Prune returns the threshold at which the reference prunes model's
