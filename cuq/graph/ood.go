@@ -91,22 +91,62 @@ func filter(idx []int, keep func(int) bool) []int {
 	return out
 }
 
-// Noise is the kind of feature perturbation of the feature-OOD settings.
+// Noise is the kind of feature perturbation of the feature-OOD settings:
+// the perturbation types of the GPN code (its ood_perturbation_type), with
+// the severity s of FeatureShift as described at each.
 type Noise int
 
 const (
 	// Gaussian replaces a feature row by independent N(0, σ²) entries, not
-	// normalised; the paper's σ is 1.
+	// normalised; the paper's σ is 1 (GPN code: "normal").
 	Gaussian Noise = iota
 	// Bernoulli replaces a feature row by independent Bernoulli(p) entries
 	// divided by (row sum + 1e-10), so that it sums to 1 like an
-	// L1-normalised bag of words; the paper's p is 1/2.
+	// L1-normalised bag of words; the paper's p is 1/2 (GPN code:
+	// "bernoulli_0.5", "bernoulli_0.05", "bernoulli_0.95").
 	Bernoulli
+	// Uniform replaces a row by independent entries s·u, u ~ U[0, 1), not
+	// normalised (GPN code: "uniform").
+	Uniform
+	// Dense replaces a row by s·u/(Σ_j u_j + 1e-10), u_j ~ U[0, 1): dense
+	// noise on the scale of an L1-normalised row (GPN code: "dense").
+	Dense
+	// BernoulliMostCommon sets m ∈ {5, 10, 20} (uniform) words drawn
+	// without replacement from the 100 most common words to 1, the row
+	// divided by (m + 1e-10) and scaled by s (GPN code:
+	// "bernoulli_most_common"). A word's count is the number of nodes
+	// whose feature in its column is non-zero; ties keep the column order.
+	BernoulliMostCommon
+	// BernoulliLeastCommon is BernoulliMostCommon with the words drawn from
+	// the least common ones as the GPN code takes them: the 99 words at
+	// places L−100, …, L−2 of the list sorted by decreasing count (L words;
+	// the least common word itself is left out), all but the last when
+	// L ≤ 100 (GPN code: "bernoulli_least_common").
+	BernoulliLeastCommon
+	// NotNormalized replaces a row by s·1[x_ij ≠ 0]: the node's own words,
+	// binary instead of normalised (GPN code: "not_normalized").
+	NotNormalized
+	// Scaled multiplies the node's own row by s > 1 (GPN code: "scaled").
+	Scaled
+	// Reference keeps the node's row (s must be 1): the nodes are marked
+	// OOD but unchanged, a control whose detection AUROC is ½ for any
+	// model (GPN code: "reference").
+	Reference
+	numNoises
 )
 
-var noiseNames = [...]string{Gaussian: "gaussian", Bernoulli: "bernoulli"}
+// AllNoises lists the feature perturbations in the order of their values.
+var AllNoises = []Noise{Gaussian, Bernoulli, Uniform, Dense, BernoulliMostCommon, BernoulliLeastCommon, NotNormalized, Scaled, Reference}
 
-// String returns "gaussian" or "bernoulli".
+var noiseNames = [numNoises]string{
+	Gaussian: "gaussian", Bernoulli: "bernoulli", Uniform: "uniform", Dense: "dense",
+	BernoulliMostCommon: "bernoulli_most_common", BernoulliLeastCommon: "bernoulli_least_common",
+	NotNormalized: "not_normalized", Scaled: "scaled", Reference: "reference",
+}
+
+// String returns the noise's lower_snake name: "gaussian", "bernoulli",
+// "uniform", "dense", "bernoulli_most_common", "bernoulli_least_common",
+// "not_normalized", "scaled" or "reference".
 func (n Noise) String() string { return enum.String(n, noiseNames[:]) }
 
 // bernoulliEps is the reference's normaliser guard for Bernoulli rows.
@@ -149,24 +189,37 @@ type FeatureShift struct {
 	// replaced, in [0, 1]; the paper uses 0.1.
 	Budget float64
 	// Severity is the noise's strength: the standard deviation σ > 0 of
-	// Gaussian entries, or the probability p ∈ (0, 1] of a non-zero
-	// Bernoulli entry. Noise.PaperSeverity gives the paper's.
+	// Gaussian entries, the probability p ∈ (0, 1] of a non-zero
+	// Bernoulli entry, and for the other kinds the GPN code's noise scale
+	// s > 0 that multiplies the row (s > 1 for Scaled, s = 1 for
+	// Reference). Noise.PaperSeverity gives the paper's.
 	Severity float64
 	// Seed seeds the choice of the nodes and the noise values.
 	Seed uint64
 }
 
 // PaperSeverity returns the severity of the paper's setting of n: σ = 1 for
-// Gaussian, p = 1/2 for Bernoulli, and NaN for an unknown noise.
+// Gaussian, p = 1/2 for Bernoulli, the scale ScaledSeverity for Scaled, the
+// GPN code's noise scale 1 for the other kinds, and NaN for an unknown
+// noise.
 func (n Noise) PaperSeverity() float64 {
 	switch n {
 	case Gaussian:
 		return 1
 	case Bernoulli:
 		return 0.5
+	case Scaled:
+		return ScaledSeverity
+	case Uniform, Dense, BernoulliMostCommon, BernoulliLeastCommon, NotNormalized, Reference:
+		return 1
 	}
 	return math.NaN()
 }
+
+// ScaledSeverity is the factor of the Scaled perturbation's named settings.
+// The GPN code requires a noise scale above 1 for it and its configurations
+// name none; 10 is cuqgnn's choice.
+const ScaledSeverity = 10
 
 // Default severity sweeps, in increasing order, each holding the paper's
 // severity.
@@ -239,22 +292,10 @@ func perturbFeatures(g *Graph, s Split, f FeatureShift) (*Perturbed, error) {
 	if err := s.Validate(g.N); err != nil {
 		return nil, err
 	}
-	switch sev := f.Severity; f.Noise {
-	case Gaussian:
-		if !(sev > 0) || math.IsInf(sev, 0) {
-			return nil, fmt.Errorf("Gaussian severity σ = %v, want a finite σ > 0", sev)
-		}
-	case Bernoulli:
-		if !(sev > 0 && sev <= 1) {
-			return nil, fmt.Errorf("Bernoulli severity p = %v outside (0, 1]", sev)
-		}
-	default:
-		return nil, fmt.Errorf("unknown noise %v", f.Noise)
+	if err := f.check(); err != nil {
+		return nil, err
 	}
 	budget := f.Budget
-	if !(budget >= 0 && budget <= 1) {
-		return nil, fmt.Errorf("budget %v outside [0, 1]", budget)
-	}
 	pick := rand.New(rand.NewPCG(f.Seed, splitHash(s)))
 	var chosen []int
 	for _, group := range [][]int{s.Val, s.Test, s.Unused, s.Train} {
@@ -267,31 +308,50 @@ func perturbFeatures(g *Graph, s Split, f FeatureShift) (*Perturbed, error) {
 		chosen = append(chosen, nodes[:m]...)
 	}
 
-	width := g.NumFeatures()
-	rows := make(map[int][]float64, len(chosen))
-	draw := rand.New(rand.NewPCG(f.Seed, noiseStream))
-	for _, i := range chosen {
-		rows[i] = noiseRow(draw, f.Noise, f.Severity, width)
+	rows, err := drawRows(g, f, chosen)
+	if err != nil {
+		return nil, err
 	}
-
-	out := *g
-	switch x := g.Features.(type) {
-	case *tensor.Dense:
-		d := x.Clone()
-		for i, row := range rows {
-			copy(d.Row(i), row)
-		}
-		out.Features = d
-	case *tensor.CSR:
-		out.Features = replaceRows(x, rows)
-	}
+	out := withRows(g, rows)
 
 	perturbed := slices.Clone(chosen)
 	slices.Sort(perturbed)
-	p := &Perturbed{Graph: &out, Split: s, Nodes: perturbed,
+	p := &Perturbed{Graph: out, Split: s, Nodes: perturbed,
 		Noise: f.Noise, Severity: f.Severity, Budget: budget}
 	p.IDTest, p.OODTest = splitTest(s, perturbed, g.N)
 	return p, nil
+}
+
+// check validates the severity and budget of f for its noise.
+func (f FeatureShift) check() error {
+	switch sev := f.Severity; f.Noise {
+	case Gaussian:
+		if !(sev > 0) || math.IsInf(sev, 0) {
+			return fmt.Errorf("Gaussian severity σ = %v, want a finite σ > 0", sev)
+		}
+	case Bernoulli:
+		if !(sev > 0 && sev <= 1) {
+			return fmt.Errorf("Bernoulli severity p = %v outside (0, 1]", sev)
+		}
+	case Scaled:
+		if !(sev > 1) || math.IsInf(sev, 0) {
+			return fmt.Errorf("scaled severity s = %v, want a finite s > 1", sev)
+		}
+	case Reference:
+		if sev != 1 {
+			return fmt.Errorf("reference severity s = %v, want 1", sev)
+		}
+	case Uniform, Dense, BernoulliMostCommon, BernoulliLeastCommon, NotNormalized:
+		if !(sev > 0) || math.IsInf(sev, 0) {
+			return fmt.Errorf("%v severity s = %v, want a finite s > 0", f.Noise, sev)
+		}
+	default:
+		return fmt.Errorf("unknown noise %v", f.Noise)
+	}
+	if !(f.Budget >= 0 && f.Budget <= 1) {
+		return fmt.Errorf("budget %v outside [0, 1]", f.Budget)
+	}
+	return nil
 }
 
 // splitTest returns the test nodes of s outside and inside the set nodes.
@@ -302,38 +362,6 @@ func splitTest(s Split, nodes []int, n int) (id, ood []int) {
 
 // noiseStream is the second PCG seed word of the noise draws ("noise").
 const noiseStream = 0x6e6f697365
-
-// noiseRow draws one replacement feature row of f entries at the given
-// severity.
-func noiseRow(rng *rand.Rand, noise Noise, severity float64, f int) []float64 {
-	row := make([]float64, f)
-	if noise == Gaussian {
-		for j := range row {
-			row[j] = severity * rng.NormFloat64()
-		}
-		return row
-	}
-	sum := 0.0
-	var bits uint64
-	for j := range row {
-		one := false
-		if severity == 0.5 {
-			if j%64 == 0 {
-				bits = rng.Uint64()
-			}
-			one = bits&1 == 1
-			bits >>= 1
-		} else {
-			one = rng.Float64() < severity
-		}
-		if one {
-			row[j] = 1
-			sum++
-		}
-	}
-	scaleRow(row, 1/(sum+bernoulliEps))
-	return row
-}
 
 // replaceRows returns x with the given rows replaced, stored sparsely.
 func replaceRows(x *tensor.CSR, rows map[int][]float64) *tensor.CSR {
