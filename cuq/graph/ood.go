@@ -11,14 +11,17 @@ import (
 	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
-// LOC is the leave-out-classes setting: the last k classes are hidden from
+// LOC is the leave-out-classes setting: k classes are hidden from
 // training and their test nodes are the out-of-distribution set.
 type LOC struct {
 	// Graph is the training graph: the same nodes, edges and features
-	// (shared with the original, not copied), NumClasses C−k, and label −1
-	// on every node of a left-out class.
+	// (shared with the original, not copied), NumClasses C−k, the ID
+	// classes numbered 0, …, C−k−1 and label −1 on every node of a
+	// left-out class.
 	Graph *Graph
-	// Labels are the original labels in [-1, C), for evaluation.
+	// Labels are the labels for evaluation, in [-1, C): the ID classes
+	// numbered as in Graph, the left-out classes C−k, …, C−1 in the order
+	// of LeftOut. For LeaveOutClasses they are the original labels.
 	Labels []int
 	// Split is the in-distribution split: nodes of left-out classes are
 	// removed from Train, Val and Test and moved to Unused.
@@ -26,39 +29,143 @@ type LOC struct {
 	// IDTest is Split.Test; OODTest holds the original test nodes of the
 	// left-out classes.
 	IDTest, OODTest []int
-	// LeftOut lists the left-out classes C−k, …, C−1.
+	// LeftOut lists the left-out classes in the original numbering,
+	// ascending.
 	LeftOut []int
 }
 
 // LeaveOutClasses builds the leave-out-classes setting of the reference
 // ("poisoning"): the split s is drawn on the full graph first, then the last
 // k classes are left out. Their nodes stay in the graph, unlabelled during
-// training; the ID class labels are unchanged (classes 0, …, C−k−1).
+// training; the ID class labels are unchanged (classes 0, …, C−k−1). The
+// GPN code's configurations choose the classes this way
+// (ood_leave_out_last_classes).
 func LeaveOutClasses(g *Graph, s Split, k int) (*LOC, error) {
 	if err := g.Validate(); err != nil {
-		return nil, fmt.Errorf("graph.LeaveOutClasses: %v", err)
-	}
-	if err := s.Validate(g.N); err != nil {
 		return nil, fmt.Errorf("graph.LeaveOutClasses: %v", err)
 	}
 	c := g.NumClasses
 	if k < 1 || k >= c {
 		return nil, fmt.Errorf("graph.LeaveOutClasses: cannot leave out %d of %d classes (want 1 ≤ k < %d)", k, c, c)
 	}
+	classes := make([]int, k)
+	for j := range classes {
+		classes[j] = c - k + j
+	}
+	l, err := leaveOut(g, s, classes)
+	if err != nil {
+		return nil, fmt.Errorf("graph.LeaveOutClasses: %v", err)
+	}
+	return l, nil
+}
+
+// LeaveOutClassList leaves out the given classes, as the GPN code does with
+// an explicit ood_left_out_classes list: the labels are renumbered so that
+// the ID classes, in their original order, become 0, …, C−k−1 and the
+// left-out classes, in theirs, C−k, …, C−1 (LOC.Labels); class names follow.
+// Otherwise it is LeaveOutClasses. An empty list, all classes, a class
+// outside [0, C) or a repeated class is an error.
+func LeaveOutClassList(g *Graph, s Split, classes []int) (*LOC, error) {
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("graph.LeaveOutClassList: %v", err)
+	}
+	l, err := leaveOut(g, s, classes)
+	if err != nil {
+		return nil, fmt.Errorf("graph.LeaveOutClassList: %v", err)
+	}
+	return l, nil
+}
+
+// locStream is the second PCG seed word of the random choice of left-out
+// classes ("loc").
+const locStream = 0x6c6f63
+
+// LeaveOutRandomClasses leaves out k classes chosen at random, the GPN
+// code's choice when ood_leave_out_last_classes is false: the classes
+// 0, …, C−1 are shuffled (Fisher–Yates on the PCG stream seeded with
+// (seed, "loc")) and the last k of the shuffled order are left out. The
+// labels are then renumbered as by LeaveOutClassList; the GPN code numbers
+// the ID classes in the shuffled order instead, a permutation of the class
+// indices that changes no metric.
+func LeaveOutRandomClasses(g *Graph, s Split, k int, seed uint64) (*LOC, error) {
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("graph.LeaveOutRandomClasses: %v", err)
+	}
+	c := g.NumClasses
+	if k < 1 || k >= c {
+		return nil, fmt.Errorf("graph.LeaveOutRandomClasses: cannot leave out %d of %d classes (want 1 ≤ k < %d)", k, c, c)
+	}
+	order := make([]int, c)
+	for j := range order {
+		order[j] = j
+	}
+	rng := rand.New(rand.NewPCG(seed, locStream))
+	for j := c - 1; j > 0; j-- {
+		q := rng.IntN(j + 1)
+		order[j], order[q] = order[q], order[j]
+	}
+	l, err := leaveOut(g, s, order[c-k:])
+	if err != nil {
+		return nil, fmt.Errorf("graph.LeaveOutRandomClasses: %v", err)
+	}
+	return l, nil
+}
+
+// leaveOut builds the LOC leaving out classes from the valid graph g.
+func leaveOut(g *Graph, s Split, classes []int) (*LOC, error) {
+	if err := s.Validate(g.N); err != nil {
+		return nil, err
+	}
+	c := g.NumClasses
+	out := Mask(c, classes)
+	k := 0
+	for j, cl := range classes {
+		if cl < 0 || cl >= c {
+			return nil, fmt.Errorf("class %d outside [0, %d)", cl, c)
+		}
+		if slices.Contains(classes[:j], cl) {
+			return nil, fmt.Errorf("class %d left out twice", cl)
+		}
+		k++
+	}
+	if k < 1 || k >= c {
+		return nil, fmt.Errorf("cannot leave out %d of %d classes (want 1 ≤ k < %d)", k, c, c)
+	}
 	idC := c - k
-	labels := slices.Clone(g.Labels)
-	for i, y := range labels {
-		if y >= idC {
-			labels[i] = -1
+	leftOut := slices.Sorted(slices.Values(classes))
+	// renumber: ID classes in order, then the left-out ones in order
+	newClass := make([]int, c)
+	next := 0
+	for _, set := range [2]bool{false, true} {
+		for cl := 0; cl < c; cl++ {
+			if out[cl] == set {
+				newClass[cl] = next
+				next++
+			}
 		}
 	}
-	out := *g
-	out.Labels = labels
-	out.NumClasses = idC
-	if g.ClassNames != nil {
-		out.ClassNames = slices.Clone(g.ClassNames[:idC])
+	labels := make([]int, g.N)
+	train := make([]int, g.N)
+	for i, y := range g.Labels {
+		labels[i], train[i] = -1, -1
+		if y >= 0 {
+			labels[i] = newClass[y]
+			if !out[y] {
+				train[i] = newClass[y]
+			}
+		}
 	}
-	isID := func(i int) bool { return g.Labels[i] < idC }
+	tg := *g
+	tg.Labels = train
+	tg.NumClasses = idC
+	if g.ClassNames != nil {
+		names := make([]string, c)
+		for cl, name := range g.ClassNames {
+			names[newClass[cl]] = name
+		}
+		tg.ClassNames = names[:idC]
+	}
+	isID := func(i int) bool { return g.Labels[i] < 0 || !out[g.Labels[i]] }
 	isOOD := func(i int) bool { return !isID(i) }
 	id := Split{
 		Train: filter(s.Train, isID),
@@ -66,13 +173,9 @@ func LeaveOutClasses(g *Graph, s Split, k int) (*LOC, error) {
 		Test:  filter(s.Test, isID),
 	}
 	id.Unused = complement(g.N, id.Train, id.Val, id.Test)
-	leftOut := make([]int, k)
-	for j := range leftOut {
-		leftOut[j] = idC + j
-	}
 	return &LOC{
-		Graph:   &out,
-		Labels:  slices.Clone(g.Labels),
+		Graph:   &tg,
+		Labels:  labels,
 		Split:   id,
 		IDTest:  id.Test,
 		OODTest: filter(s.Test, isOOD),
