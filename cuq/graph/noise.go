@@ -28,7 +28,7 @@ func drawRows(g *Graph, f FeatureShift, chosen []int) (map[int][]float64, error)
 		if f.Noise == BernoulliMostCommon {
 			words = ranked[:min(commonWords, len(ranked))]
 		} else {
-			words = ranked[max(len(ranked)-commonWords, 0) : max(len(ranked)-1, 0)]
+			words = ranked[max(len(ranked)-commonWords, 0):max(len(ranked)-1, 0)]
 		}
 		if len(words) < wordDraws[len(wordDraws)-1] {
 			return nil, fmt.Errorf("%v noise draws up to %d words from %d candidate words (%d feature columns)",
