@@ -37,22 +37,14 @@ type Prediction struct {
 }
 
 // Get returns the values of measure u, nil if the prediction lacks it: the
-// measures of uq.Measures and uq.EUFeat.
+// measures of uq.Measures and uq.EUFeat. Available (of uq.Measures) lists
+// the paper's measures only, as the tables iterate them; EU_FEAT is there
+// when EUFeat is non-nil.
 func (p *Prediction) Get(u uq.Measure) []float64 {
 	if u == uq.EUFeat {
 		return p.EUFeat
 	}
 	return p.Measures.Get(u)
-}
-
-// Available lists the measures the prediction has: those of uq.Measures in
-// the order of uq.AllMeasures, then uq.EUFeat when present.
-func (p *Prediction) Available() []uq.Measure {
-	out := p.Measures.Available()
-	if p.EUFeat != nil {
-		out = append(out, uq.EUFeat)
-	}
-	return out
 }
 
 // Uncertainty returns the values of measure u, or an error naming the
