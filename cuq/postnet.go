@@ -157,6 +157,13 @@ func budgetConst(d int) float64 { return float64(0.5 * float64(d) * math.Log(4*m
 // other poolings need every node and ignore rows; use headRows to know
 // which layout the output has.
 func (p *postNet) forward(t *ad.Tape, g *graph.Graph, ops *postNetOps, rows []int) *ad.Value {
+	return p.pool(t, ops, p.evidence(t, g, ops, rows))
+}
+
+// evidence computes on tape t the evidence β of every node's own PostNet
+// head, before pooling: β_c = exp(clamp(log q(z|c) + log p(c) + ½ d log 4π,
+// −30, 30)), one row per node (or per entry of rows, see forward).
+func (p *postNet) evidence(t *ad.Tape, g *graph.Graph, ops *postNetOps, rows []int) *ad.Value {
 	h := p.enc.forward(t, g, p.rng)
 	z := p.conv.ForwardProjected(t, ops.conv, h, p.latent, p.rng)
 	if p.headRows(rows) {
@@ -175,7 +182,12 @@ func (p *postNet) forward(t *ad.Tape, g *graph.Graph, ops *postNetOps, rows []in
 	for c := range shift.Data {
 		shift.Data[c] = p.logPrior[c] + budgetConst(p.latent.Out)
 	}
-	beta := t.Exp(t.Clamp(t.Add(logp, ad.Const(shift)), -30, 30))
+	return t.Exp(t.Clamp(t.Add(logp, ad.Const(shift)), -30, 30))
+}
+
+// pool returns 1 + β after the evidence pooling of log-linear models (the
+// propagation of β); the other poolings return 1 + β itself.
+func (p *postNet) pool(t *ad.Tape, ops *postNetOps, beta *ad.Value) *ad.Value {
 	if p.pooling == LogLinear {
 		beta = nn.Propagate(t, ops.prop, beta)
 	}
@@ -212,33 +224,51 @@ func (p *postNet) fit(g *graph.Graph, split graph.Split, trainY []int) (objectiv
 }
 
 func (p *postNet) output(g *graph.Graph) (*tensor.Dense, error) {
-	out, _, err := p.evaluate(g)
+	out, _, _, err := p.evaluate(g)
 	return out, err
 }
 
-// evaluate returns the output on g in evaluation mode and the operators of
-// g's adjacency.
-func (p *postNet) evaluate(g *graph.Graph) (*tensor.Dense, *postNetOps, error) {
+// evaluate returns the output on g in evaluation mode, the feature-only
+// uncertainty −Σ_c (1 + β_c) of every node's head before pooling (see
+// uq.EUFeat) and the operators of g's adjacency.
+func (p *postNet) evaluate(g *graph.Graph) (*tensor.Dense, []float64, *postNetOps, error) {
 	if p.logPrior == nil {
-		return nil, nil, fmt.Errorf("no class prior yet: call Fit or Step first")
+		return nil, nil, nil, fmt.Errorf("no class prior yet: call Fit or Step first")
 	}
 	ops, err := p.prepare(g)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	t := p.evaluation()
-	out := p.forward(t, g, ops, nil).Data
+	beta := p.evidence(t, g, ops, nil)
+	feat := make([]float64, beta.Data.Rows)
+	for i := range feat {
+		a0 := 0.0
+		for _, b := range beta.Data.Row(i) {
+			a0 += 1 + b
+		}
+		feat[i] = -a0
+	}
+	out := p.pool(t, ops, beta).Data
 	t.Release(out)
-	return out, ops, nil
+	return out, feat, ops, nil
 }
 
 // predict gives the Dirichlet measures of α, or for linear pooling those
 // of the mixture Σⱼ Πᵢⱼ Dir(α_ft(j)).
+//
+// EUFeat is −Σ_c α_ft,c with α_ft = 1 + β the pseudo-counts of each node's
+// own head before pooling: before the propagation of log-linear pooling
+// (GPN), before the mixture of linear pooling (LOP-GPN); for behavioral
+// pooling (CUQ-*) there is no pooling after the head and EUFeat equals
+// EU_PC (their convolution, if any, mixes neighbours' features before the
+// head).
 func (p *postNet) predict(pr *Prediction) error {
-	out, ops, err := p.evaluate(pr.Graph)
+	out, feat, ops, err := p.evaluate(pr.Graph)
 	if err != nil {
 		return err
 	}
+	pr.EUFeat = feat
 	pi := ops.mixture
 	if pi == nil {
 		return dirichletPrediction(pr, out)

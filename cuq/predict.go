@@ -27,6 +27,24 @@ type Prediction struct {
 	Prob    *tensor.Dense
 	Alpha   *tensor.Dense
 	uq.Measures
+	// EUFeat is the feature-only epistemic uncertainty uq.EUFeat of the
+	// PostNet models (GPN, LOP-GPN, CUQ-*): −Σ_c α_ft,c with α_ft = 1 + β
+	// the pseudo-counts of each node's own PostNet head before evidence
+	// pooling, the GPN code's "features" confidence negated. Beside EU_PC
+	// (−α₀ after pooling) it tells structure-based from feature-based
+	// epistemic uncertainty. Nil for the other models.
+	EUFeat []float64
+}
+
+// Get returns the values of measure u, nil if the prediction lacks it: the
+// measures of uq.Measures and uq.EUFeat. Available (of uq.Measures) lists
+// the paper's measures only, as the tables iterate them; EU_FEAT is there
+// when EUFeat is non-nil.
+func (p *Prediction) Get(u uq.Measure) []float64 {
+	if u == uq.EUFeat {
+		return p.EUFeat
+	}
+	return p.Measures.Get(u)
 }
 
 // Uncertainty returns the values of measure u, or an error naming the

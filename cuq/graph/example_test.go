@@ -128,3 +128,32 @@ func ExamplePerturbFeaturesWith() {
 	// σ = 0.1: node 3 has features [0.018 0.188 -0.169]
 	// σ = 1: node 3 has features [0.178 1.878 -1.690]
 }
+
+// ExampleLookupSetting builds a named structural shift on a path of ten
+// nodes: the half of lowest PageRank is out of distribution and, in the
+// inductive setting, cut off from the training graph.
+func ExampleLookupSetting() {
+	b := graph.NewBuilder(1)
+	for range 10 {
+		b.Node(0, 1)
+	}
+	g, err := b.Chain(0, 1, 2, 3, 4, 5, 6, 7, 8, 9).Done()
+	if err != nil {
+		panic(err)
+	}
+	setting, err := graph.LookupSetting("pagerank_inductive")
+	if err != nil {
+		panic(err)
+	}
+	sh, err := setting.Apply(g, graph.Split{}, graph.ShiftOptions{Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("ID train/val/test:", len(sh.Split.Train), len(sh.Split.Val), len(sh.Split.Test))
+	fmt.Println("OOD val, test:", len(sh.OODVal), len(sh.OODTest))
+	fmt.Println("training edges:", sh.Train.NumEdges(), "of", g.NumEdges())
+	// Output:
+	// ID train/val/test: 3 1 1
+	// OOD val, test: 1 4
+	// training edges: 6 of 18
+}

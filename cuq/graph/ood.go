@@ -11,14 +11,17 @@ import (
 	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
-// LOC is the leave-out-classes setting: the last k classes are hidden from
+// LOC is the leave-out-classes setting: k classes are hidden from
 // training and their test nodes are the out-of-distribution set.
 type LOC struct {
 	// Graph is the training graph: the same nodes, edges and features
-	// (shared with the original, not copied), NumClasses C−k, and label −1
-	// on every node of a left-out class.
+	// (shared with the original, not copied), NumClasses C−k, the ID
+	// classes numbered 0, …, C−k−1 and label −1 on every node of a
+	// left-out class.
 	Graph *Graph
-	// Labels are the original labels in [-1, C), for evaluation.
+	// Labels are the labels for evaluation, in [-1, C): the ID classes
+	// numbered as in Graph, the left-out classes C−k, …, C−1 in the order
+	// of LeftOut. For LeaveOutClasses they are the original labels.
 	Labels []int
 	// Split is the in-distribution split: nodes of left-out classes are
 	// removed from Train, Val and Test and moved to Unused.
@@ -26,39 +29,143 @@ type LOC struct {
 	// IDTest is Split.Test; OODTest holds the original test nodes of the
 	// left-out classes.
 	IDTest, OODTest []int
-	// LeftOut lists the left-out classes C−k, …, C−1.
+	// LeftOut lists the left-out classes in the original numbering,
+	// ascending.
 	LeftOut []int
 }
 
 // LeaveOutClasses builds the leave-out-classes setting of the reference
 // ("poisoning"): the split s is drawn on the full graph first, then the last
 // k classes are left out. Their nodes stay in the graph, unlabelled during
-// training; the ID class labels are unchanged (classes 0, …, C−k−1).
+// training; the ID class labels are unchanged (classes 0, …, C−k−1). The
+// GPN code's configurations choose the classes this way
+// (ood_leave_out_last_classes).
 func LeaveOutClasses(g *Graph, s Split, k int) (*LOC, error) {
 	if err := g.Validate(); err != nil {
-		return nil, fmt.Errorf("graph.LeaveOutClasses: %v", err)
-	}
-	if err := s.Validate(g.N); err != nil {
 		return nil, fmt.Errorf("graph.LeaveOutClasses: %v", err)
 	}
 	c := g.NumClasses
 	if k < 1 || k >= c {
 		return nil, fmt.Errorf("graph.LeaveOutClasses: cannot leave out %d of %d classes (want 1 ≤ k < %d)", k, c, c)
 	}
+	classes := make([]int, k)
+	for j := range classes {
+		classes[j] = c - k + j
+	}
+	l, err := leaveOut(g, s, classes)
+	if err != nil {
+		return nil, fmt.Errorf("graph.LeaveOutClasses: %v", err)
+	}
+	return l, nil
+}
+
+// LeaveOutClassList leaves out the given classes, as the GPN code does with
+// an explicit ood_left_out_classes list: the labels are renumbered so that
+// the ID classes, in their original order, become 0, …, C−k−1 and the
+// left-out classes, in theirs, C−k, …, C−1 (LOC.Labels); class names follow.
+// Otherwise it is LeaveOutClasses. An empty list, all classes, a class
+// outside [0, C) or a repeated class is an error.
+func LeaveOutClassList(g *Graph, s Split, classes []int) (*LOC, error) {
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("graph.LeaveOutClassList: %v", err)
+	}
+	l, err := leaveOut(g, s, classes)
+	if err != nil {
+		return nil, fmt.Errorf("graph.LeaveOutClassList: %v", err)
+	}
+	return l, nil
+}
+
+// locStream is the second PCG seed word of the random choice of left-out
+// classes ("loc").
+const locStream = 0x6c6f63
+
+// LeaveOutRandomClasses leaves out k classes chosen at random, the GPN
+// code's choice when ood_leave_out_last_classes is false: the classes
+// 0, …, C−1 are shuffled (Fisher–Yates on the PCG stream seeded with
+// (seed, "loc")) and the last k of the shuffled order are left out. The
+// labels are then renumbered as by LeaveOutClassList; the GPN code numbers
+// the ID classes in the shuffled order instead, a permutation of the class
+// indices that changes no metric.
+func LeaveOutRandomClasses(g *Graph, s Split, k int, seed uint64) (*LOC, error) {
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("graph.LeaveOutRandomClasses: %v", err)
+	}
+	c := g.NumClasses
+	if k < 1 || k >= c {
+		return nil, fmt.Errorf("graph.LeaveOutRandomClasses: cannot leave out %d of %d classes (want 1 ≤ k < %d)", k, c, c)
+	}
+	order := make([]int, c)
+	for j := range order {
+		order[j] = j
+	}
+	rng := rand.New(rand.NewPCG(seed, locStream))
+	for j := c - 1; j > 0; j-- {
+		q := rng.IntN(j + 1)
+		order[j], order[q] = order[q], order[j]
+	}
+	l, err := leaveOut(g, s, order[c-k:])
+	if err != nil {
+		return nil, fmt.Errorf("graph.LeaveOutRandomClasses: %v", err)
+	}
+	return l, nil
+}
+
+// leaveOut builds the LOC leaving out classes from the valid graph g.
+func leaveOut(g *Graph, s Split, classes []int) (*LOC, error) {
+	if err := s.Validate(g.N); err != nil {
+		return nil, err
+	}
+	c := g.NumClasses
+	out := Mask(c, classes)
+	k := 0
+	for j, cl := range classes {
+		if cl < 0 || cl >= c {
+			return nil, fmt.Errorf("class %d outside [0, %d)", cl, c)
+		}
+		if slices.Contains(classes[:j], cl) {
+			return nil, fmt.Errorf("class %d left out twice", cl)
+		}
+		k++
+	}
+	if k < 1 || k >= c {
+		return nil, fmt.Errorf("cannot leave out %d of %d classes (want 1 ≤ k < %d)", k, c, c)
+	}
 	idC := c - k
-	labels := slices.Clone(g.Labels)
-	for i, y := range labels {
-		if y >= idC {
-			labels[i] = -1
+	leftOut := slices.Sorted(slices.Values(classes))
+	// renumber: ID classes in order, then the left-out ones in order
+	newClass := make([]int, c)
+	next := 0
+	for _, set := range [2]bool{false, true} {
+		for cl := 0; cl < c; cl++ {
+			if out[cl] == set {
+				newClass[cl] = next
+				next++
+			}
 		}
 	}
-	out := *g
-	out.Labels = labels
-	out.NumClasses = idC
-	if g.ClassNames != nil {
-		out.ClassNames = slices.Clone(g.ClassNames[:idC])
+	labels := make([]int, g.N)
+	train := make([]int, g.N)
+	for i, y := range g.Labels {
+		labels[i], train[i] = -1, -1
+		if y >= 0 {
+			labels[i] = newClass[y]
+			if !out[y] {
+				train[i] = newClass[y]
+			}
+		}
 	}
-	isID := func(i int) bool { return g.Labels[i] < idC }
+	tg := *g
+	tg.Labels = train
+	tg.NumClasses = idC
+	if g.ClassNames != nil {
+		names := make([]string, c)
+		for cl, name := range g.ClassNames {
+			names[newClass[cl]] = name
+		}
+		tg.ClassNames = names[:idC]
+	}
+	isID := func(i int) bool { return g.Labels[i] < 0 || !out[g.Labels[i]] }
 	isOOD := func(i int) bool { return !isID(i) }
 	id := Split{
 		Train: filter(s.Train, isID),
@@ -66,13 +173,9 @@ func LeaveOutClasses(g *Graph, s Split, k int) (*LOC, error) {
 		Test:  filter(s.Test, isID),
 	}
 	id.Unused = complement(g.N, id.Train, id.Val, id.Test)
-	leftOut := make([]int, k)
-	for j := range leftOut {
-		leftOut[j] = idC + j
-	}
 	return &LOC{
-		Graph:   &out,
-		Labels:  slices.Clone(g.Labels),
+		Graph:   &tg,
+		Labels:  labels,
 		Split:   id,
 		IDTest:  id.Test,
 		OODTest: filter(s.Test, isOOD),
@@ -91,22 +194,62 @@ func filter(idx []int, keep func(int) bool) []int {
 	return out
 }
 
-// Noise is the kind of feature perturbation of the feature-OOD settings.
+// Noise is the kind of feature perturbation of the feature-OOD settings:
+// the perturbation types of the GPN code (its ood_perturbation_type), with
+// the severity s of FeatureShift as described at each.
 type Noise int
 
 const (
 	// Gaussian replaces a feature row by independent N(0, σ²) entries, not
-	// normalised; the paper's σ is 1.
+	// normalised; the paper's σ is 1 (GPN code: "normal").
 	Gaussian Noise = iota
 	// Bernoulli replaces a feature row by independent Bernoulli(p) entries
 	// divided by (row sum + 1e-10), so that it sums to 1 like an
-	// L1-normalised bag of words; the paper's p is 1/2.
+	// L1-normalised bag of words; the paper's p is 1/2 (GPN code:
+	// "bernoulli_0.5", "bernoulli_0.05", "bernoulli_0.95").
 	Bernoulli
+	// Uniform replaces a row by independent entries s·u, u ~ U[0, 1), not
+	// normalised (GPN code: "uniform").
+	Uniform
+	// Dense replaces a row by s·u/(Σ_j u_j + 1e-10), u_j ~ U[0, 1): dense
+	// noise on the scale of an L1-normalised row (GPN code: "dense").
+	Dense
+	// BernoulliMostCommon sets m ∈ {5, 10, 20} (uniform) words drawn
+	// without replacement from the 100 most common words to 1, the row
+	// divided by (m + 1e-10) and scaled by s (GPN code:
+	// "bernoulli_most_common"). A word's count is the number of nodes
+	// whose feature in its column is non-zero; ties keep the column order.
+	BernoulliMostCommon
+	// BernoulliLeastCommon is BernoulliMostCommon with the words drawn from
+	// the least common ones as the GPN code takes them: the 99 words at
+	// places L−100, …, L−2 of the list sorted by decreasing count (L words;
+	// the least common word itself is left out), all but the last when
+	// L ≤ 100 (GPN code: "bernoulli_least_common").
+	BernoulliLeastCommon
+	// NotNormalized replaces a row by s·1[x_ij ≠ 0]: the node's own words,
+	// binary instead of normalised (GPN code: "not_normalized").
+	NotNormalized
+	// Scaled multiplies the node's own row by s > 1 (GPN code: "scaled").
+	Scaled
+	// Reference keeps the node's row (s must be 1): the nodes are marked
+	// OOD but unchanged, a control whose detection AUROC is ½ for any
+	// model (GPN code: "reference").
+	Reference
+	numNoises
 )
 
-var noiseNames = [...]string{Gaussian: "gaussian", Bernoulli: "bernoulli"}
+// AllNoises lists the feature perturbations in the order of their values.
+var AllNoises = []Noise{Gaussian, Bernoulli, Uniform, Dense, BernoulliMostCommon, BernoulliLeastCommon, NotNormalized, Scaled, Reference}
 
-// String returns "gaussian" or "bernoulli".
+var noiseNames = [numNoises]string{
+	Gaussian: "gaussian", Bernoulli: "bernoulli", Uniform: "uniform", Dense: "dense",
+	BernoulliMostCommon: "bernoulli_most_common", BernoulliLeastCommon: "bernoulli_least_common",
+	NotNormalized: "not_normalized", Scaled: "scaled", Reference: "reference",
+}
+
+// String returns the noise's lower_snake name: "gaussian", "bernoulli",
+// "uniform", "dense", "bernoulli_most_common", "bernoulli_least_common",
+// "not_normalized", "scaled" or "reference".
 func (n Noise) String() string { return enum.String(n, noiseNames[:]) }
 
 // bernoulliEps is the reference's normaliser guard for Bernoulli rows.
@@ -149,24 +292,37 @@ type FeatureShift struct {
 	// replaced, in [0, 1]; the paper uses 0.1.
 	Budget float64
 	// Severity is the noise's strength: the standard deviation σ > 0 of
-	// Gaussian entries, or the probability p ∈ (0, 1] of a non-zero
-	// Bernoulli entry. Noise.PaperSeverity gives the paper's.
+	// Gaussian entries, the probability p ∈ (0, 1] of a non-zero
+	// Bernoulli entry, and for the other kinds the GPN code's noise scale
+	// s > 0 that multiplies the row (s > 1 for Scaled, s = 1 for
+	// Reference). Noise.PaperSeverity gives the paper's.
 	Severity float64
 	// Seed seeds the choice of the nodes and the noise values.
 	Seed uint64
 }
 
 // PaperSeverity returns the severity of the paper's setting of n: σ = 1 for
-// Gaussian, p = 1/2 for Bernoulli, and NaN for an unknown noise.
+// Gaussian, p = 1/2 for Bernoulli, the scale ScaledSeverity for Scaled, the
+// GPN code's noise scale 1 for the other kinds, and NaN for an unknown
+// noise.
 func (n Noise) PaperSeverity() float64 {
 	switch n {
 	case Gaussian:
 		return 1
 	case Bernoulli:
 		return 0.5
+	case Scaled:
+		return ScaledSeverity
+	case Uniform, Dense, BernoulliMostCommon, BernoulliLeastCommon, NotNormalized, Reference:
+		return 1
 	}
 	return math.NaN()
 }
+
+// ScaledSeverity is the factor of the Scaled perturbation's named settings.
+// The GPN code requires a noise scale above 1 for it and its configurations
+// name none; 10 is cuqgnn's choice.
+const ScaledSeverity = 10
 
 // Default severity sweeps, in increasing order, each holding the paper's
 // severity.
@@ -239,22 +395,10 @@ func perturbFeatures(g *Graph, s Split, f FeatureShift) (*Perturbed, error) {
 	if err := s.Validate(g.N); err != nil {
 		return nil, err
 	}
-	switch sev := f.Severity; f.Noise {
-	case Gaussian:
-		if !(sev > 0) || math.IsInf(sev, 0) {
-			return nil, fmt.Errorf("Gaussian severity σ = %v, want a finite σ > 0", sev)
-		}
-	case Bernoulli:
-		if !(sev > 0 && sev <= 1) {
-			return nil, fmt.Errorf("Bernoulli severity p = %v outside (0, 1]", sev)
-		}
-	default:
-		return nil, fmt.Errorf("unknown noise %v", f.Noise)
+	if err := f.check(); err != nil {
+		return nil, err
 	}
 	budget := f.Budget
-	if !(budget >= 0 && budget <= 1) {
-		return nil, fmt.Errorf("budget %v outside [0, 1]", budget)
-	}
 	pick := rand.New(rand.NewPCG(f.Seed, splitHash(s)))
 	var chosen []int
 	for _, group := range [][]int{s.Val, s.Test, s.Unused, s.Train} {
@@ -267,31 +411,50 @@ func perturbFeatures(g *Graph, s Split, f FeatureShift) (*Perturbed, error) {
 		chosen = append(chosen, nodes[:m]...)
 	}
 
-	width := g.NumFeatures()
-	rows := make(map[int][]float64, len(chosen))
-	draw := rand.New(rand.NewPCG(f.Seed, noiseStream))
-	for _, i := range chosen {
-		rows[i] = noiseRow(draw, f.Noise, f.Severity, width)
+	rows, err := drawRows(g, f, chosen)
+	if err != nil {
+		return nil, err
 	}
-
-	out := *g
-	switch x := g.Features.(type) {
-	case *tensor.Dense:
-		d := x.Clone()
-		for i, row := range rows {
-			copy(d.Row(i), row)
-		}
-		out.Features = d
-	case *tensor.CSR:
-		out.Features = replaceRows(x, rows)
-	}
+	out := withRows(g, rows)
 
 	perturbed := slices.Clone(chosen)
 	slices.Sort(perturbed)
-	p := &Perturbed{Graph: &out, Split: s, Nodes: perturbed,
+	p := &Perturbed{Graph: out, Split: s, Nodes: perturbed,
 		Noise: f.Noise, Severity: f.Severity, Budget: budget}
 	p.IDTest, p.OODTest = splitTest(s, perturbed, g.N)
 	return p, nil
+}
+
+// check validates the severity and budget of f for its noise.
+func (f FeatureShift) check() error {
+	switch sev := f.Severity; f.Noise {
+	case Gaussian:
+		if !(sev > 0) || math.IsInf(sev, 0) {
+			return fmt.Errorf("Gaussian severity σ = %v, want a finite σ > 0", sev)
+		}
+	case Bernoulli:
+		if !(sev > 0 && sev <= 1) {
+			return fmt.Errorf("Bernoulli severity p = %v outside (0, 1]", sev)
+		}
+	case Scaled:
+		if !(sev > 1) || math.IsInf(sev, 0) {
+			return fmt.Errorf("scaled severity s = %v, want a finite s > 1", sev)
+		}
+	case Reference:
+		if sev != 1 {
+			return fmt.Errorf("reference severity s = %v, want 1", sev)
+		}
+	case Uniform, Dense, BernoulliMostCommon, BernoulliLeastCommon, NotNormalized:
+		if !(sev > 0) || math.IsInf(sev, 0) {
+			return fmt.Errorf("%v severity s = %v, want a finite s > 0", f.Noise, sev)
+		}
+	default:
+		return fmt.Errorf("unknown noise %v", f.Noise)
+	}
+	if !(f.Budget >= 0 && f.Budget <= 1) {
+		return fmt.Errorf("budget %v outside [0, 1]", f.Budget)
+	}
+	return nil
 }
 
 // splitTest returns the test nodes of s outside and inside the set nodes.
@@ -302,38 +465,6 @@ func splitTest(s Split, nodes []int, n int) (id, ood []int) {
 
 // noiseStream is the second PCG seed word of the noise draws ("noise").
 const noiseStream = 0x6e6f697365
-
-// noiseRow draws one replacement feature row of f entries at the given
-// severity.
-func noiseRow(rng *rand.Rand, noise Noise, severity float64, f int) []float64 {
-	row := make([]float64, f)
-	if noise == Gaussian {
-		for j := range row {
-			row[j] = severity * rng.NormFloat64()
-		}
-		return row
-	}
-	sum := 0.0
-	var bits uint64
-	for j := range row {
-		one := false
-		if severity == 0.5 {
-			if j%64 == 0 {
-				bits = rng.Uint64()
-			}
-			one = bits&1 == 1
-			bits >>= 1
-		} else {
-			one = rng.Float64() < severity
-		}
-		if one {
-			row[j] = 1
-			sum++
-		}
-	}
-	scaleRow(row, 1/(sum+bernoulliEps))
-	return row
-}
 
 // replaceRows returns x with the given rows replaced, stored sparsely.
 func replaceRows(x *tensor.CSR, rows map[int][]float64) *tensor.CSR {

@@ -271,8 +271,8 @@ func TestPerturbFeaturesErrors(t *testing.T) {
 	var err error
 	_, err = PerturbFeatures(g, s, Gaussian, 1.5, 1)
 	assertErr(t, err, "budget 1.5 outside [0, 1]")
-	_, err = PerturbFeatures(g, s, Noise(7), 0.1, 1)
-	assertErr(t, err, "unknown noise Noise(7)")
+	_, err = PerturbFeatures(g, s, Noise(70), 0.1, 1)
+	assertErr(t, err, "unknown noise Noise(70)")
 	_, err = PerturbFeatures(g, Split{}, Gaussian, 0.1, 1)
 	assertErr(t, err, "the sets hold 0 of 40 nodes")
 	bad := *g
@@ -290,7 +290,7 @@ func TestPerturbFeaturesErrors(t *testing.T) {
 		{FeatureShift{Noise: Bernoulli, Budget: 0.1}, "Bernoulli severity p = 0 outside (0, 1]"},
 		{FeatureShift{Noise: Bernoulli, Budget: 0.1, Severity: 1.5}, "Bernoulli severity p = 1.5 outside (0, 1]"},
 		{FeatureShift{Noise: Bernoulli, Budget: -0.5, Severity: 0.5}, "budget -0.5 outside [0, 1]"},
-		{FeatureShift{Noise: Noise(3), Budget: 0.1, Severity: 1}, "unknown noise Noise(3)"},
+		{FeatureShift{Noise: Noise(30), Budget: 0.1, Severity: 1}, "unknown noise Noise(30)"},
 	} {
 		_, err = PerturbFeaturesWith(g, s, c.shift)
 		assertErr(t, err, c.want)
@@ -308,7 +308,7 @@ func bitsEqual(a, b []float64) bool {
 // The paper's severity gives PerturbFeatures' result bit for bit, on dense
 // and sparse features, for both noises, budgets and seeds.
 func TestPerturbFeaturesWithPaperSeverity(t *testing.T) {
-	if Gaussian.PaperSeverity() != 1 || Bernoulli.PaperSeverity() != 0.5 || !math.IsNaN(Noise(7).PaperSeverity()) {
+	if Gaussian.PaperSeverity() != 1 || Bernoulli.PaperSeverity() != 0.5 || !math.IsNaN(Noise(70).PaperSeverity()) {
 		t.Fatal("PaperSeverity")
 	}
 	sparse, s := featureSetting(t, []int{150, 100}, 20, 70, false)

@@ -40,18 +40,24 @@ const (
 	EUPC                // pseudo-count epistemic uncertainty −α0
 	EUSO                // second-order epistemic uncertainty h(Dir(α))
 	LC                  // least confidence 1 − max θ̄
+	// EUFeat is the feature-only epistemic uncertainty of the PostNet
+	// models, −Σ_c α_ft,c with α_ft the pseudo-counts of a node's own
+	// PostNet head before evidence pooling (GPN code:
+	// sample_confidence_features). It is not in AllMeasures, the paper's
+	// list; cuq.Prediction provides it for PostNet models.
+	EUFeat
 )
 
 // AllMeasures lists every measure in the order of the paper.
 var AllMeasures = []Measure{TU, AU, EU, EUPC, EUSO, LC}
 
-var measureNames = [...]string{"TU", "AU", "EU", "EU_PC", "EU_SO", "LC"}
+var measureNames = [...]string{"TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "EU_FEAT"}
 
 // referenceKeys are the reference's sample_confidence_<key> names.
-var referenceKeys = [...]string{"total_entropy", "aleatoric_entropy", "epistemic_entropy_diff", "epistemic", "epistemic_entropy", "total"}
+var referenceKeys = [...]string{"total_entropy", "aleatoric_entropy", "epistemic_entropy_diff", "epistemic", "epistemic_entropy", "total", "features"}
 
 // String returns the paper's name of m: "TU", "AU", "EU", "EU_PC", "EU_SO" or
-// "LC".
+// "LC", or "EU_FEAT" for EUFeat.
 func (m Measure) String() string { return enum.String(m, measureNames[:]) }
 
 // ReferenceKey returns the key under which the reference implementation
@@ -64,6 +70,7 @@ func (m Measure) String() string { return enum.String(m, measureNames[:]) }
 //	EU_PC epistemic                c = α0 = −u
 //	EU_SO epistemic_entropy        c = −u
 //	LC    total (max-prob)         c = max θ̄ = 1 − u
+//	EU_FEAT features               c = Σ_c α_ft,c = −u
 //
 // The reference's "aleatoric" key is the same max-prob as "total".
 func (m Measure) ReferenceKey() string {
@@ -72,10 +79,11 @@ func (m Measure) ReferenceKey() string {
 }
 
 // ParseMeasure returns the measure named s. It accepts the paper's names
-// ("TU", "AU", "EU", "EU_PC", "EU_SO", "LC"; case-insensitive, with or
-// without the underscore) and the reference's confidence keys ("total",
-// "aleatoric", "total_entropy", "aleatoric_entropy", "epistemic_entropy_diff",
-// "epistemic", "epistemic_entropy").
+// ("TU", "AU", "EU", "EU_PC", "EU_SO", "LC", and "EU_FEAT";
+// case-insensitive, with or without the underscore) and the reference's
+// confidence keys ("total", "aleatoric", "total_entropy",
+// "aleatoric_entropy", "epistemic_entropy_diff", "epistemic",
+// "epistemic_entropy", and the GPN code's "features").
 func ParseMeasure(s string) (Measure, error) {
 	key := strings.ToLower(strings.TrimSpace(s))
 	for m, name := range measureNames {
@@ -92,5 +100,5 @@ func ParseMeasure(s string) (Measure, error) {
 	if key == "aleatoric" {
 		return LC, nil
 	}
-	return 0, fmt.Errorf("uq: unknown uncertainty measure %q (want one of TU, AU, EU, EU_PC, EU_SO, LC or a reference key)", s)
+	return 0, fmt.Errorf("uq: unknown uncertainty measure %q (want one of TU, AU, EU, EU_PC, EU_SO, LC, EU_FEAT or a reference key)", s)
 }
