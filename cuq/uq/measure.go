@@ -40,18 +40,33 @@ const (
 	EUPC                // pseudo-count epistemic uncertainty −α0
 	EUSO                // second-order epistemic uncertainty h(Dir(α))
 	LC                  // least confidence 1 − max θ̄
+
+	// The credal measures of a credal set K of class distributions (see
+	// CredalSet and docs/credal.md), beyond the paper.
+	HUpper     // upper entropy H*(K) = max_{p∈K} H(p), the credal total uncertainty
+	HLower     // lower entropy H_*(K) = min_{p∈K} H(p), the credal aleatoric uncertainty
+	EUCredal   // credal epistemic uncertainty H*(K) − H_*(K)
+	GH         // generalized Hartley measure Σ_A m(A) log₂|A|
+	CredalSize // size of the credal set Σ_k (upper_k − lower_k)
 )
 
-// AllMeasures lists every measure in the order of the paper.
+// AllMeasures lists the paper's measures in the order of the paper. The
+// paper's tables and the experiment grid iterate over it; the credal
+// measures are in CredalMeasures.
 var AllMeasures = []Measure{TU, AU, EU, EUPC, EUSO, LC}
 
-var measureNames = [...]string{"TU", "AU", "EU", "EU_PC", "EU_SO", "LC"}
+// CredalMeasures lists the measures of credal sets, which predictions have
+// only once their credal sets are computed (cuq.Prediction.AddCredal).
+var CredalMeasures = []Measure{HUpper, HLower, EUCredal, GH, CredalSize}
+
+var measureNames = [...]string{"TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "H_UPPER", "H_LOWER", "EU_CREDAL", "GH", "CREDAL_SIZE"}
 
 // referenceKeys are the reference's sample_confidence_<key> names.
 var referenceKeys = [...]string{"total_entropy", "aleatoric_entropy", "epistemic_entropy_diff", "epistemic", "epistemic_entropy", "total"}
 
-// String returns the paper's name of m: "TU", "AU", "EU", "EU_PC", "EU_SO" or
-// "LC".
+// String returns the name of m: the paper's "TU", "AU", "EU", "EU_PC",
+// "EU_SO" or "LC", or the credal "H_UPPER", "H_LOWER", "EU_CREDAL", "GH" or
+// "CREDAL_SIZE".
 func (m Measure) String() string { return enum.String(m, measureNames[:]) }
 
 // ReferenceKey returns the key under which the reference implementation
@@ -65,15 +80,17 @@ func (m Measure) String() string { return enum.String(m, measureNames[:]) }
 //	EU_SO epistemic_entropy        c = −u
 //	LC    total (max-prob)         c = max θ̄ = 1 − u
 //
-// The reference's "aleatoric" key is the same max-prob as "total".
+// The reference's "aleatoric" key is the same max-prob as "total". The
+// credal measures have no key: ReferenceKey returns "".
 func (m Measure) ReferenceKey() string {
 	k, _ := enum.Lookup(m, referenceKeys[:])
 	return k
 }
 
-// ParseMeasure returns the measure named s. It accepts the paper's names
-// ("TU", "AU", "EU", "EU_PC", "EU_SO", "LC"; case-insensitive, with or
-// without the underscore) and the reference's confidence keys ("total",
+// ParseMeasure returns the measure named s. It accepts the names of String
+// ("TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "H_UPPER", "H_LOWER",
+// "EU_CREDAL", "GH", "CREDAL_SIZE"; case-insensitive, with or without the
+// underscores) and the reference's confidence keys ("total",
 // "aleatoric", "total_entropy", "aleatoric_entropy", "epistemic_entropy_diff",
 // "epistemic", "epistemic_entropy").
 func ParseMeasure(s string) (Measure, error) {
@@ -92,5 +109,5 @@ func ParseMeasure(s string) (Measure, error) {
 	if key == "aleatoric" {
 		return LC, nil
 	}
-	return 0, fmt.Errorf("uq: unknown uncertainty measure %q (want one of TU, AU, EU, EU_PC, EU_SO, LC or a reference key)", s)
+	return 0, fmt.Errorf("uq: unknown uncertainty measure %q (want one of TU, AU, EU, EU_PC, EU_SO, LC, H_UPPER, H_LOWER, EU_CREDAL, GH, CREDAL_SIZE or a reference key)", s)
 }
