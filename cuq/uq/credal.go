@@ -206,14 +206,14 @@ func (h *Hull) UpperEntropy() (float64, error) {
 		clear(q)
 		for s, p := range h.members {
 			for c, v := range p {
-				q[c] += w[s] * v
+				q[c] += float64(w[s] * v)
 			}
 		}
 		ent := 0.0
 		for c, v := range q {
 			logq[c] = math.Log(v)
 			if v > 0 {
-				ent -= v * logq[c]
+				ent -= float64(v * logq[c])
 			}
 		}
 		// The Frank–Wolfe vertex t maximises the gradient
@@ -225,7 +225,7 @@ func (h *Hull) UpperEntropy() (float64, error) {
 			g := 0.0
 			for c, v := range p {
 				if v > 0 {
-					g -= v * logq[c]
+					g -= float64(v * logq[c])
 				}
 			}
 			if t < 0 || g > gmax {
@@ -306,7 +306,7 @@ func GeneralizedHartley(lower []float64) (float64, error) {
 	var gh float64
 	for a := 3; a < n; a++ {
 		if size := bits.OnesCount(uint(a)); size > 1 {
-			gh += m[a] * math.Log2(float64(size))
+			gh += float64(m[a] * math.Log2(float64(size)))
 		}
 	}
 	return gh, nil
@@ -394,9 +394,9 @@ func LinearPool(weights []float64, sets ...*IDM) (*IDM, error) {
 // addScaled adds w·l and w·ε of set to m.
 func (m *IDM) addScaled(w float64, set *IDM) {
 	for k, v := range set.lower {
-		m.lower[k] += w * v
+		m.lower[k] += float64(w * v)
 	}
-	m.eps += w * set.eps
+	m.eps += float64(w * set.eps)
 }
 
 // Classes returns the number of classes.
@@ -494,7 +494,7 @@ func xlogx(x float64) float64 {
 	if x <= 0 {
 		return 0
 	}
-	return x * math.Log(x)
+	return float64(x * math.Log(x))
 }
 
 // lineSearchEntropy returns the γ ∈ [0, hi] that maximises H(q + γd), for a
@@ -507,8 +507,8 @@ func lineSearchEntropy(q, d []float64, hi float64) float64 {
 			if dk == 0 {
 				continue
 			}
-			x := q[k] + g*dk
-			f -= dk * math.Log(x)
+			x := q[k] + float64(g*dk)
+			f -= float64(dk * math.Log(x))
 			df -= dk * dk / x
 		}
 		return f, df
@@ -532,7 +532,7 @@ func lineSearchEntropy(q, d []float64, hi float64) float64 {
 		}
 		next := g - f/df
 		if !(next > lo && next < hi) {
-			next = lo + (hi-lo)/2
+			next = lo + float64((hi-lo)/2)
 		}
 		if next == g || hi-lo <= 1e-17 {
 			return g
