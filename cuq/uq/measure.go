@@ -20,6 +20,11 @@
 //
 // where ψ is the digamma function (package special, accurate to about
 // 1e-15 relative).
+//
+// Beyond the paper, a committee's samples and a Dirichlet each define a
+// credal set, a convex set of class distributions (Hull, IDM), with the
+// credal measures H_UPPER, H_LOWER, EU_CREDAL, GH and CREDAL_SIZE and
+// interval-dominance prediction sets; see CredalSet and docs/credal.md.
 package uq
 
 import (
