@@ -186,7 +186,8 @@ func (f *firstOrder) predict(p *Prediction) error {
 }
 
 // sampledPrediction fills p with the mean of the sampled categorical
-// predictions probs (each N×C, row-major) and their entropy decomposition.
+// predictions probs (each N×C, row-major) and their entropy decomposition,
+// and keeps probs for the credal sets.
 func sampledPrediction(p *Prediction, probs [][]float64) error {
 	mean, err := uq.SampleMean(probs, p.Classes)
 	if err != nil {
@@ -195,6 +196,7 @@ func sampledPrediction(p *Prediction, probs [][]float64) error {
 	if p.Prob, err = tensor.FromSlice(len(mean)/p.Classes, p.Classes, mean); err != nil {
 		return err
 	}
+	p.credal.samples = probs
 	p.Measures, err = uq.Samples(probs, p.Classes)
 	return err
 }

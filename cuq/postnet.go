@@ -282,6 +282,7 @@ func (p *postNet) predict(pr *Prediction) error {
 	}
 	pr.Alpha = tensor.New(out.Rows, out.Cols)
 	pi.MulTo(pr.Alpha, out)
+	pr.credal.mixture, pr.credal.components = pi, out.Data
 	pr.Measures, err = uq.Mixture(pi.Ptr, pi.Ind, pi.Val, out.Data, pr.Classes)
 	return err
 }

@@ -2,6 +2,7 @@ package cuq
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
@@ -18,7 +19,8 @@ import (
 // notes it is not a distribution's parameter; EU_PC is −Σ_c of it). APPNP
 // and GCN are first-order: Alpha is nil and only TU and LC are present.
 // Committees (ensembles, MC dropout, DropEdge) have Alpha nil and TU, AU,
-// EU and LC from their samples.
+// EU and LC from their samples. The credal measures are added on request
+// (AddCredal).
 type Prediction struct {
 	Model   string
 	Graph   *graph.Graph
@@ -34,6 +36,9 @@ type Prediction struct {
 	// (−α₀ after pooling) it tells structure-based from feature-based
 	// epistemic uncertainty. Nil for the other models.
 	EUFeat []float64
+
+	// credal is what CredalSets builds the credal sets from, beside Alpha.
+	credal credalSource
 }
 
 // Get returns the values of measure u, nil if the prediction lacks it: the
@@ -48,10 +53,14 @@ func (p *Prediction) Get(u uq.Measure) []float64 {
 }
 
 // Uncertainty returns the values of measure u, or an error naming the
-// measures the model has when it lacks u (APPNP has no epistemic measure).
+// measures the model has when it lacks u (APPNP has no epistemic measure;
+// the credal measures need AddCredal first).
 func (p *Prediction) Uncertainty(u uq.Measure) ([]float64, error) {
 	v := p.Get(u)
 	if v == nil {
+		if slices.Contains(uq.CredalMeasures, u) {
+			return nil, fmt.Errorf("cuq: %s has no %s; it provides %v (the credal measures need AddCredal)", p.Model, u, p.Available())
+		}
 		return nil, fmt.Errorf("cuq: %s has no %s; it provides %v", p.Model, u, p.Available())
 	}
 	return v, nil

@@ -9,9 +9,12 @@ import (
 
 // Measures holds one value per node for each uncertainty measure. A nil slice
 // means the measure does not exist for the model (a first-order APPNP
-// prediction has only TU and LC).
+// prediction has only TU and LC) or was not computed (the credal measures,
+// see Credal).
 type Measures struct {
 	TU, AU, EU, EUPC, EUSO, LC []float64
+	// The credal measures (CredalMeasures).
+	HUpper, HLower, EUCredal, GH, CredalSize []float64
 }
 
 // Get returns the values of measure m, nil if absent or m is unknown.
@@ -29,14 +32,25 @@ func (ms Measures) Get(m Measure) []float64 {
 		return ms.EUSO
 	case LC:
 		return ms.LC
+	case HUpper:
+		return ms.HUpper
+	case HLower:
+		return ms.HLower
+	case EUCredal:
+		return ms.EUCredal
+	case GH:
+		return ms.GH
+	case CredalSize:
+		return ms.CredalSize
 	}
 	return nil
 }
 
-// Available lists the measures present in ms, in the order of AllMeasures.
+// Available lists the measures present in ms, in the order of AllMeasures
+// and then of CredalMeasures.
 func (ms Measures) Available() []Measure {
 	var out []Measure
-	for _, m := range AllMeasures {
+	for _, m := range append(AllMeasures[:len(AllMeasures):len(AllMeasures)], CredalMeasures...) {
 		if ms.Get(m) != nil {
 			out = append(out, m)
 		}

@@ -20,6 +20,11 @@
 //
 // where ψ is the digamma function (package special, accurate to about
 // 1e-15 relative).
+//
+// Beyond the paper, a committee's samples and a Dirichlet each define a
+// credal set, a convex set of class distributions (Hull, IDM), with the
+// credal measures H_UPPER, H_LOWER, EU_CREDAL, GH and CREDAL_SIZE and
+// interval-dominance prediction sets; see CredalSet and docs/credal.md.
 package uq
 
 import (
@@ -46,18 +51,33 @@ const (
 	// sample_confidence_features). It is not in AllMeasures, the paper's
 	// list; cuq.Prediction provides it for PostNet models.
 	EUFeat
+
+	// The credal measures of a credal set K of class distributions (see
+	// CredalSet and docs/credal.md), beyond the paper.
+	HUpper     // upper entropy H*(K) = max_{p∈K} H(p), the credal total uncertainty
+	HLower     // lower entropy H_*(K) = min_{p∈K} H(p), the credal aleatoric uncertainty
+	EUCredal   // credal epistemic uncertainty H*(K) − H_*(K)
+	GH         // generalized Hartley measure Σ_A m(A) log₂|A|
+	CredalSize // size of the credal set Σ_k (upper_k − lower_k)
 )
 
-// AllMeasures lists every measure in the order of the paper.
+// AllMeasures lists the paper's measures in the order of the paper. The
+// paper's tables and the experiment grid iterate over it; the credal
+// measures are in CredalMeasures.
 var AllMeasures = []Measure{TU, AU, EU, EUPC, EUSO, LC}
 
-var measureNames = [...]string{"TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "EU_FEAT"}
+// CredalMeasures lists the measures of credal sets, which predictions have
+// only once their credal sets are computed (cuq.Prediction.AddCredal).
+var CredalMeasures = []Measure{HUpper, HLower, EUCredal, GH, CredalSize}
+
+var measureNames = [...]string{"TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "EU_FEAT", "H_UPPER", "H_LOWER", "EU_CREDAL", "GH", "CREDAL_SIZE"}
 
 // referenceKeys are the reference's sample_confidence_<key> names.
 var referenceKeys = [...]string{"total_entropy", "aleatoric_entropy", "epistemic_entropy_diff", "epistemic", "epistemic_entropy", "total", "features"}
 
-// String returns the paper's name of m: "TU", "AU", "EU", "EU_PC", "EU_SO" or
-// "LC", or "EU_FEAT" for EUFeat.
+// String returns the name of m: the paper's "TU", "AU", "EU", "EU_PC",
+// "EU_SO" or "LC", the feature-only "EU_FEAT", or the credal "H_UPPER",
+// "H_LOWER", "EU_CREDAL", "GH" or "CREDAL_SIZE".
 func (m Measure) String() string { return enum.String(m, measureNames[:]) }
 
 // ReferenceKey returns the key under which the reference implementation
@@ -72,18 +92,19 @@ func (m Measure) String() string { return enum.String(m, measureNames[:]) }
 //	LC    total (max-prob)         c = max θ̄ = 1 − u
 //	EU_FEAT features               c = Σ_c α_ft,c = −u
 //
-// The reference's "aleatoric" key is the same max-prob as "total".
+// The reference's "aleatoric" key is the same max-prob as "total". The
+// credal measures have no key: ReferenceKey returns "".
 func (m Measure) ReferenceKey() string {
 	k, _ := enum.Lookup(m, referenceKeys[:])
 	return k
 }
 
-// ParseMeasure returns the measure named s. It accepts the paper's names
-// ("TU", "AU", "EU", "EU_PC", "EU_SO", "LC", and "EU_FEAT";
-// case-insensitive, with or without the underscore) and the reference's
-// confidence keys ("total", "aleatoric", "total_entropy",
-// "aleatoric_entropy", "epistemic_entropy_diff", "epistemic",
-// "epistemic_entropy", and the GPN code's "features").
+// ParseMeasure returns the measure named s. It accepts the names of String
+// ("TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "EU_FEAT", "H_UPPER",
+// "H_LOWER", "EU_CREDAL", "GH", "CREDAL_SIZE"; case-insensitive, with or
+// without the underscores) and the reference's confidence keys ("total",
+// "aleatoric", "total_entropy", "aleatoric_entropy", "epistemic_entropy_diff",
+// "epistemic", "epistemic_entropy", and the GPN code's "features").
 func ParseMeasure(s string) (Measure, error) {
 	key := strings.ToLower(strings.TrimSpace(s))
 	for m, name := range measureNames {
@@ -100,5 +121,5 @@ func ParseMeasure(s string) (Measure, error) {
 	if key == "aleatoric" {
 		return LC, nil
 	}
-	return 0, fmt.Errorf("uq: unknown uncertainty measure %q (want one of TU, AU, EU, EU_PC, EU_SO, LC, EU_FEAT or a reference key)", s)
+	return 0, fmt.Errorf("uq: unknown uncertainty measure %q (want one of TU, AU, EU, EU_PC, EU_SO, LC, EU_FEAT, H_UPPER, H_LOWER, EU_CREDAL, GH, CREDAL_SIZE or a reference key)", s)
 }
