@@ -215,7 +215,7 @@ func extendedTables() []extendedTable {
 	}
 	for _, s := range knownSettings[1:] {
 		cols := []extendedColumn{acc}
-		if s == LeaveOutClasses {
+		if s.ownModel() {
 			cols = []extendedColumn{{title: "ID Acc", key: idAccuracyKey, percent: true}}
 		}
 		for _, u := range extendedMeasures {

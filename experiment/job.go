@@ -131,7 +131,7 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	g, train, labels := d.Graph, split, d.Graph.Labels
 	var own *training
 	if j.Trained != Classification {
-		if own, err = j.Trained.record().train(d, split); err != nil {
+		if own, err = j.Trained.record().train(d, split, j.Split); err != nil {
 			return fail(err)
 		}
 		g, train, labels = own.graph, own.split, own.labels
@@ -244,27 +244,54 @@ func classification(pred *cuq.Prediction, split graph.Split) (*Result, error) {
 // score), its AUPR-Out, AUPR-In and FPR@95 (Result.Metrics) and mean
 // uncertainties. Non-finite means are left out.
 func detection(pred *cuq.Prediction, labels, id, ood []int) (*Result, error) {
-	if len(id) == 0 || len(ood) == 0 {
-		return nil, fmt.Errorf("need ID and OOD test nodes, have %d ID and %d OOD", len(id), len(ood))
-	}
-	idAcc, err := eval.Accuracy(pred.Class, labels, id)
-	if err != nil {
-		return nil, err
-	}
-	oodAcc, err := eval.Accuracy(pred.Class, labels, ood)
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{IDAccuracy: &idAcc, OODAccuracy: &oodAcc, NumID: len(id), NumOOD: len(ood),
-		AUROC: map[string]float64{}, IDMean: map[string]float64{}, OODMean: map[string]float64{}, Metrics: map[string]float64{}}
-	for _, m := range pred.Available() {
-		ui, err := pred.UncertaintyOf(m, id)
-		if err != nil {
-			return nil, err
+	return detectionOf([]scored{{pred, id, ood}}, labels)
+}
+
+// scored is a prediction and the ID and OOD test nodes read off it.
+type scored struct {
+	pred    *cuq.Prediction
+	id, ood []int
+}
+
+// detectionOf is detection over several predictions: each part's ID and
+// OOD nodes are read off its own prediction (the isolated perturbations
+// score every perturbed node on a graph of its own). The measures are
+// those every part has; the ID nodes' uncertainties precede the OOD
+// nodes', each in the parts' order.
+func detectionOf(parts []scored, labels []int) (*Result, error) {
+	var nID, nOOD, rightID, rightOOD int
+	for _, p := range parts {
+		for _, i := range p.id {
+			if p.pred.Class[i] == labels[i] {
+				rightID++
+			}
 		}
-		uo, err := pred.UncertaintyOf(m, ood)
-		if err != nil {
-			return nil, err
+		for _, i := range p.ood {
+			if p.pred.Class[i] == labels[i] {
+				rightOOD++
+			}
+		}
+		nID, nOOD = nID+len(p.id), nOOD+len(p.ood)
+	}
+	if nID == 0 || nOOD == 0 {
+		return nil, fmt.Errorf("need ID and OOD test nodes, have %d ID and %d OOD", nID, nOOD)
+	}
+	idAcc, oodAcc := float64(rightID)/float64(nID), float64(rightOOD)/float64(nOOD)
+	res := &Result{IDAccuracy: &idAcc, OODAccuracy: &oodAcc, NumID: nID, NumOOD: nOOD,
+		AUROC: map[string]float64{}, IDMean: map[string]float64{}, OODMean: map[string]float64{}, Metrics: map[string]float64{}}
+	for _, m := range parts[0].pred.Available() {
+		ui, uo := make([]float64, 0, nID), make([]float64, 0, nOOD)
+		for _, p := range parts {
+			u, err := p.pred.Uncertainty(m)
+			if err != nil {
+				return nil, err
+			}
+			for _, i := range p.id {
+				ui = append(ui, u[i])
+			}
+			for _, i := range p.ood {
+				uo = append(uo, u[i])
+			}
 		}
 		// DetectionOf's AUROC is eval.AUROC of the same scores.
 		d, err := eval.DetectionOf(ui, uo)

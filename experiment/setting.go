@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
@@ -59,8 +61,9 @@ type settingRecord struct {
 	aliases   []string // other accepted names (the reference's file and column names)
 	paper     bool     // one of the paper's four settings
 	// train, for a setting with a model of its own, returns what that model
-	// trains on; nil for a setting that evaluates the classification model.
-	train func(d *Dataset, split graph.Split) (*training, error)
+	// trains on for split number k (1-based) of d; nil for a setting that
+	// evaluates the classification model.
+	train func(d *Dataset, split graph.Split, k int) (*training, error)
 	// evaluate evaluates the trained model in the setting.
 	evaluate func(e *evaluation) (*Result, error)
 	// sweep marks a severity sweep, whose result holds one result per
@@ -76,6 +79,9 @@ type training struct {
 	split   graph.Split
 	labels  []int
 	id, ood []int
+	// shifted is the setting as package graph built it, for the settings
+	// of its catalogue (graph.Settings).
+	shifted *graph.Shifted
 }
 
 // evaluation is what a setting evaluates: the trained model's prediction
@@ -93,14 +99,14 @@ type evaluation struct {
 // settings is the catalogue of settings, the paper's first, each in the
 // position of its constant. Adding a setting is one record here (and its
 // shift in package graph).
-var settings = []settingRecord{
+var settings = withGraphSettings([]settingRecord{
 	Classification: {
 		name: "classification", title: "classification", reference: "classification", aliases: []string{"clf"}, paper: true,
 		evaluate: func(e *evaluation) (*Result, error) { return classification(e.pred, e.split) },
 	},
 	LeaveOutClasses: {
 		name: "loc", title: "leave-out classes", reference: "ood_loc", aliases: []string{"oodloc", "leaveoutclasses"}, paper: true,
-		train: func(d *Dataset, split graph.Split) (*training, error) {
+		train: func(d *Dataset, split graph.Split, _ int) (*training, error) {
 			loc, err := graph.LeaveOutClasses(d.Graph, split, d.LeftOut)
 			if err != nil {
 				return nil, err
@@ -141,6 +147,92 @@ var settings = []settingRecord{
 		name: "bernoulli_sweep", title: "Bernoulli noise severity", sweep: true,
 		evaluate: func(e *evaluation) (*Result, error) { return e.shift.sweep(e.d.Graph, e.split, graph.Bernoulli) },
 	},
+})
+
+// withGraphSettings appends to the records base those of package graph's
+// catalogue (graph.Settings) that base does not name: the GPN code's
+// other feature perturbations, in the graph and isolated (evaluating the
+// classification model, as the GPN code evaluates them), leave-out
+// classes chosen at random, and the structural shifts of Bazhenova et al.
+// (2023), which train models of their own on their own splits.
+func withGraphSettings(base []settingRecord) []settingRecord {
+	for _, gs := range graph.Settings() {
+		if slices.ContainsFunc(base, func(r settingRecord) bool { return r.name == gs.Name }) {
+			continue // gaussian, bernoulli and loc are the paper's records
+		}
+		own := gs.Name == "loc_random" || isStructural(gs.Name)
+		base = append(base, graphSetting(gs, own))
+	}
+	return base
+}
+
+// isStructural reports whether name is one of graph's structural shifts.
+func isStructural(name string) bool {
+	name = strings.TrimSuffix(name, "_inductive")
+	return slices.ContainsFunc(graph.AllStructurals, func(k graph.Structural) bool { return k.String() == name })
+}
+
+// graphSetting returns the record of gs, a setting of package graph's
+// catalogue. Its title is its name in words. A setting with a model of its
+// own (own) is built on split number k with seed k, so that each split of
+// the grid draws its own structural split or classes; the others evaluate
+// the classification model on the shift drawn with NoiseSeed, as the
+// paper's noise settings. Every node is scored on the graph of its view;
+// the accuracy is that of the scored ID and OOD test nodes, or of the ID
+// test nodes alone for a setting with a model of its own, whose OOD nodes
+// have no label it was trained to predict.
+func graphSetting(gs graph.Setting, own bool) settingRecord {
+	r := settingRecord{name: gs.Name, title: strings.ReplaceAll(gs.Name, "_", " ")}
+	apply := func(d *Dataset, split graph.Split, seed uint64) (*graph.Shifted, error) {
+		return gs.Apply(d.Graph, split, graph.ShiftOptions{Seed: seed, LeftOut: d.LeftOut})
+	}
+	if own {
+		r.train = func(d *Dataset, split graph.Split, k int) (*training, error) {
+			sh, err := apply(d, split, uint64(k))
+			if err != nil {
+				return nil, err
+			}
+			return &training{graph: sh.Train, split: sh.Split, labels: sh.Labels, id: sh.IDTest, ood: sh.OODTest, shifted: sh}, nil
+		}
+		r.evaluate = func(e *evaluation) (*Result, error) {
+			res, err := scoreViews(e, e.own.shifted)
+			if err == nil {
+				res.Accuracy = *res.IDAccuracy
+			}
+			return res, err
+		}
+		return r
+	}
+	r.evaluate = func(e *evaluation) (*Result, error) {
+		sh, err := apply(e.d, e.split, NoiseSeed)
+		if err != nil {
+			return nil, err
+		}
+		res, err := scoreViews(e, sh)
+		if err == nil {
+			res.Accuracy = (*res.IDAccuracy*float64(res.NumID) + *res.OODAccuracy*float64(res.NumOOD)) / float64(res.NumID+res.NumOOD)
+		}
+		return res, err
+	}
+	return r
+}
+
+// scoreViews predicts on every view of sh (the evaluation's own
+// prediction where a view is the graph it was made on) and scores its ID
+// and OOD nodes.
+func scoreViews(e *evaluation, sh *graph.Shifted) (*Result, error) {
+	parts := make([]scored, 0, len(sh.Views))
+	for _, v := range sh.Views {
+		pred := e.pred
+		if g := v.Graph(); g != pred.Graph {
+			var err error
+			if pred, err = e.shift.predict(g); err != nil {
+				return nil, err
+			}
+		}
+		parts = append(parts, scored{pred, v.ID, v.OOD})
+	}
+	return detectionOf(parts, sh.Labels)
 }
 
 // featureNoise evaluates the classification model on the graph whose
