@@ -121,6 +121,20 @@ func (res *Results) addExtendedSections(p *chart.Page) error {
 			return err
 		}
 	}
+	if res.beyondPaperShifts() {
+		p.AddSection("Which uncertainty detects which shift", "For every OOD setting run, the model and measure "+
+			"with the best mean AUROC, AUPR-Out and FPR@95 over the runs, among every model of the grid and every "+
+			"measure it has; the tables below give every model's TU, AU and EU.")
+		for _, ds := range res.Datasets {
+			t, err := res.WinnerTable(ds)
+			if err != nil {
+				return err
+			}
+			if t != nil {
+				p.AddTables(t)
+			}
+		}
+	}
 	p.AddSection("OOD detection, all metrics", "AUROC, AUPR with OOD (Out) and ID (In) as positives, and the "+
 		"false-positive rate at 95% true-positive rate, of the measures TU, AU and EU, for every OOD setting run, "+
 		"including the structure perturbations and the feature-noise severity sweeps.")
