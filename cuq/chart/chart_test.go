@@ -445,28 +445,6 @@ func TestLines(t *testing.T) {
 	}
 }
 
-func TestForceLayoutSeparatesNodesAndKeepsEdgesShort(t *testing.T) {
-	// Two triangles joined by one edge.
-	edges := [][2]int{{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5}, {5, 3}, {2, 3}}
-	x, y := forceLayout(6, edges)
-	x2, y2 := forceLayout(6, edges)
-	for i := range x {
-		if x[i] != x2[i] || y[i] != y2[i] {
-			t.Fatal("the layout differs between two calls")
-		}
-		for j := range i {
-			if math.Hypot(x[i]-x[j], y[i]-y[j]) < 0.05 {
-				t.Errorf("nodes %d and %d overlap", i, j)
-			}
-		}
-	}
-	within := math.Hypot(x[0]-x[1], y[0]-y[1])
-	across := math.Hypot(x[0]-x[4], y[0]-y[4])
-	if within >= across {
-		t.Errorf("linked nodes 0, 1 are %.2f apart, unlinked 0, 4 only %.2f", within, across)
-	}
-}
-
 func TestNilBuildersAndCharts(t *testing.T) {
 	for _, b := range []interface{ Done() (*Chart, error) }{
 		(*ARCChart)(nil), (*RiskCoverageChart)(nil), (*DecompositionChart)(nil), (*HistoryChart)(nil), (*NeighbourhoodChart)(nil), (*SimplexChart)(nil),

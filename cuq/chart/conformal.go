@@ -6,14 +6,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/conformal"
 )
 
 // SetSizesChart builds the distribution of conformal prediction-set sizes
 // of one prediction. Start it with SetSizesOf, set options, then call Done.
 type SetSizesChart struct {
-	pred  *cuq.Prediction
+	pred  Conformable
 	nodes []int
 	opts  conformal.Options
 	title string
@@ -48,7 +47,7 @@ func SetSizesOfCounts(alpha float64, dists ...SetSizeCounts) *SetSizesChart {
 // empirical coverage and mean set size, the subtitle α, the node counts
 // and each score's q̂; the tooltip the counts. At equal coverage, bars
 // further left mean a more useful model or score.
-func SetSizesOf(p *cuq.Prediction, nodes []int) *SetSizesChart {
+func SetSizesOf(p Conformable, nodes []int) *SetSizesChart {
 	return &SetSizesChart{pred: p, nodes: nodes}
 }
 
@@ -92,7 +91,7 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	title := titleOf(s.title, s.pred, "conformal set sizes")
+	title := titleOf(s.title, nameOf(s.pred), "conformal set sizes")
 	classes := 0
 	for _, d := range dists {
 		classes = max(classes, len(d.Counts)-1)
@@ -140,14 +139,22 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 
 // titleOf returns title, or when it is empty the default what, after the
 // model's name when the chart is of a prediction.
-func titleOf(title string, pred *cuq.Prediction, what string) string {
+func titleOf(title, model, what string) string {
 	switch {
 	case title != "":
 		return title
-	case pred != nil:
-		return pred.Model + ": " + what
+	case model != "":
+		return model + ": " + what
 	}
 	return what
+}
+
+// nameOf returns the name of p, "" for nil.
+func nameOf(p interface{ Name() string }) string {
+	if isNil(p) {
+		return ""
+	}
+	return p.Name()
 }
 
 // distributions returns the distributions to draw and the subtitle: the
@@ -174,7 +181,7 @@ func (s *SetSizesChart) distributions() ([]SetSizeCounts, string, error) {
 		return s.given, fmt.Sprintf("α = %g: each set holds the label with probability ≥ %g%% · up to %d evaluated nodes per series",
 			s.opts.Alpha, 100*(1-s.opts.Alpha), n), nil
 	}
-	if s.pred == nil {
+	if isNil(s.pred) {
 		return nil, "", fmt.Errorf("chart.SetSizesOf: nil prediction")
 	}
 	res, err := s.pred.Conformal(s.nodes, s.opts)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
@@ -60,7 +59,9 @@ type DecompositionChart struct {
 	idAccuracy   float64
 	hasAccuracy  bool
 	idNodes, ood int
-	pred         *cuq.Prediction // set by DecompositionOf, for OOD
+	// predAU and predEU are the prediction's measures, kept by
+	// DecompositionOf for OOD.
+	predAU, predEU []float64
 }
 
 // Decomposition starts a decomposition chart of nodes with the given AU, EU

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -94,4 +95,22 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// TestNoModelImport checks that the package draws from interfaces and
+// slices: it does not depend on package cuq, the models.
+func TestNoModelImport(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	out, err := exec.Command(goTool, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if p == "github.com/cuqgnn/cuqgnn/cuq" {
+			t.Error("package chart depends on package cuq")
+		}
+	}
 }
