@@ -260,17 +260,18 @@ func (r *RiskCoverageChart) Done() (*Chart, error) {
 	sub := fmt.Sprintf("%d nodes, %d wrong (error rate %.1f%%) · AURC: mean risk over coverages, lower is better",
 		len(correct), wrong, 100*float64(wrong)/float64(len(correct)))
 	grid := map[string]any{"lineStyle": map[string]any{"color": "#eee"}}
+	right := rightLegendMargin(names, 8, 210)
 	opt := rawOption{
 		"animation": false,
 		"title":     map[string]any{"text": title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15}},
 		"tooltip":   map[string]any{"trigger": "axis", "formatter": jsFunc(riskCoverageTooltip)},
 		"legend":    map[string]any{"data": names, "orient": "vertical", "right": 8, "top": 60, "type": "scroll"},
-		"grid":      map[string]any{"top": 70, "left": 60, "right": 210, "bottom": 50},
+		"grid":      map[string]any{"top": 70, "left": 60, "right": right, "bottom": 50},
 		"xAxis": map[string]any{"type": "value", "min": 0, "max": 1, "interval": 0.2, "name": "coverage",
 			"nameLocation": "middle", "nameGap": 28, "splitLine": grid},
 		"yAxis": map[string]any{"type": "value", "min": 0, "max": top, "name": "risk (error rate among kept nodes)",
 			"nameLocation": "middle", "nameGap": 42, "splitLine": grid},
 		"series": series,
 	}
-	return newChart(title, 800, 420, opt), nil
+	return newChart(title, 800+right-210, 420, opt), nil
 }

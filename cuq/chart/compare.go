@@ -271,7 +271,13 @@ func (r *RunsReliabilityChart) Done() (*Chart, error) {
 	if cols < 1 {
 		cols = min(3, len(groups))
 	}
-	const top = 60
+	legend := make([]string, 0, len(groups)+2)
+	for _, g := range groups {
+		legend = append(legend, g.label)
+	}
+	legend = append(legend, "mean confidence", "perfect calibration")
+	_, width, _ := panelLayout(len(groups), cols, 240, 220, 0)
+	top := max(60, 28+legendHeight(legendRows(legend, width-10))+6)
 	boxes, width, height := panelLayout(len(groups), cols, 240, 220, top)
 	title := r.title
 	if title == "" {
@@ -279,7 +285,6 @@ func (r *RunsReliabilityChart) Done() (*Chart, error) {
 	}
 	titles := []any{map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 15}}}
 	var grids, xAxes, yAxes, series []any
-	var legend []string
 	axisLine := map[string]any{"lineStyle": map[string]any{"color": "#eee"}}
 	for k, g := range groups {
 		var bins []eval.Bin
@@ -328,7 +333,6 @@ func (r *RunsReliabilityChart) Done() (*Chart, error) {
 		}
 		xAxes, yAxes = append(xAxes, xCat, xVal), append(yAxes, yVal)
 		color := ModelColor(g.label)
-		legend = append(legend, g.label)
 		series = append(series,
 			map[string]any{"type": "bar", "name": g.label, "data": accuracy, "xAxisIndex": 2 * k, "yAxisIndex": k,
 				"barCategoryGap": "8%", "itemStyle": map[string]any{"color": color, "opacity": 0.8}},
@@ -338,7 +342,6 @@ func (r *RunsReliabilityChart) Done() (*Chart, error) {
 				"xAxisIndex": 2*k + 1, "yAxisIndex": k, "showSymbol": false, "silent": true, "color": "#888",
 				"lineStyle": map[string]any{"color": "#888", "type": Dashed.echarts(), "width": 1}})
 	}
-	legend = append(legend, "mean confidence", "perfect calibration")
 	opt := rawOption{
 		"animation": false,
 		"title":     titles,

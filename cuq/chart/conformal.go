@@ -120,6 +120,8 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 			"itemStyle": map[string]any{"color": color}})
 	}
 	grid := map[string]any{"lineStyle": map[string]any{"color": "#eee"}}
+	// The plot starts below the legend, one line per distribution.
+	gridTop := max(72+22*len(dists), 62+legendHeight(len(dists))+8)
 	opt := rawOption{
 		"animation": false,
 		"title": map[string]any{"text": title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15},
@@ -127,14 +129,14 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 		"tooltip": map[string]any{"trigger": "axis", "axisPointer": map[string]any{"type": "shadow"},
 			"formatter": jsFunc(setSizesTooltip)},
 		"legend": map[string]any{"data": names, "orient": "vertical", "top": 62, "left": 60},
-		"grid":   map[string]any{"top": 72 + 22*len(dists), "left": 60, "right": 30, "bottom": 50},
+		"grid":   map[string]any{"top": gridTop, "left": 60, "right": 30, "bottom": 50},
 		"xAxis": map[string]any{"type": "category", "data": categories, "name": "set size (classes)",
 			"nameLocation": "middle", "nameGap": 28},
 		"yAxis": map[string]any{"type": "value", "min": 0, "max": math.Ceil(float64(10*top)-1e-9) / 10,
 			"name": "fraction of evaluation nodes", "nameLocation": "middle", "nameGap": 40, "splitLine": grid},
 		"series": series,
 	}
-	return newChart(title, 680, 380+22*len(dists), opt), nil
+	return newChart(title, 680, 380+22*len(dists)+gridTop-(72+22*len(dists)), opt), nil
 }
 
 // titleOf returns title, or when it is empty the default what, after the
