@@ -2,6 +2,9 @@ package chart
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"io"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -357,6 +360,28 @@ func TestEmbeddedECharts(t *testing.T) {
 	}
 	if !strings.Contains(echartsJS[:1000], "Licensed to the Apache Software Foundation") {
 		t.Error("embedded library lost its license header")
+	}
+}
+
+func TestEmbeddedEChartsGzip(t *testing.T) {
+	r, err := gzip.NewReader(bytes.NewReader(echartsGzip))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(js) != echartsJS {
+		t.Error("echarts.min.js.gz does not decompress to echarts.min.js: run go generate")
+	}
+	l := LoaderHTML(HTMLOptions{Compressed: true})
+	b64, _, _ := strings.Cut(l[strings.Index(l, `atob("`)+len(`atob("`):], `"`)
+	if gz, err := base64.StdEncoding.DecodeString(b64); err != nil || !bytes.Equal(gz, echartsGzip) {
+		t.Errorf("the compressed loader does not carry the library's gzip in base64 (%v)", err)
+	}
+	if len(l) > len(echartsJS)/2 || !strings.Contains(l, "DecompressionStream(\"gzip\")") || !strings.Contains(l, "Apache License 2.0") {
+		t.Errorf("compressed loader of %d bytes (the library has %d) without DecompressionStream or licence", len(l), len(echartsJS))
 	}
 }
 

@@ -208,7 +208,7 @@ type panelBox struct{ left, top, width, height int }
 // its axes' labels to its left and below; it returns the boxes of the
 // plots and the chart's size.
 func panelLayout(n, cols, plotW, plotH, top int) (boxes []panelBox, width, height int) {
-	const left, titleH, axisW, axisH, gap = 10, 30, 55, 45, 15
+	const left, titleH, axisW, axisH, gap = 10, 44, 55, 45, 15
 	for k := range n {
 		r, c := k/cols, k%cols
 		boxes = append(boxes, panelBox{
@@ -221,9 +221,11 @@ func panelLayout(n, cols, plotW, plotH, top int) (boxes []panelBox, width, heigh
 	return boxes, left + min(n, cols)*(axisW+plotW+gap), top + rows*(titleH+plotH+axisH)
 }
 
-// panelTitle returns the title element of panel box b.
-func panelTitle(text string, b panelBox) map[string]any {
-	return map[string]any{"text": text, "left": b.left, "top": b.top - 26, "textStyle": map[string]any{"fontSize": 13}}
+// panelTitle returns the title element of panel box b: its text and a
+// line of details below.
+func panelTitle(text, sub string, b panelBox) map[string]any {
+	return map[string]any{"text": text, "subtext": sub, "left": b.left - 5, "top": b.top - 46, "itemGap": 6,
+		"textStyle": map[string]any{"fontSize": 13}, "subtextStyle": map[string]any{"fontSize": 11}}
 }
 
 // RunsReliabilityChart builds the reliability diagrams of several runs
@@ -305,7 +307,7 @@ func (r *RunsReliabilityChart) Done() (*Chart, error) {
 		if len(g.runs) > 1 {
 			runs = fmt.Sprintf(", %d runs", len(g.runs))
 		}
-		titles = append(titles, panelTitle(fmt.Sprintf("%s · ECE %.2f%% · %d nodes%s", g.label, 100*c.ECE, c.Nodes, runs), b))
+		titles = append(titles, panelTitle(g.label, fmt.Sprintf("ECE %.2f%% · %d nodes%s", 100*c.ECE, c.Nodes, runs), b))
 		grids = append(grids, map[string]any{"left": b.left, "top": b.top, "width": b.width, "height": b.height})
 		categories := make([]string, len(bins))
 		accuracy := make([]any, len(bins))
@@ -323,7 +325,7 @@ func (r *RunsReliabilityChart) Done() (*Chart, error) {
 		}
 		names := k == len(groups)-1 || k+cols >= len(groups)
 		xCat := map[string]any{"type": "category", "data": categories, "show": false, "gridIndex": k}
-		xVal := map[string]any{"type": "value", "min": 0, "max": 1, "interval": 0.2, "gridIndex": k, "splitLine": axisLine}
+		xVal := map[string]any{"type": "value", "min": 0, "max": 1, "interval": 0.2, "gridIndex": k, "position": "bottom", "splitLine": axisLine}
 		yVal := map[string]any{"type": "value", "min": 0, "max": 1, "interval": 0.2, "gridIndex": k, "splitLine": axisLine}
 		if names {
 			xVal["name"], xVal["nameLocation"], xVal["nameGap"] = "confidence", "middle", 26
@@ -359,13 +361,16 @@ func addBins(a, b []eval.Bin) []eval.Bin {
 		return slices.Clone(b)
 	}
 	for j := range min(len(a), len(b)) {
-		n := a[j].Count + b[j].Count
-		if n > 0 {
+		switch n := a[j].Count + b[j].Count; {
+		case b[j].Count == 0: // an empty bin's means may be NaN
+		case a[j].Count == 0:
+			a[j].Count, a[j].Accuracy, a[j].Confidence = n, b[j].Accuracy, b[j].Confidence
+		default:
 			w := float64(b[j].Count) / float64(n)
 			a[j].Accuracy += w * (b[j].Accuracy - a[j].Accuracy)
 			a[j].Confidence += w * (b[j].Confidence - a[j].Confidence)
+			a[j].Count = n
 		}
-		a[j].Count = n
 	}
 	return a
 }
@@ -474,7 +479,7 @@ func (d *RunsDecompositionChart) Done() (*Chart, error) {
 		if n := len(groups[k].runs); n > 1 {
 			counts += fmt.Sprintf(", %d runs", n)
 		}
-		titles = append(titles, panelTitle(fmt.Sprintf("%s · ID acc. %.1f%% · %s", groups[k].label, 100*p.idAccuracy, counts), b))
+		titles = append(titles, panelTitle(groups[k].label, fmt.Sprintf("ID accuracy %.1f%% · %s", 100*p.idAccuracy, counts), b))
 		grids = append(grids, map[string]any{"left": b.left, "top": b.top, "width": b.width, "height": b.height})
 		xa := map[string]any{"type": "value", "gridIndex": k, "min": xlo, "max": xhi,
 			"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}}

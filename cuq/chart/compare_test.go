@@ -116,15 +116,19 @@ func TestARCOfRunsPanels(t *testing.T) {
 }
 
 func TestAddBins(t *testing.T) {
-	a := []eval.Bin{{Count: 2, Accuracy: 0.5, Confidence: 0.6}, {Count: 0}}
-	b := []eval.Bin{{Count: 3, Accuracy: 1, Confidence: 0.8}, {Count: 1, Accuracy: 1, Confidence: 0.9}}
+	nan := math.NaN()
+	a := []eval.Bin{{Count: 2, Accuracy: 0.5, Confidence: 0.6}, {Count: 0, Accuracy: nan, Confidence: nan}, {Count: 1, Accuracy: 0, Confidence: 0.7}}
+	b := []eval.Bin{{Count: 3, Accuracy: 1, Confidence: 0.8}, {Count: 1, Accuracy: 1, Confidence: 0.9}, {Count: 0, Accuracy: nan, Confidence: nan}}
 	s := addBins(addBins(nil, a), b)
 	// (2·0.5 + 3·1)/5 = 0.8, (2·0.6 + 3·0.8)/5 = 0.72.
 	if s[0].Count != 5 || math.Abs(s[0].Accuracy-0.8) > 1e-12 || math.Abs(s[0].Confidence-0.72) > 1e-12 {
 		t.Errorf("bin 0 = %+v, want 5 nodes, accuracy 0.8, confidence 0.72", s[0])
 	}
 	if s[1].Count != 1 || s[1].Accuracy != 1 || s[1].Confidence != 0.9 {
-		t.Errorf("bin 1 = %+v, want the one node added", s[1])
+		t.Errorf("bin 1 = %+v, want the one node added, the empty bin's NaN gone", s[1])
+	}
+	if s[2].Count != 1 || s[2].Accuracy != 0 || s[2].Confidence != 0.7 {
+		t.Errorf("bin 2 = %+v, want the first input's node, the empty bin's NaN ignored", s[2])
 	}
 	if a[0].Count != 2 {
 		t.Error("addBins changed its first input")
@@ -139,11 +143,11 @@ func TestReliabilityOfRuns(t *testing.T) {
 	c, opt := optionOf(t, ReliabilityOfRuns(Run{Pred: p, Nodes: all}, Run{Pred: p, Nodes: all}, Run{Pred: q, Nodes: all[:3]}).Bins(4))
 	titles := opt["title"].([]any)
 	// Toy twice: 10 nodes; Other on 3 nodes.
-	if got := titles[1].(map[string]any)["text"].(string); !strings.Contains(got, "Toy") || !strings.Contains(got, "10 nodes, 2 runs") {
-		t.Errorf("first panel title %q, want Toy, 10 nodes, 2 runs", got)
+	if got := titles[1].(map[string]any); got["text"] != "Toy" || !strings.HasSuffix(got["subtext"].(string), "10 nodes, 2 runs") {
+		t.Errorf("first panel title %v, want Toy, 10 nodes, 2 runs", got)
 	}
-	if got := titles[2].(map[string]any)["text"].(string); !strings.Contains(got, "Other") || !strings.Contains(got, "3 nodes") {
-		t.Errorf("second panel title %q", got)
+	if got := titles[2].(map[string]any); got["text"] != "Other" || !strings.HasSuffix(got["subtext"].(string), " 3 nodes") {
+		t.Errorf("second panel title %v", got)
 	}
 	s := series(t, opt)
 	bars := s[0]["data"].([]any)
@@ -181,11 +185,11 @@ func TestDecompositionOfRunsSharesAxes(t *testing.T) {
 		}
 	}
 	titles := opt["title"].([]any)
-	if got := titles[1].(map[string]any)["text"]; got != "Toy · ID acc. 66.7% · 3 ID, 2 OOD" {
-		t.Errorf("first panel %q", got)
+	if got := titles[1].(map[string]any); got["text"] != "Toy" || got["subtext"] != "ID accuracy 66.7% · 3 ID, 2 OOD" {
+		t.Errorf("first panel %v", got)
 	}
-	if got := titles[2].(map[string]any)["text"]; got != "Other · ID acc. 100.0% · 3 nodes" {
-		t.Errorf("second panel %q", got)
+	if got := titles[2].(map[string]any); got["text"] != "Other" || got["subtext"] != "ID accuracy 100.0% · 3 nodes" {
+		t.Errorf("second panel %v", got)
 	}
 	if c.Title != "Aleatoric vs epistemic uncertainty" {
 		t.Errorf("title %q", c.Title)
