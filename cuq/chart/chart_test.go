@@ -3,11 +3,11 @@ package chart
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/base64"
-	"io"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"math"
 	"strings"
 	"testing"
