@@ -120,8 +120,37 @@ func (c *Chart) Fragment() string {
 	if c == nil {
 		return "<p class=\"cuq-error\">chart: nil chart</p>\n"
 	}
+	return c.fragment(fmt.Sprintf("%dpx", c.Width))
+}
+
+// MinWidth returns the narrowest width in CSS pixels at which the chart
+// still reads: its Width for a chart of panels placed in pixels (ARCGrid,
+// the comparison charts, Simplexes), else 360 or its Width if smaller.
+// Plots of other charts follow their element's width.
+func (c *Chart) MinWidth() int {
+	if c == nil {
+		return 0
+	}
+	if o, ok := c.opt.(rawOption); ok {
+		grids := o["grid"]
+		if base, ok := o["baseOption"].(map[string]any); ok {
+			grids = base["grid"]
+		}
+		if list, ok := grids.([]any); ok {
+			for _, g := range list {
+				if m, ok := g.(map[string]any); ok && m["width"] != nil {
+					return c.Width
+				}
+			}
+		}
+	}
+	return min(c.Width, 360)
+}
+
+// fragment is Fragment with the element's CSS width.
+func (c *Chart) fragment(width string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<div id=%q class=\"cuq-chart\" style=\"width:%dpx;height:%dpx;\"></div>\n", c.ID, c.Width, c.Height)
+	fmt.Fprintf(&b, "<div id=%q class=\"cuq-chart\" style=\"width:%s;height:%dpx;\"></div>\n", c.ID, width, c.Height)
 	b.WriteString("<script type=\"text/javascript\">\n(function () {\n")
 	fmt.Fprintf(&b, "  var draw = function () {\n    var el = document.getElementById(%q);\n    if (!el) { return; }\n", c.ID)
 	b.WriteString("    var chart = echarts.init(el, null, {renderer: \"canvas\"});\n")
@@ -130,7 +159,8 @@ func (c *Chart) Fragment() string {
 		p, _ := json.Marshal(c.patch) // patches are built from maps, slices and numbers.
 		b.WriteString("    chart.setOption(" + scriptSafe(string(p)) + ");\n")
 	}
-	b.WriteString("    window.addEventListener(\"resize\", function () { chart.resize(); });\n  };\n")
+	b.WriteString("    var resize = function () { chart.resize(); };\n")
+	b.WriteString("    if (window.ResizeObserver) { new ResizeObserver(resize).observe(el); } else { window.addEventListener(\"resize\", resize); }\n  };\n")
 	b.WriteString("  if (window.echarts) { draw(); } else { (window." + queue + " = window." + queue + " || []).push(draw); }\n")
 	b.WriteString("})();\n</script>\n")
 	return b.String()
@@ -232,13 +262,21 @@ func (p *Page) AddCharts(charts ...*Chart) *Page {
 	return p
 }
 
-// AddRow appends charts side by side, wrapping to the next line where the
-// page is narrower than the row, and returns the page.
+// AddRow appends charts side by side, sharing the page's width: each takes
+// an equal part of it, at most its Width and at least its MinWidth, and
+// follows the page's width when it changes; charts that do not fit wrap to
+// the next line. It returns the page.
 func (p *Page) AddRow(charts ...*Chart) *Page {
 	var b strings.Builder
-	b.WriteString("<div style=\"display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start;\">\n")
+	b.WriteString("<div class=\"cuq-row\" style=\"display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start;width:100%;\">\n")
 	for _, c := range charts {
-		b.WriteString(c.Fragment())
+		if c == nil {
+			b.WriteString(c.Fragment())
+			continue
+		}
+		fmt.Fprintf(&b, "<div style=\"flex:1 1 0;min-width:%dpx;max-width:%dpx;\">\n", c.MinWidth(), c.Width)
+		b.WriteString(c.fragment("100%"))
+		b.WriteString("</div>\n")
 	}
 	b.WriteString("</div>\n")
 	p.items = append(p.items, b.String())
