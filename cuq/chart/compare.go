@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/cuqgnn/cuqgnn/cuq/conformal"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
@@ -533,3 +534,55 @@ func niceLow(v float64) float64 {
 
 // niceHigh rounds v up as niceLow rounds down (0.437 → 0.5).
 func niceHigh(v float64) float64 { return -niceLow(-v) }
+
+// SetSizesOfRuns starts the set-size chart of several models: one bar
+// series per label, in the model's colour, of the conformal sets of one
+// score (APS by default; see SetSizesChart.Scores, whose first score
+// counts) on each run's Nodes, split as SetSizesOf splits them, with the
+// counts of a label's repeated runs added up and its coverage and mean set
+// size taken over all their evaluation nodes. SetSizesChart's Alpha,
+// CalibrationFraction, Seed and Title apply.
+func SetSizesOfRuns(runs ...Run) *SetSizesChart {
+	return &SetSizesChart{runs: append([]Run{}, runs...), counted: true}
+}
+
+// runDistributions returns the set-size distributions of the runs of a
+// chart started with SetSizesOfRuns.
+func (s *SetSizesChart) runDistributions() ([]SetSizeCounts, []string, error) {
+	const op = "chart.SetSizesOfRuns"
+	groups, err := groupRuns(op, s.runs)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := s.opts
+	if len(opts.Scores) == 0 {
+		opts.Scores = []conformal.Score{conformal.APS{}}
+	}
+	opts.Scores = opts.Scores[:1]
+	dists := make([]SetSizeCounts, len(groups))
+	colors := make([]string, len(groups))
+	for k, g := range groups {
+		d := SetSizeCounts{Label: g.label}
+		covered, size, n := 0.0, 0.0, 0
+		for _, r := range g.runs {
+			res, err := r.Pred.Conformal(r.Nodes, opts)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %s: %w", op, g.label, err)
+			}
+			d.Label = g.label + " " + res[0].Score
+			for c, count := range res[0].SizeCounts() {
+				for len(d.Counts) <= c {
+					d.Counts = append(d.Counts, 0)
+				}
+				d.Counts[c] += count
+			}
+			m := len(res[0].Nodes)
+			covered, size, n = covered+res[0].Coverage*float64(m), size+res[0].MeanSize*float64(m), n+m
+		}
+		if n > 0 {
+			d.Coverage, d.MeanSize = covered/float64(n), size/float64(n)
+		}
+		dists[k], colors[k] = d, ModelColor(g.label)
+	}
+	return dists, colors, nil
+}

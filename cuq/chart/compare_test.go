@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/conformal"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
@@ -290,5 +291,51 @@ func TestModelColor(t *testing.T) {
 		if err := checkColor(c); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+func TestSetSizesOfRuns(t *testing.T) {
+	p := setSizePrediction(t)
+	q := setSizePrediction(t)
+	q.Model = "Other"
+	all := []int{0, 1, 2, 3, 4}
+	aps := conformal.APS{NonRandomized: true}
+	// As in TestSetSizesOf: at α = ¼ every set is the predicted class
+	// alone (2 evaluation nodes a run), at α = 0.2 both classes.
+	c, err := SetSizesOfRuns(Run{Pred: p, Nodes: all}, Run{Pred: q, Nodes: all}, Run{Pred: p, Nodes: all}).
+		Scores(aps).Alpha(0.25).Seed(5).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := decodeOption(t, c)
+	// Toy's two runs add up to 4 singleton sets of 4 evaluated nodes,
+	// Other's one to 2 of 2.
+	want := []struct {
+		name   string
+		counts []float64
+	}{
+		{"Toy APS (non-randomised): coverage 100.0%, mean size 1.00", []float64{0, 4, 0}},
+		{"Other APS (non-randomised): coverage 100.0%, mean size 1.00", []float64{0, 2, 0}},
+	}
+	s := series(t, opt)
+	if len(s) != 2 {
+		t.Fatalf("%d series, want 2", len(s))
+	}
+	for k, w := range want {
+		if s[k]["name"] != w.name {
+			t.Errorf("series %d is %q, want %q", k, s[k]["name"], w.name)
+		}
+		for size, d := range s[k]["data"].([]any) {
+			item := d.(map[string]any)
+			if item["count"] != w.counts[size] || item["value"] != w.counts[size]/w.counts[1] {
+				t.Errorf("series %d, size %d: %v, want %v nodes", k, size, item, w.counts[size])
+			}
+		}
+	}
+	if s[0]["itemStyle"].(map[string]any)["color"] != ModelColor("Toy") || s[1]["itemStyle"].(map[string]any)["color"] != ModelColor("Other") {
+		t.Errorf("bar colours %v, %v; want the models'", s[0]["itemStyle"], s[1]["itemStyle"])
+	}
+	if _, err := SetSizesOfRuns().Done(); err == nil || err.Error() != "chart.SetSizesOfRuns: no runs" {
+		t.Errorf("no runs: error %v", err)
 	}
 }

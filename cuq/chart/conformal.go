@@ -20,6 +20,8 @@ type SetSizesChart struct {
 	// counted.
 	given   []SetSizeCounts
 	counted bool
+	// runs are the runs of SetSizesOfRuns.
+	runs []Run
 }
 
 // SetSizeCounts is a distribution of conformal set sizes computed
@@ -91,6 +93,20 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
+	var colors []string
+	if s.runs != nil {
+		if dists, colors, err = s.runDistributions(); err != nil {
+			return nil, err
+		}
+		alpha := s.opts.Alpha
+		if alpha == 0 {
+			alpha = conformal.DefaultAlpha
+		}
+		sub = fmt.Sprintf("α = %g: each set holds the label with probability ≥ %g%% · a model's runs added up", alpha, 100*(1-alpha))
+		if s.title == "" {
+			s.title = "Conformal set sizes by model"
+		}
+	}
 	title := titleOf(s.title, nameOf(s.pred), "conformal set sizes")
 	classes := 0
 	for _, d := range dists {
@@ -116,6 +132,9 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 			top = max(top, f)
 		}
 		color := Palette[k%len(Palette)]
+		if colors != nil {
+			color = colors[k]
+		}
 		series = append(series, map[string]any{"type": "bar", "name": names[k], "data": data,
 			"itemStyle": map[string]any{"color": color}})
 	}
@@ -162,6 +181,9 @@ func nameOf(p interface{ Name() string }) string {
 // distributions returns the distributions to draw and the subtitle: the
 // prediction's conformal sets per score, or the given counts.
 func (s *SetSizesChart) distributions() ([]SetSizeCounts, string, error) {
+	if s.runs != nil {
+		return nil, "", nil // runDistributions draws them
+	}
 	if s.counted {
 		if len(s.given) == 0 {
 			return nil, "", fmt.Errorf("chart.SetSizesOfCounts: no distributions")

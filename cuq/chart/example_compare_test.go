@@ -48,11 +48,14 @@ func ExampleARCOfRuns() {
 	fmt.Println(rel.Title, err)
 	dec, err := chart.DecompositionOfRuns(chart.Run{Pred: gpn, Nodes: []int{0, 1, 2, 3}, OOD: []int{4, 5}}).Done()
 	fmt.Println(dec.Title, err)
+	sets, err := chart.SetSizesOfRuns(runs...).Alpha(0.2).Done()
+	fmt.Println(sets.Title, err)
 	// Output:
 	// TU: accuracy-rejection curves by model <nil>
 	// Accuracy-rejection curves by model and measure <nil>
 	// Reliability diagrams <nil>
 	// Aleatoric vs epistemic uncertainty <nil>
+	// Conformal set sizes by model <nil>
 }
 
 // The AUROC of the OOD nodes against the ID nodes, one row per model, mean

@@ -278,6 +278,7 @@ func TestLegendsCoverNoData(t *testing.T) {
 		"DecompositionRuns":  DecompositionOfRuns(runs...).Done,
 		"SetSizesOf":         SetSizesOf(long, all).Scores(conformal.APS{}, conformal.RAPS{}, conformal.DAPS{}).Done,
 		"SetSizesOfCounts":   SetSizesOfCounts(0.1, counts...).Done,
+		"SetSizesOfRuns":     SetSizesOfRuns(runs...).Done,
 		"GraphChart":         func() (*Chart, error) { return GraphChart(view) },
 		"NeighbourhoodOf":    NeighbourhoodOf(long, 2).Measures(uq.EUPC, uq.EUSO).Done,
 		"HistoryOf":          HistoryOf(testHistory()).Done,
