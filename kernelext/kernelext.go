@@ -8,11 +8,13 @@
 //
 // Charts need the ECharts library in the page. GoNB runs every cell as a
 // new program, and the first chart each cell program shows carries the
-// library (embedded in package chart, about 1 MB); later charts of the
-// same cell reuse it. So every cell's output draws on its own: offline, when
-// the cell is re-run, after the notebook is saved and reopened, and in a
-// `jupyter nbconvert --to html` export. UseCDN trades that for smaller
-// outputs that draw only online.
+// library (embedded in package chart), gzip-compressed in base64: about
+// 450 kB instead of 1 MB, which the browser decompresses with its
+// DecompressionStream once per page; later charts of the same cell reuse
+// it. So every cell's output draws on its own: offline, when the cell is
+// re-run, after the notebook is saved and reopened, and in a `jupyter
+// nbconvert --to html` export. UseCDN trades that for smaller outputs that
+// draw only online.
 package kernelext
 
 import (
@@ -65,7 +67,7 @@ func loader() string {
 		return ""
 	}
 	loaded = true
-	return quietMathJax + chart.LoaderHTML(chart.HTMLOptions{})
+	return quietMathJax + chart.LoaderHTML(chart.HTMLOptions{Compressed: true})
 }
 
 // quietMathJax asks MathJax 2, which the HTML export of a notebook loads,
@@ -176,25 +178,103 @@ func Show(x any, errs ...error) error {
 	return nil
 }
 
-// ShowRow displays charts side by side (wrapping where the notebook is
-// narrower than the row), each given as a *chart.Chart or a chart builder.
+// RowOption changes how ShowRow shows its charts.
+type RowOption func(*rowOptions)
+
+type rowOptions struct {
+	share, shareSet bool
+}
+
+// ShareY makes ShowRow give its charts one y range (share true), so that
+// they compare by height, or keep each chart's own (false). Without it,
+// ShowRow shares the range when every chart's y axis has the same name
+// (the same quantity: two set-size charts, two reliability diagrams, two
+// risk-coverage charts). See chart.ShareY.
+func ShareY(share bool) RowOption {
+	return func(o *rowOptions) { o.share, o.shareSet = share, true }
+}
+
+// ShowRow displays charts side by side, each given as a *chart.Chart or a
+// chart builder, followed by any RowOption. The charts share the
+// notebook's width: each takes an equal part, at most its own width and
+// at least the narrowest it reads at (chart.Chart.MinWidth), and follows
+// the notebook when its width changes; charts that do not fit wrap to the
+// next line. Charts of the same quantity share their y range (see ShareY),
+// which sets it in the charts given.
 func ShowRow(charts ...any) error {
-	row := make([]*chart.Chart, len(charts))
+	var o rowOptions
+	var row []*chart.Chart
 	for k, x := range charts {
 		switch v := x.(type) {
+		case RowOption:
+			v(&o)
 		case *chart.Chart:
-			row[k] = v
+			if v == nil {
+				return Show(nil, fmt.Errorf("kernelext.ShowRow: chart %d is nil", k))
+			}
+			row = append(row, v)
 		case Chartable:
 			c, err := v.Done()
 			if err != nil {
 				return Show(nil, err)
 			}
-			row[k] = c
+			row = append(row, c)
 		default:
 			return Show(nil, fmt.Errorf("kernelext.ShowRow: item %d is a %T, not a chart", k, x))
 		}
 	}
+	if len(row) == 0 {
+		return Show(nil, errors.New("kernelext.ShowRow: no charts"))
+	}
+	switch {
+	case o.shareSet && o.share:
+		if err := chart.ShareY(row...); err != nil {
+			return Show(nil, fmt.Errorf("kernelext.ShowRow: %w", err))
+		}
+	case !o.shareSet && sameQuantity(row):
+		_ = chart.ShareY(row...) // charts without values to share keep their own range
+	}
 	return Show(row)
+}
+
+// sameQuantity reports whether the charts are several, with y axes of
+// one name.
+func sameQuantity(row []*chart.Chart) bool {
+	if len(row) < 2 || row[0].YAxisName() == "" {
+		return false
+	}
+	for _, c := range row[1:] {
+		if c.YAxisName() != row[0].YAxisName() {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	cachedMu    sync.Mutex
+	cachedID    string   // the display of this cell program's note on cached runs
+	cachedNotes []string // the runs it lists
+)
+
+// noteCached tells that a result (a trained model's run) was taken from
+// the cache, with what, a few words about it: in a notebook, one line per
+// cell program that lists every cached result the cell used, updated in
+// place; elsewhere one printed line per result.
+func noteCached(what string) {
+	if !gonbui.IsNotebook {
+		fmt.Println(what + ": trained earlier in this kernel session; kernelext.Forget(\"train\") trains again")
+		return
+	}
+	cachedMu.Lock()
+	defer cachedMu.Unlock()
+	if cachedID == "" {
+		cachedID = "cuq-cached-" + gonbui.UniqueId()
+	}
+	cachedNotes = append(cachedNotes, what)
+	gonbui.UpdateHTML(cachedID, "<div style=\"color:#555;font-size:90%;\">"+
+		html.EscapeString(strings.Join(cachedNotes, "; "))+
+		": trained earlier in this kernel session; kernelext.Forget(\"train\") trains again</div>")
 }
 
 // flush waits until GoNB has received everything sent so far. Without it a

@@ -143,7 +143,7 @@ func arc(t *testing.T, name string) *chart.Chart {
 
 func TestShowCarriesEChartsOncePerCellProgram(t *testing.T) {
 	resetECharts()
-	const lib = "Licensed to the Apache Software Foundation"
+	const lib = `new DecompressionStream("gzip")`
 
 	a, b, c := arc(t, "first"), arc(t, "second"), arc(t, "third")
 	if err := Show(a); err != nil {
@@ -206,7 +206,7 @@ func TestShowBuildersAndRows(t *testing.T) {
 	if err := Show(d); err != nil {
 		t.Fatal(err)
 	}
-	if h := nextHTML(t); !strings.Contains(h, `"text":"dec"`) || !strings.Contains(h, "Apache Software Foundation") {
+	if h := nextHTML(t); !strings.Contains(h, `"text":"dec"`) || !strings.Contains(h, "DecompressionStream") {
 		t.Errorf("builder not drawn with the library:\n%.300s", h)
 	}
 	if err := ShowRow(arc(t, "left"), d); err != nil {
@@ -441,4 +441,87 @@ func TestTrainingProgress(t *testing.T) {
 	if m == nil || m[1] != strconv.Itoa(hist.BestEpoch) {
 		t.Errorf("summary at the end of %q, want best epoch %d", s[max(0, len(s)-200):], hist.BestEpoch)
 	}
+}
+
+func TestNoteCachedTakesOneLinePerCell(t *testing.T) {
+	cachedMu.Lock()
+	cachedID, cachedNotes = "", nil
+	cachedMu.Unlock()
+	noteCached("GPN (10 epochs, early stopping)")
+	first := next(t)
+	noteCached("APPNP (5 epochs, early stopping)")
+	second := next(t)
+	if first.DisplayID == "" || first.DisplayID != second.DisplayID {
+		t.Fatalf("display ids %q and %q: the notes should update one output", first.DisplayID, second.DisplayID)
+	}
+	h := second.Data[protocol.MIMETextHTML].(string)
+	if !strings.Contains(h, "GPN (10 epochs, early stopping); APPNP (5 epochs, early stopping): trained earlier") || strings.Count(h, "<div") != 1 {
+		t.Errorf("second note %q, want one line listing both runs", h)
+	}
+}
+
+func setSizes(t *testing.T, counts ...int) *chart.Chart {
+	t.Helper()
+	c, err := chart.SetSizesOfCounts(0.1, chart.SetSizeCounts{Label: "s", Counts: counts}).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// yMax returns the y-axis maximum in the option of the chart with the
+// given id in h.
+func yMax(t *testing.T, h, id string) string {
+	t.Helper()
+	i := strings.Index(h, id)
+	if i < 0 {
+		t.Fatalf("no chart %s", id)
+	}
+	rest := h[i:]
+	j := strings.Index(rest, `"yAxis":`)
+	_, after, _ := strings.Cut(rest[j:], `"max":`)
+	v, _, _ := strings.Cut(after, ",")
+	return v
+}
+
+func TestShowRowSharesScalesAndWidth(t *testing.T) {
+	resetECharts()
+	// Largest fractions 0.5 and 0.9: the axes end at 0.5 and 0.9 alone,
+	// both at 0.9 when shared.
+	a, b := setSizes(t, 0, 5, 5), setSizes(t, 0, 9, 1)
+	if err := ShowRow(a, b); err != nil {
+		t.Fatal(err)
+	}
+	h := nextHTML(t)
+	if yMax(t, h, a.ID) != "0.9" || yMax(t, h, b.ID) != "0.9" {
+		t.Errorf("set sizes of the same quantity: y up to %s and %s, want 0.9 both", yMax(t, h, a.ID), yMax(t, h, b.ID))
+	}
+	if !strings.Contains(h, "flex:1 1 0;min-width:360px;max-width:680px;") || !strings.Contains(h, `style="width:100%;`) {
+		t.Errorf("row charts do not follow the notebook's width:\n%.800s", h)
+	}
+	a, b = setSizes(t, 0, 5, 5), setSizes(t, 0, 9, 1)
+	if err := ShowRow(a, b, ShareY(false)); err != nil {
+		t.Fatal(err)
+	}
+	h = nextHTML(t)
+	if yMax(t, h, a.ID) != "0.5" || yMax(t, h, b.ID) != "0.9" {
+		t.Errorf("ShareY(false): y up to %s and %s, want 0.5 and 0.9", yMax(t, h, a.ID), yMax(t, h, b.ID))
+	}
+	// An ARC (accuracy) beside set sizes: different quantities, not shared
+	// unless asked.
+	c := setSizes(t, 0, 5, 5)
+	if err := ShowRow(arc(t, "x"), c); err != nil {
+		t.Fatal(err)
+	}
+	if h = nextHTML(t); yMax(t, h, c.ID) != "0.5" {
+		t.Errorf("different quantities shared their y range: %s", yMax(t, h, c.ID))
+	}
+	grid, err := chart.ARCGrid("g", []float64{0, 0.5}, 2, []chart.Panel{{Title: "p"}, {Title: "q"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ShowRow(grid, setSizes(t, 1, 1), ShareY(true)); err == nil || !strings.Contains(err.Error(), "no y axis to share") {
+		t.Errorf("ShareY(true) on a grid of panels: error %v", err)
+	}
+	nextHTML(t)
 }

@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/janpfeifer/gonb/gonbui"
-
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
@@ -81,7 +79,9 @@ func EvaluateOn(name string, g *graph.Graph) TrainOption {
 	return func(o *trainOptions) { o.names, o.graphs = append(o.names, name), append(o.graphs, g) }
 }
 
-// Quiet trains without a progress bar.
+// Quiet makes Train show nothing: no progress bar while it trains, and no
+// note when it returns a run trained earlier in the kernel session (without
+// Quiet, such notes take one line per cell).
 func Quiet() TrainOption { return func(o *trainOptions) { o.quiet = true } }
 
 // Buildable is what Train trains: a model's builder (cuq.GPN(g), ...) or
@@ -167,13 +167,7 @@ func Train[B Buildable](b B, split graph.Split, opts ...TrainOption) (*Run, erro
 		run.On[name].Graph = o.graphs[k]
 	}
 	if !fresh && !o.quiet {
-		note := fmt.Sprintf("%s: trained earlier in this kernel session (%d epochs, %s); kernelext.Forget(\"train\") trains again",
-			run.Model, len(run.History.Epochs), run.History.Stopped)
-		if gonbui.IsNotebook {
-			gonbui.DisplayHTML("<div style=\"color:#555;font-size:90%;\">" + note + "</div>")
-		} else {
-			fmt.Println(note)
-		}
+		noteCached(fmt.Sprintf("%s (%d epochs, %s)", run.Model, len(run.History.Epochs), run.History.Stopped))
 	}
 	return run, nil
 }

@@ -230,17 +230,19 @@ func ARC(title string, rejection []float64, curves ...Curve) (*Chart, error) {
 		series = append(series, arcSeries(c, strconv.Itoa(k), 0)...)
 		names[k] = c.Name
 	}
+	// A wide legend widens the chart, not the plot.
+	right := rightLegendMargin(names, 8, 170)
 	opt := rawOption{
 		"animation": false,
 		"title":     map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 15}},
 		"tooltip":   map[string]any{"trigger": "axis", "formatter": jsFunc(arcTooltip)},
 		"legend":    map[string]any{"data": names, "orient": "vertical", "right": 8, "top": 50, "type": "scroll"},
-		"grid":      []any{map[string]any{"top": 50, "left": 60, "right": 170, "bottom": 50}},
+		"grid":      []any{map[string]any{"top": 50, "left": 60, "right": right, "bottom": 50}},
 		"xAxis":     []any{xa},
 		"yAxis":     []any{ya},
 		"series":    series,
 	}
-	return newChart(title, 760, 420, opt), nil
+	return newChart(title, 760+right-170, 420, opt), nil
 }
 
 // Panel is one panel of a figure of accuracy-rejection curves. A panel
@@ -268,10 +270,18 @@ func ARCGrid(title string, rejection []float64, cols int, panels []Panel) (*Char
 	}
 	const (
 		panelW, panelH = 215, 215
-		top, left, gap = 60, 50, 14
+		left, gap      = 50, 14
 		titleH, axisH  = 26, 40
 	)
 	rows := (len(panels) + cols - 1) / cols
+	// The panels start below the legend, however many rows it wraps to.
+	var legendNames []string
+	for _, p := range panels {
+		for _, c := range p.Curves {
+			legendNames = appendNew(legendNames, c.Name)
+		}
+	}
+	top := max(60, 28+legendHeight(legendRows(legendNames, left+cols*(panelW+gap)-10))+6)
 	x := rejectionLabels(rejection)
 	var grids, xAxes, yAxes, series, titles, graphics []any
 	var names []string
@@ -361,17 +371,18 @@ func Lines(title, xName, yName string, x []string, curves ...Curve) (*Chart, err
 		series = append(series, s...)
 		names[k] = c.Name
 	}
+	right := rightLegendMargin(names, 8, 200)
 	opt := rawOption{
 		"animation": false,
 		"title":     map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 15}},
 		"tooltip":   map[string]any{"trigger": "axis", "formatter": jsFunc(strings.Replace(arcTooltip, "'rejected ' + ", "", 1))},
 		"legend":    map[string]any{"data": names, "orient": "vertical", "right": 8, "top": 50, "type": "scroll"},
-		"grid":      []any{map[string]any{"top": 50, "left": 70, "right": 200, "bottom": 50}},
+		"grid":      []any{map[string]any{"top": 50, "left": 70, "right": right, "bottom": 50}},
 		"xAxis": []any{map[string]any{"type": "category", "data": x, "name": xName, "nameLocation": "middle", "nameGap": 28,
 			"boundaryGap": false}},
 		"yAxis": []any{map[string]any{"type": "value", "name": yName, "nameLocation": "middle", "nameGap": 48, "scale": true,
 			"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}}},
 		"series": series,
 	}
-	return newChart(title, 760, 400, opt), nil
+	return newChart(title, 760+right-200, 400, opt), nil
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
@@ -13,7 +12,7 @@ import (
 // ReliabilityChart builds the reliability diagram of one prediction. Start
 // it with ReliabilityOf, set options, then call Done.
 type ReliabilityChart struct {
-	pred  *cuq.Prediction
+	pred  Calibrated
 	nodes []int
 	bins  int
 	title string
@@ -29,7 +28,7 @@ type ReliabilityChart struct {
 // tooltip gives each bin's range, count, accuracy and mean confidence,
 // the subtitle the ECE and MCE of the bins, the accuracy and the mean
 // confidence (see eval.CalibrationOf). Empty bins have no bar.
-func ReliabilityOf(p *cuq.Prediction, nodes []int) *ReliabilityChart {
+func ReliabilityOf(p Calibrated, nodes []int) *ReliabilityChart {
 	return &ReliabilityChart{pred: p, nodes: nodes}
 }
 
@@ -64,7 +63,7 @@ func (r *ReliabilityChart) Done() (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	title := titleOf(r.title, r.pred, "reliability diagram")
+	title := titleOf(r.title, nameOf(r.pred), "reliability diagram")
 	n := len(c.Bins)
 	accuracy := make([]any, n)
 	confidence := make([]any, n)
@@ -147,7 +146,7 @@ func (r *ReliabilityChart) calibration() (eval.Calibration, error) {
 		c.Confidence /= float64(c.Nodes)
 		return c, nil
 	}
-	if r.pred == nil {
+	if isNil(r.pred) {
 		return eval.Calibration{}, fmt.Errorf("chart.ReliabilityOf: nil prediction")
 	}
 	if r.bins < 0 {
@@ -172,7 +171,7 @@ type RiskCoverageChart measureCurves
 // wrong predictions last. At full coverage every curve ends at the error
 // rate. A curve equal to an earlier one is named so in the legend
 // ("EU_PC, AURC 0.1916 (= EU, AURC 0.1916)").
-func RiskCoverageOf(p *cuq.Prediction, nodes []int) *RiskCoverageChart {
+func RiskCoverageOf(p Scored, nodes []int) *RiskCoverageChart {
 	return &RiskCoverageChart{pred: p, nodes: nodes}
 }
 
@@ -203,7 +202,8 @@ func (r *RiskCoverageChart) Done() (*Chart, error) {
 	if len(ms) == 0 {
 		return nil, fmt.Errorf("chart.RiskCoverageOf: no measures")
 	}
-	if err := checkNodes(r.pred, r.nodes); err != nil {
+	correct, err := correctness(r.pred, ms[0], r.nodes)
+	if err != nil {
 		return nil, fmt.Errorf("chart.RiskCoverageOf: %w", err)
 	}
 	var series []any
@@ -226,15 +226,18 @@ func (r *RiskCoverageChart) Done() (*Chart, error) {
 		names = append(names, name)
 	}
 	for _, m := range ms {
-		rc, err := r.pred.RiskCoverage(m, r.nodes)
+		v, err := valuesAt(r.pred, m, r.nodes)
 		if err != nil {
 			return nil, fmt.Errorf("chart.RiskCoverageOf: %w", err)
+		}
+		rc, err := eval.RiskCoverageOf(v, correct)
+		if err != nil {
+			return nil, fmt.Errorf("chart.RiskCoverageOf: %s: %w", r.pred.Name(), err)
 		}
 		color, dash := MeasureStyle(m)
 		line(fmt.Sprintf("%s, AURC %.4f", m, rc.AURC()), rc, color, dash, 2)
 	}
 	// The oracle ranks every wrong prediction above every right one.
-	correct := r.pred.Correct(r.nodes)
 	oracle := make([]float64, len(correct))
 	wrong := 0
 	for k, ok := range correct {
@@ -257,17 +260,18 @@ func (r *RiskCoverageChart) Done() (*Chart, error) {
 	sub := fmt.Sprintf("%d nodes, %d wrong (error rate %.1f%%) · AURC: mean risk over coverages, lower is better",
 		len(correct), wrong, 100*float64(wrong)/float64(len(correct)))
 	grid := map[string]any{"lineStyle": map[string]any{"color": "#eee"}}
+	right := rightLegendMargin(names, 8, 210)
 	opt := rawOption{
 		"animation": false,
 		"title":     map[string]any{"text": title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15}},
 		"tooltip":   map[string]any{"trigger": "axis", "formatter": jsFunc(riskCoverageTooltip)},
 		"legend":    map[string]any{"data": names, "orient": "vertical", "right": 8, "top": 60, "type": "scroll"},
-		"grid":      map[string]any{"top": 70, "left": 60, "right": 210, "bottom": 50},
+		"grid":      map[string]any{"top": 70, "left": 60, "right": right, "bottom": 50},
 		"xAxis": map[string]any{"type": "value", "min": 0, "max": 1, "interval": 0.2, "name": "coverage",
 			"nameLocation": "middle", "nameGap": 28, "splitLine": grid},
 		"yAxis": map[string]any{"type": "value", "min": 0, "max": top, "name": "risk (error rate among kept nodes)",
 			"nameLocation": "middle", "nameGap": 42, "splitLine": grid},
 		"series": series,
 	}
-	return newChart(title, 800, 420, opt), nil
+	return newChart(title, 800+right-210, 420, opt), nil
 }

@@ -14,6 +14,7 @@ package chart
 import (
 	"crypto/rand"
 	_ "embed"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // EChartsVersion is the version of the ECharts library the charts are
@@ -37,6 +39,17 @@ const DefaultEChartsURL = "https://cdn.jsdelivr.net/npm/echarts@" + EChartsVersi
 //
 //go:embed echarts/echarts.min.js
 var echartsJS string
+
+// echartsGzip is echartsJS compressed by gzip -9 -n (a third of its size),
+// which the compressed loader carries; TestEmbeddedEChartsGzip checks that
+// it decompresses to echartsJS.
+//
+//go:generate sh -c "gzip -9 -n -c echarts/echarts.min.js > echarts/echarts.min.js.gz"
+//go:embed echarts/echarts.min.js.gz
+var echartsGzip []byte
+
+// echartsGzipBase64 returns echartsGzip in base64, computed once.
+var echartsGzipBase64 = sync.OnceValue(func() string { return base64.StdEncoding.EncodeToString(echartsGzip) })
 
 // optioner is what every go-echarts chart provides: Validate fills the
 // defaults, JSONNotEscaped encodes the ECharts option.
@@ -107,8 +120,37 @@ func (c *Chart) Fragment() string {
 	if c == nil {
 		return "<p class=\"cuq-error\">chart: nil chart</p>\n"
 	}
+	return c.fragment(fmt.Sprintf("%dpx", c.Width))
+}
+
+// MinWidth returns the narrowest width in CSS pixels at which the chart
+// still reads: its Width for a chart of panels placed in pixels (ARCGrid,
+// the comparison charts, Simplexes), else 360 or its Width if smaller.
+// Plots of other charts follow their element's width.
+func (c *Chart) MinWidth() int {
+	if c == nil {
+		return 0
+	}
+	if o, ok := c.opt.(rawOption); ok {
+		grids := o["grid"]
+		if base, ok := o["baseOption"].(map[string]any); ok {
+			grids = base["grid"]
+		}
+		if list, ok := grids.([]any); ok {
+			for _, g := range list {
+				if m, ok := g.(map[string]any); ok && m["width"] != nil {
+					return c.Width
+				}
+			}
+		}
+	}
+	return min(c.Width, 360)
+}
+
+// fragment is Fragment with the element's CSS width.
+func (c *Chart) fragment(width string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "<div id=%q class=\"cuq-chart\" style=\"width:%dpx;height:%dpx;\"></div>\n", c.ID, c.Width, c.Height)
+	fmt.Fprintf(&b, "<div id=%q class=\"cuq-chart\" style=\"width:%s;height:%dpx;\"></div>\n", c.ID, width, c.Height)
 	b.WriteString("<script type=\"text/javascript\">\n(function () {\n")
 	fmt.Fprintf(&b, "  var draw = function () {\n    var el = document.getElementById(%q);\n    if (!el) { return; }\n", c.ID)
 	b.WriteString("    var chart = echarts.init(el, null, {renderer: \"canvas\"});\n")
@@ -117,7 +159,8 @@ func (c *Chart) Fragment() string {
 		p, _ := json.Marshal(c.patch) // patches are built from maps, slices and numbers.
 		b.WriteString("    chart.setOption(" + scriptSafe(string(p)) + ");\n")
 	}
-	b.WriteString("    window.addEventListener(\"resize\", function () { chart.resize(); });\n  };\n")
+	b.WriteString("    var resize = function () { chart.resize(); };\n")
+	b.WriteString("    if (window.ResizeObserver) { new ResizeObserver(resize).observe(el); } else { window.addEventListener(\"resize\", resize); }\n  };\n")
 	b.WriteString("  if (window.echarts) { draw(); } else { (window." + queue + " = window." + queue + " || []).push(draw); }\n")
 	b.WriteString("})();\n</script>\n")
 	return b.String()
@@ -130,10 +173,46 @@ type HTMLOptions struct {
 	// at view time instead of inlining the library: a page 1 MB smaller
 	// that draws only with network access.
 	CDN string
+	// Compressed inlines the library gzip-compressed and in base64 (450
+	// kB instead of 1 MB), which the page decompresses with the browser's
+	// DecompressionStream (Chrome and Edge 80, Firefox 113, Safari 16.4
+	// and later) before it draws: still offline.
+	Compressed bool
 }
 
 // drainQueue runs the charts queued by Fragment.
 const drainQueue = "(window." + queue + " || []).splice(0).forEach(function (f) { f(); });"
+
+// loading is the global promise of the library being decompressed, which
+// the loaders of later outputs wait for instead of decompressing it again.
+const loading = "__cuqEChartsLoading"
+
+// compressedLoader decompresses the library (GZIP: its gzip in base64),
+// evaluates it in a script element, hiding an AMD define as LoaderHTML's
+// inlined library does, then draws the queued charts.
+const compressedLoader = `<script type="text/javascript">
+/* Apache ECharts ` + EChartsVersion + `, licensed under the Apache License 2.0
+   (http://www.apache.org/licenses/LICENSE-2.0), gzip-compressed below. */
+(function () {
+  var drain = function () { ` + drainQueue + ` };
+  if (window.echarts) { drain(); return; }
+  if (window.` + loading + `) { window.` + loading + `.then(drain); return; }
+  var gz = Uint8Array.from(atob("GZIP"), function (c) { return c.charCodeAt(0); });
+  var stream = new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip"));
+  window.` + loading + ` = new Response(stream).text().then(function (src) {
+    if (!window.echarts) {
+      var s = document.createElement("script");
+      s.text = "(function (define, module, exports) {\n" + src + "\n}).call(window);";
+      document.head.appendChild(s);
+    }
+    drain();
+  }, function (e) {
+    window.` + loading + ` = null;
+    console.error("cuqgnn: cannot decompress ECharts: " + e);
+  });
+})();
+</script>
+`
 
 // LoaderHTML returns the <script> elements that load ECharts and then draw
 // every chart queued by Fragment: the embedded library inlined (about 1 MB,
@@ -142,6 +221,9 @@ const drainQueue = "(window." + queue + " || []).splice(0).forEach(function (f) 
 // window.echarts, even where an AMD loader (RequireJS in the classic Jupyter
 // notebook) would otherwise capture it.
 func LoaderHTML(opts HTMLOptions) string {
+	if opts.CDN == "" && opts.Compressed {
+		return strings.Replace(compressedLoader, "GZIP", echartsGzipBase64(), 1)
+	}
 	if opts.CDN == "" {
 		return "<script type=\"text/javascript\">\nif (!window.echarts) {\n(function (define, module, exports) {\n" +
 			scriptSafe(echartsJS) + "\n}).call(window);\n}\n" + drainQueue + "\n</script>\n"
@@ -180,13 +262,21 @@ func (p *Page) AddCharts(charts ...*Chart) *Page {
 	return p
 }
 
-// AddRow appends charts side by side, wrapping to the next line where the
-// page is narrower than the row, and returns the page.
+// AddRow appends charts side by side, sharing the page's width: each takes
+// an equal part of it, at most its Width and at least its MinWidth, and
+// follows the page's width when it changes; charts that do not fit wrap to
+// the next line. It returns the page.
 func (p *Page) AddRow(charts ...*Chart) *Page {
 	var b strings.Builder
-	b.WriteString("<div style=\"display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start;\">\n")
+	b.WriteString("<div class=\"cuq-row\" style=\"display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start;width:100%;\">\n")
 	for _, c := range charts {
-		b.WriteString(c.Fragment())
+		if c == nil {
+			b.WriteString(c.Fragment())
+			continue
+		}
+		fmt.Fprintf(&b, "<div style=\"flex:1 1 0;min-width:%dpx;max-width:%dpx;\">\n", c.MinWidth(), c.Width)
+		b.WriteString(c.fragment("100%"))
+		b.WriteString("</div>\n")
 	}
 	b.WriteString("</div>\n")
 	p.items = append(p.items, b.String())

@@ -2,9 +2,12 @@ package chart
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -360,6 +363,28 @@ func TestEmbeddedECharts(t *testing.T) {
 	}
 }
 
+func TestEmbeddedEChartsGzip(t *testing.T) {
+	r, err := gzip.NewReader(bytes.NewReader(echartsGzip))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(js) != echartsJS {
+		t.Error("echarts.min.js.gz does not decompress to echarts.min.js: run go generate")
+	}
+	l := LoaderHTML(HTMLOptions{Compressed: true})
+	b64, _, _ := strings.Cut(l[strings.Index(l, `atob("`)+len(`atob("`):], `"`)
+	if gz, err := base64.StdEncoding.DecodeString(b64); err != nil || !bytes.Equal(gz, echartsGzip) {
+		t.Errorf("the compressed loader does not carry the library's gzip in base64 (%v)", err)
+	}
+	if len(l) > len(echartsJS)/2 || !strings.Contains(l, "DecompressionStream(\"gzip\")") || !strings.Contains(l, "Apache License 2.0") {
+		t.Errorf("compressed loader of %d bytes (the library has %d) without DecompressionStream or licence", len(l), len(echartsJS))
+	}
+}
+
 func TestLoaderHTML(t *testing.T) {
 	l := LoaderHTML(HTMLOptions{})
 	if strings.Count(l, "</script>") != 1 || strings.Contains(l, "cdn.jsdelivr") {
@@ -442,28 +467,6 @@ func TestLines(t *testing.T) {
 		if _, err := Lines("g", "x", "y", tc.x, tc.curves...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
-	}
-}
-
-func TestForceLayoutSeparatesNodesAndKeepsEdgesShort(t *testing.T) {
-	// Two triangles joined by one edge.
-	edges := [][2]int{{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 5}, {5, 3}, {2, 3}}
-	x, y := forceLayout(6, edges)
-	x2, y2 := forceLayout(6, edges)
-	for i := range x {
-		if x[i] != x2[i] || y[i] != y2[i] {
-			t.Fatal("the layout differs between two calls")
-		}
-		for j := range i {
-			if math.Hypot(x[i]-x[j], y[i]-y[j]) < 0.05 {
-				t.Errorf("nodes %d and %d overlap", i, j)
-			}
-		}
-	}
-	within := math.Hypot(x[0]-x[1], y[0]-y[1])
-	across := math.Hypot(x[0]-x[4], y[0]-y[4])
-	if within >= across {
-		t.Errorf("linked nodes 0, 1 are %.2f apart, unlinked 0, 4 only %.2f", within, across)
 	}
 }
 

@@ -6,14 +6,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/conformal"
 )
 
 // SetSizesChart builds the distribution of conformal prediction-set sizes
 // of one prediction. Start it with SetSizesOf, set options, then call Done.
 type SetSizesChart struct {
-	pred  *cuq.Prediction
+	pred  Conformable
 	nodes []int
 	opts  conformal.Options
 	title string
@@ -21,6 +20,8 @@ type SetSizesChart struct {
 	// counted.
 	given   []SetSizeCounts
 	counted bool
+	// runs are the runs of SetSizesOfRuns.
+	runs []Run
 }
 
 // SetSizeCounts is a distribution of conformal set sizes computed
@@ -48,7 +49,7 @@ func SetSizesOfCounts(alpha float64, dists ...SetSizeCounts) *SetSizesChart {
 // empirical coverage and mean set size, the subtitle α, the node counts
 // and each score's q̂; the tooltip the counts. At equal coverage, bars
 // further left mean a more useful model or score.
-func SetSizesOf(p *cuq.Prediction, nodes []int) *SetSizesChart {
+func SetSizesOf(p Conformable, nodes []int) *SetSizesChart {
 	return &SetSizesChart{pred: p, nodes: nodes}
 }
 
@@ -92,7 +93,21 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	title := titleOf(s.title, s.pred, "conformal set sizes")
+	var colors []string
+	if s.runs != nil {
+		if dists, colors, err = s.runDistributions(); err != nil {
+			return nil, err
+		}
+		alpha := s.opts.Alpha
+		if alpha == 0 {
+			alpha = conformal.DefaultAlpha
+		}
+		sub = fmt.Sprintf("α = %g: each set holds the label with probability ≥ %g%% · a model's runs added up", alpha, 100*(1-alpha))
+		if s.title == "" {
+			s.title = "Conformal set sizes by model"
+		}
+	}
+	title := titleOf(s.title, nameOf(s.pred), "conformal set sizes")
 	classes := 0
 	for _, d := range dists {
 		classes = max(classes, len(d.Counts)-1)
@@ -117,10 +132,15 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 			top = max(top, f)
 		}
 		color := Palette[k%len(Palette)]
+		if colors != nil {
+			color = colors[k]
+		}
 		series = append(series, map[string]any{"type": "bar", "name": names[k], "data": data,
 			"itemStyle": map[string]any{"color": color}})
 	}
 	grid := map[string]any{"lineStyle": map[string]any{"color": "#eee"}}
+	// The plot starts below the legend, one line per distribution.
+	gridTop := max(72+22*len(dists), 62+legendHeight(len(dists))+8)
 	opt := rawOption{
 		"animation": false,
 		"title": map[string]any{"text": title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15},
@@ -128,31 +148,42 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 		"tooltip": map[string]any{"trigger": "axis", "axisPointer": map[string]any{"type": "shadow"},
 			"formatter": jsFunc(setSizesTooltip)},
 		"legend": map[string]any{"data": names, "orient": "vertical", "top": 62, "left": 60},
-		"grid":   map[string]any{"top": 72 + 22*len(dists), "left": 60, "right": 30, "bottom": 50},
+		"grid":   map[string]any{"top": gridTop, "left": 60, "right": 30, "bottom": 50},
 		"xAxis": map[string]any{"type": "category", "data": categories, "name": "set size (classes)",
 			"nameLocation": "middle", "nameGap": 28},
 		"yAxis": map[string]any{"type": "value", "min": 0, "max": math.Ceil(float64(10*top)-1e-9) / 10,
 			"name": "fraction of evaluation nodes", "nameLocation": "middle", "nameGap": 40, "splitLine": grid},
 		"series": series,
 	}
-	return newChart(title, 680, 380+22*len(dists), opt), nil
+	return newChart(title, 680, 380+22*len(dists)+gridTop-(72+22*len(dists)), opt), nil
 }
 
 // titleOf returns title, or when it is empty the default what, after the
 // model's name when the chart is of a prediction.
-func titleOf(title string, pred *cuq.Prediction, what string) string {
+func titleOf(title, model, what string) string {
 	switch {
 	case title != "":
 		return title
-	case pred != nil:
-		return pred.Model + ": " + what
+	case model != "":
+		return model + ": " + what
 	}
 	return what
+}
+
+// nameOf returns the name of p, "" for nil.
+func nameOf(p interface{ Name() string }) string {
+	if isNil(p) {
+		return ""
+	}
+	return p.Name()
 }
 
 // distributions returns the distributions to draw and the subtitle: the
 // prediction's conformal sets per score, or the given counts.
 func (s *SetSizesChart) distributions() ([]SetSizeCounts, string, error) {
+	if s.runs != nil {
+		return nil, "", nil // runDistributions draws them
+	}
 	if s.counted {
 		if len(s.given) == 0 {
 			return nil, "", fmt.Errorf("chart.SetSizesOfCounts: no distributions")
@@ -174,7 +205,7 @@ func (s *SetSizesChart) distributions() ([]SetSizeCounts, string, error) {
 		return s.given, fmt.Sprintf("α = %g: each set holds the label with probability ≥ %g%% · up to %d evaluated nodes per series",
 			s.opts.Alpha, 100*(1-s.opts.Alpha), n), nil
 	}
-	if s.pred == nil {
+	if isNil(s.pred) {
 		return nil, "", fmt.Errorf("chart.SetSizesOf: nil prediction")
 	}
 	res, err := s.pred.Conformal(s.nodes, s.opts)

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
@@ -41,22 +41,36 @@ type CredalChart struct {
 // CredalSimplex starts the chart of set.
 func CredalSimplex(set uq.CredalSet) *CredalChart { return &CredalChart{set: set} }
 
+// CredalSource is a prediction with credal sets: what CredalOf draws.
+// *cuq.Prediction satisfies it.
+type CredalSource interface {
+	// Name names the model.
+	Name() string
+	// CredalSets returns every node's credal set, with the given strength
+	// (see cuq.Prediction.CredalSets).
+	CredalSets(strength float64) ([]uq.CredalSet, error)
+	// ClassProbabilities returns the mean class probabilities p̄, a row per
+	// node.
+	ClassProbabilities() *tensor.Dense
+}
+
 // CredalOf starts the chart of node's credal set in p (p.CredalSets with
 // the given strength, see cuq.Prediction.CredalSets), with the node's p̄ as
 // the pooled prediction and the title naming the model and the node.
-func CredalOf(p *cuq.Prediction, node int, strength float64) *CredalChart {
-	if p == nil {
+func CredalOf(p CredalSource, node int, strength float64) *CredalChart {
+	if isNil(p) {
 		return &CredalChart{err: fmt.Errorf("chart.CredalOf: nil prediction")}
 	}
 	sets, err := p.CredalSets(strength)
 	if err != nil {
 		return &CredalChart{err: fmt.Errorf("chart.CredalOf: %w", err)}
 	}
-	if node < 0 || node >= len(sets) || p.Prob == nil || node >= p.Prob.Rows {
-		return &CredalChart{err: fmt.Errorf("chart.CredalOf: node %d outside the %d nodes of %s's prediction", node, len(sets), p.Model)}
+	prob := p.ClassProbabilities()
+	if node < 0 || node >= len(sets) || prob == nil || node >= prob.Rows {
+		return &CredalChart{err: fmt.Errorf("chart.CredalOf: node %d outside the %d nodes of %s's prediction", node, len(sets), p.Name())}
 	}
-	return &CredalChart{set: sets[node], pooled: slices.Clone(p.Prob.Row(node)),
-		title: fmt.Sprintf("%s: credal set of node %d", p.Model, node)}
+	return &CredalChart{set: sets[node], pooled: slices.Clone(prob.Row(node)),
+		title: fmt.Sprintf("%s: credal set of node %d", p.Name(), node)}
 }
 
 // Pooled sets the pooled prediction drawn as a diamond (CredalOf sets p̄).

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
@@ -60,7 +59,9 @@ type DecompositionChart struct {
 	idAccuracy   float64
 	hasAccuracy  bool
 	idNodes, ood int
-	pred         *cuq.Prediction // set by DecompositionOf, for OOD
+	// predAU and predEU are the prediction's measures, kept by
+	// DecompositionOf for OOD.
+	predAU, predEU []float64
 }
 
 // Decomposition starts a decomposition chart of nodes with the given AU, EU
@@ -83,90 +84,11 @@ func (d *DecompositionChart) LogEU() *DecompositionChart { d.logEU = true; retur
 
 // Done returns the chart, or the first error met while building it.
 func (d *DecompositionChart) Done() (*Chart, error) {
-	if d == nil {
-		return nil, fmt.Errorf("chart.Decomposition: nil builder")
+	ext, err := d.extent()
+	if err != nil {
+		return nil, err
 	}
-	if d.err != nil {
-		return nil, d.err
-	}
-	if len(d.au) == 0 {
-		return nil, fmt.Errorf("chart.Decomposition %q: no nodes", d.title)
-	}
-	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	for i := range d.au {
-		a, e, o := d.au[i], d.eu[i], d.outcome[i]
-		if math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(e) || math.IsInf(e, 0) {
-			return nil, fmt.Errorf("chart.Decomposition %q: node %d has AU %v, EU %v", d.title, i, a, e)
-		}
-		if o < Correct || o >= numOutcomes {
-			return nil, fmt.Errorf("chart.Decomposition %q: node %d has unknown outcome %d", d.title, i, int(o))
-		}
-		xlo, xhi, ylo, yhi = min(xlo, a), max(xhi, a), min(ylo, e), max(yhi, e)
-	}
-	floor, clamped := 0.0, 0
-	y := d.eu
-	if d.logEU {
-		floor = max(1e-8*yhi, math.SmallestNonzeroFloat64)
-		y = make([]float64, len(d.eu))
-		for i, e := range d.eu {
-			if e < floor {
-				e, clamped = floor, clamped+1
-			}
-			y[i] = math.Log10(e)
-		}
-		ylo, yhi = math.Log10(max(ylo, floor)), math.Log10(max(yhi, floor))
-	}
-	cell := func(v, lo, hi float64) int {
-		if hi <= lo {
-			return 0
-		}
-		return min(decompositionBins-1, int((v-lo)/(hi-lo)*decompositionBins))
-	}
-	type bin struct {
-		sumAU, sumY float64
-		n           int
-	}
-	var series []any
-	var legend []string
-	for o := range numOutcomes {
-		bins := map[[2]int]*bin{}
-		var order [][2]int
-		total := 0
-		for i := range d.au {
-			if d.outcome[i] != o {
-				continue
-			}
-			total++
-			k := [2]int{cell(d.au[i], xlo, xhi), cell(y[i], ylo, yhi)}
-			b := bins[k]
-			if b == nil {
-				b = &bin{}
-				bins[k] = b
-				order = append(order, k)
-			}
-			b.sumAU, b.sumY, b.n = b.sumAU+d.au[i], b.sumY+y[i], b.n+1
-		}
-		if total == 0 {
-			continue
-		}
-		data := make([]any, len(order))
-		for j, k := range order {
-			b := bins[k]
-			ym := b.sumY / float64(b.n)
-			if d.logEU {
-				ym = math.Pow(10, ym)
-			}
-			data[j] = []float64{b.sumAU / float64(b.n), ym, float64(b.n)}
-		}
-		name := fmt.Sprintf("%s (%d)", o, total)
-		legend = append(legend, name)
-		st := outcomeStyle[o]
-		series = append(series, map[string]any{
-			"type": "scatter", "name": name, "data": data, "symbol": st.symbol,
-			"symbolSize": jsFunc(`function (v) { return Math.min(44, 5 + 3 * Math.sqrt(v[2] - 1)); }`),
-			"itemStyle":  map[string]any{"color": st.color, "opacity": 0.55, "borderColor": st.color, "borderWidth": 0.5},
-		})
-	}
+	series, legend, clamped, floor := d.series(ext, d.logEU, -1)
 	sub := "a mark's area grows with the number of nodes on its spot"
 	if d.hasAccuracy {
 		nodes := fmt.Sprintf("%d nodes", d.idNodes)
@@ -200,4 +122,115 @@ return p.marker + v[2] + ' ' + p.seriesName.replace(/ [(].*/, '') + (v[2] > 1 ? 
 		"series": series,
 	}
 	return newChart(d.title, 640, 540, opt), nil
+}
+
+// extent is the range of a decomposition's points: AU in [xlo, xhi], EU
+// in [ylo, yhi].
+type extent struct{ xlo, xhi, ylo, yhi float64 }
+
+// union returns the smallest extent holding e and f.
+func (e extent) union(f extent) extent {
+	return extent{min(e.xlo, f.xlo), max(e.xhi, f.xhi), min(e.ylo, f.ylo), max(e.yhi, f.yhi)}
+}
+
+// extent checks the builder's nodes and returns their range.
+func (d *DecompositionChart) extent() (extent, error) {
+	if d == nil {
+		return extent{}, fmt.Errorf("chart.Decomposition: nil builder")
+	}
+	if d.err != nil {
+		return extent{}, d.err
+	}
+	if len(d.au) == 0 {
+		return extent{}, fmt.Errorf("chart.Decomposition %q: no nodes", d.title)
+	}
+	e := extent{math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)}
+	for i := range d.au {
+		a, u, o := d.au[i], d.eu[i], d.outcome[i]
+		if math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(u) || math.IsInf(u, 0) {
+			return extent{}, fmt.Errorf("chart.Decomposition %q: node %d has AU %v, EU %v", d.title, i, a, u)
+		}
+		if o < Correct || o >= numOutcomes {
+			return extent{}, fmt.Errorf("chart.Decomposition %q: node %d has unknown outcome %d", d.title, i, int(o))
+		}
+		e = e.union(extent{a, a, u, u})
+	}
+	return e, nil
+}
+
+// series returns the scatter series of the nodes, merged in the cells of
+// a grid over ext (EU on a log scale when logEU, where values below the
+// floor 10⁻⁸·max EU are drawn at it, clamped counting them), with their
+// legend names; axis ≥ 0 puts them on that grid's axes.
+func (d *DecompositionChart) series(ext extent, logEU bool, axis int) (series []any, legend []string, clamped int, floor float64) {
+	xlo, xhi, ylo, yhi := ext.xlo, ext.xhi, ext.ylo, ext.yhi
+	y := d.eu
+	if logEU {
+		floor = max(1e-8*yhi, math.SmallestNonzeroFloat64)
+		y = make([]float64, len(d.eu))
+		for i, e := range d.eu {
+			if e < floor {
+				e, clamped = floor, clamped+1
+			}
+			y[i] = math.Log10(e)
+		}
+		ylo, yhi = math.Log10(max(ylo, floor)), math.Log10(max(yhi, floor))
+	}
+	cell := func(v, lo, hi float64) int {
+		if hi <= lo {
+			return 0
+		}
+		return min(decompositionBins-1, int((v-lo)/(hi-lo)*decompositionBins))
+	}
+	type bin struct {
+		sumAU, sumY float64
+		n           int
+	}
+	for o := range numOutcomes {
+		bins := map[[2]int]*bin{}
+		var order [][2]int
+		total := 0
+		for i := range d.au {
+			if d.outcome[i] != o {
+				continue
+			}
+			total++
+			k := [2]int{cell(d.au[i], xlo, xhi), cell(y[i], ylo, yhi)}
+			b := bins[k]
+			if b == nil {
+				b = &bin{}
+				bins[k] = b
+				order = append(order, k)
+			}
+			b.sumAU, b.sumY, b.n = b.sumAU+d.au[i], b.sumY+y[i], b.n+1
+		}
+		if total == 0 {
+			continue
+		}
+		data := make([]any, len(order))
+		for j, k := range order {
+			b := bins[k]
+			ym := b.sumY / float64(b.n)
+			if logEU {
+				ym = math.Pow(10, ym)
+			}
+			data[j] = []float64{b.sumAU / float64(b.n), ym, float64(b.n)}
+		}
+		name := fmt.Sprintf("%s (%d)", o, total)
+		if axis >= 0 {
+			name = o.String() // panels share the legend; their titles give the counts
+		}
+		legend = append(legend, name)
+		st := outcomeStyle[o]
+		s := map[string]any{
+			"type": "scatter", "name": name, "data": data, "symbol": st.symbol,
+			"symbolSize": jsFunc(`function (v) { return Math.min(44, 5 + 3 * Math.sqrt(v[2] - 1)); }`),
+			"itemStyle":  map[string]any{"color": st.color, "opacity": 0.55, "borderColor": st.color, "borderWidth": 0.5},
+		}
+		if axis >= 0 {
+			s["xAxisIndex"], s["yAxisIndex"] = axis, axis
+		}
+		series = append(series, s)
+	}
+	return series, legend, clamped, floor
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
@@ -123,7 +123,10 @@ func GraphChart(v GraphView) (*Chart, error) {
 	layout := "none"
 	switch {
 	case x == nil && n <= maxGoLayout:
-		x, y = forceLayout(n, v.Edges)
+		var err error
+		if x, y, err = graph.ForceLayout(n, v.Edges); err != nil {
+			return nil, fmt.Errorf("chart.GraphChart %q: %w", v.Title, err)
+		}
 	case x == nil:
 		layout = "force" // the browser lays out large graphs
 	}
@@ -220,98 +223,13 @@ func GraphChart(v GraphView) (*Chart, error) {
 }
 
 // maxGoLayout is the most nodes whose layout GraphChart computes in Go
-// (the layout costs O(n²) a step).
+// (graph.ForceLayout costs O(n²) a step).
 const maxGoLayout = 1000
-
-// forceLayout places n nodes in the plane by Fruchterman and Reingold's
-// force-directed layout: linked nodes attract (force d²/k), all pairs repel
-// (k²/d), with a cooling step. It starts from rings of the breadth-first
-// layers around node 0 (the centre of a neighbourhood view), which the
-// forces then relax, so the result is the same on every call and a
-// neighbourhood keeps its centre in the middle.
-func forceLayout(n int, edges [][2]int) (x, y []float64) {
-	x, y = make([]float64, n), make([]float64, n)
-	if n < 2 {
-		return x, y
-	}
-	adj := make([][]int, n)
-	for _, e := range edges {
-		if e[0] != e[1] {
-			adj[e[0]], adj[e[1]] = append(adj[e[0]], e[1]), append(adj[e[1]], e[0])
-		}
-	}
-	depth := make([]int, n)
-	for i := range depth {
-		depth[i] = -1
-	}
-	depth[0] = 0
-	order := []int{0}
-	for k := 0; k < len(order); k++ {
-		for _, j := range adj[order[k]] {
-			if depth[j] < 0 {
-				depth[j] = depth[order[k]] + 1
-				order = append(order, j)
-			}
-		}
-	}
-	maxDepth := 0
-	for _, d := range depth {
-		maxDepth = max(maxDepth, d)
-	}
-	rings := map[int][]int{}
-	for i, d := range depth {
-		if d < 0 {
-			d = maxDepth + 1 // unreached nodes on an outer ring
-		}
-		rings[d] = append(rings[d], i)
-	}
-	for d, ring := range rings {
-		for k, i := range ring {
-			a := 2 * math.Pi * (float64(k) + float64(0.5*float64(d%2))) / float64(len(ring))
-			x[i], y[i] = float64(d)*math.Cos(a), float64(d)*math.Sin(a)
-		}
-	}
-	k := math.Sqrt(float64(maxDepth+2) * float64(maxDepth+2) * math.Pi / float64(n))
-	dx, dy := make([]float64, n), make([]float64, n)
-	temp := 0.5 * float64(maxDepth+1)
-	for range 400 {
-		clear(dx)
-		clear(dy)
-		for i := range n {
-			for j := i + 1; j < n; j++ {
-				ex, ey := x[i]-x[j], y[i]-y[j]
-				d2 := max(float64(ex*ex)+float64(ey*ey), 1e-9)
-				f := k * k / d2
-				fx, fy := float64(f*ex), float64(f*ey)
-				dx[i], dy[i], dx[j], dy[j] = dx[i]+fx, dy[i]+fy, dx[j]-fx, dy[j]-fy
-			}
-		}
-		for _, e := range edges {
-			i, j := e[0], e[1]
-			ex, ey := x[i]-x[j], y[i]-y[j]
-			f := math.Sqrt(float64(ex*ex)+float64(ey*ey)) / k
-			fx, fy := float64(f*ex), float64(f*ey)
-			dx[i], dy[i], dx[j], dy[j] = dx[i]-fx, dy[i]-fy, dx[j]+fx, dy[j]+fy
-		}
-		for i := range n {
-			// A weak pull to the centre keeps separate pieces in view.
-			dx[i] -= 0.02 * x[i] / k
-			dy[i] -= 0.02 * y[i] / k
-			if d := math.Hypot(dx[i], dy[i]); d > 0 {
-				step := min(d, temp)
-				x[i] += float64(dx[i] / d * step)
-				y[i] += float64(dy[i] / d * step)
-			}
-		}
-		temp = max(temp*0.985, 0.001)
-	}
-	return x, y
-}
 
 // NeighbourhoodChart builds the graph view around one node of a
 // prediction. Start it with NeighbourhoodOf, set options, then call Done.
 type NeighbourhoodChart struct {
-	pred      *cuq.Prediction
+	pred      GraphScored
 	center    int
 	size      int
 	measures  []uq.Measure
@@ -323,7 +241,7 @@ type NeighbourhoodChart struct {
 // NeighbourhoodOf starts the view of the nodes around center in p's graph
 // (breadth first, 300 nodes by default), coloured by EU (or the measure set
 // with Measure).
-func NeighbourhoodOf(p *cuq.Prediction, center int) *NeighbourhoodChart {
+func NeighbourhoodOf(p GraphScored, center int) *NeighbourhoodChart {
 	return &NeighbourhoodChart{pred: p, center: center, size: 300, measures: []uq.Measure{uq.EU}}
 }
 
@@ -354,10 +272,10 @@ func (c *NeighbourhoodChart) Done() (*Chart, error) {
 		return nil, fmt.Errorf("chart.NeighbourhoodOf: nil builder")
 	}
 	p := c.pred
-	if p == nil || p.Graph == nil {
+	if isNil(p) || p.OnGraph() == nil {
 		return nil, fmt.Errorf("chart.NeighbourhoodOf: no prediction or no graph in it")
 	}
-	g := p.Graph
+	g := p.OnGraph()
 	if c.center < 0 || c.center >= g.N {
 		return nil, fmt.Errorf("chart.NeighbourhoodOf: center %d out of range [0, %d)", c.center, g.N)
 	}
@@ -379,20 +297,28 @@ func (c *NeighbourhoodChart) Done() (*Chart, error) {
 	for _, i := range c.marked {
 		isMarked[i] = true
 	}
-	order := []int{c.center}
-	index := map[int]int{c.center: 0}
-	for k := 0; k < len(order) && len(order) < c.size; k++ {
-		i := order[k]
-		for _, j := range g.Adj.Ind[g.Adj.Ptr[i]:g.Adj.Ptr[i+1]] {
-			if _, seen := index[j]; !seen && len(order) < c.size {
-				index[j] = len(order)
-				order = append(order, j)
+	order, err := g.BreadthFirst(c.center, c.size)
+	if err != nil {
+		return nil, fmt.Errorf("chart.NeighbourhoodOf: %w", err)
+	}
+	index := make(map[int]int, len(order))
+	for k, i := range order {
+		index[i] = k
+	}
+	class := p.Predicted()
+	for _, i := range order {
+		if i >= len(class) || i >= len(g.Labels) {
+			return nil, fmt.Errorf("chart.NeighbourhoodOf: node %d of the graph has no prediction or label", i)
+		}
+		for k, v := range values {
+			if i >= len(v) {
+				return nil, fmt.Errorf("chart.NeighbourhoodOf: node %d of the graph has no %s", i, c.measures[k])
 			}
 		}
 	}
 	title := c.title
 	if title == "" {
-		title = fmt.Sprintf("%s: %d nodes around node %d, coloured by %s", p.Model, len(order), c.center, c.measures[0])
+		title = fmt.Sprintf("%s: %d nodes around node %d, coloured by %s", p.Name(), len(order), c.center, c.measures[0])
 	}
 	v := GraphView{Title: title, Measure: c.measures[0].String(), MarkLabel: c.markLabel}
 	for _, m := range c.measures[1:] {
@@ -403,7 +329,7 @@ func (c *NeighbourhoodChart) Done() (*Chart, error) {
 		for l := range v.More {
 			v.More[l].Values = append(v.More[l].Values, values[l+1][i])
 		}
-		name := fmt.Sprintf("node %d, label %d, predicted %d", i, g.Labels[i], p.Class[i])
+		name := fmt.Sprintf("node %d, label %d, predicted %d", i, g.Labels[i], class[i])
 		if isMarked[i] {
 			name += " (" + c.markLabel + ")"
 		}

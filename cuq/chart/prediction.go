@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
@@ -27,7 +27,7 @@ type ARCChart measureCurves
 // measureCurves is what the builders of one curve per uncertainty measure,
 // ARCChart and RiskCoverageChart, are given.
 type measureCurves struct {
-	pred     *cuq.Prediction
+	pred     Scored
 	nodes    []int
 	measures []uq.Measure
 	title    string
@@ -40,20 +40,13 @@ func (c *measureCurves) resolve(op, what string) ([]uq.Measure, string, error) {
 	if c == nil {
 		return nil, "", fmt.Errorf("%s: nil builder", op)
 	}
-	if c.pred == nil {
+	if isNil(c.pred) {
 		return nil, "", fmt.Errorf("%s: nil prediction", op)
 	}
-	ms := c.measures
-	if ms == nil {
-		for _, m := range c.pred.Available() {
-			if m != uq.LC {
-				ms = append(ms, m)
-			}
-		}
-	}
+	ms := measuresOf(c.pred, c.measures)
 	title := c.title
 	if title == "" {
-		title = c.pred.Model + ": " + what
+		title = c.pred.Name() + ": " + what
 	}
 	return ms, title, nil
 }
@@ -63,7 +56,7 @@ func (c *measureCurves) resolve(op, what string) ([]uq.Measure, string, error) {
 // the fraction r of the most uncertain ones, r = 0, 0.01, …, 0.99. The
 // last point of eval.ARC (r = 1, a single node left, accuracy 0 or 1) is
 // not drawn: it says nothing about the measure.
-func ARCOf(p *cuq.Prediction, nodes []int) *ARCChart {
+func ARCOf(p Scored, nodes []int) *ARCChart {
 	return &ARCChart{pred: p, nodes: nodes}
 }
 
@@ -82,11 +75,8 @@ func (a *ARCChart) Done() (*Chart, error) {
 	}
 	var rejection []float64
 	var curves []Curve
-	if err := checkNodes(a.pred, a.nodes); err != nil {
-		return nil, fmt.Errorf("chart.ARCOf: %w", err)
-	}
 	for _, m := range ms {
-		c, err := a.pred.ARC(m, a.nodes)
+		c, err := arcOf(a.pred, m, a.nodes)
 		if err != nil {
 			return nil, fmt.Errorf("chart.ARCOf: %w", err)
 		}
@@ -98,45 +88,52 @@ func (a *ARCChart) Done() (*Chart, error) {
 	return ARC(title, rejection, curves...)
 }
 
-// checkNodes reports a node that p has no prediction or label for.
-func checkNodes(p *cuq.Prediction, nodes []int) error {
-	n := len(p.Class)
-	if p.Graph != nil {
-		n = min(n, len(p.Graph.Labels))
+// arcOf returns the accuracy-rejection curve of measure m of p on nodes
+// (eval.ARC).
+func arcOf(p Scored, m uq.Measure, nodes []int) (eval.Curve, error) {
+	v, err := valuesAt(p, m, nodes)
+	if err != nil {
+		return eval.Curve{}, err
 	}
-	for _, i := range nodes {
-		if i < 0 || i >= n {
-			return fmt.Errorf("node %d out of range [0, %d)", i, n)
-		}
+	correct, err := correctness(p, m, nodes)
+	if err != nil {
+		return eval.Curve{}, err
 	}
-	return nil
+	return eval.ARC(v, correct)
 }
 
 // DecompositionOf starts the decomposition chart of p's in-distribution
 // nodes id, each correct or wrong by p's class and the graph's label; OOD
 // adds out-of-distribution nodes. The subtitle gives the accuracy on id.
-func DecompositionOf(p *cuq.Prediction, id []int) *DecompositionChart {
-	if p == nil {
+func DecompositionOf(p Scored, id []int) *DecompositionChart {
+	if isNil(p) {
 		return &DecompositionChart{err: fmt.Errorf("chart.DecompositionOf: nil prediction")}
 	}
-	if p.AU == nil || p.EU == nil {
-		return &DecompositionChart{err: fmt.Errorf("chart.DecompositionOf: %s has no AU and EU (it provides %v)", p.Model, p.Available())}
+	au, errAU := p.Uncertainty(uq.AU)
+	eu, errEU := p.Uncertainty(uq.EU)
+	if errAU != nil || errEU != nil {
+		return &DecompositionChart{err: fmt.Errorf("chart.DecompositionOf: %s has no AU and EU (it provides %v)", p.Name(), p.Available())}
 	}
-	d := Decomposition(nil, nil, nil).Title(p.Model + ": aleatoric vs epistemic uncertainty")
-	if err := checkNodes(p, id); err != nil {
+	d := Decomposition(nil, nil, nil).Title(p.Name() + ": aleatoric vs epistemic uncertainty")
+	correct, err := correctness(p, uq.AU, id)
+	if err != nil {
 		d.err = fmt.Errorf("chart.DecompositionOf: %w", err)
 		return d
 	}
-	for k, ok := range p.Correct(id) {
+	right := 0
+	for k, ok := range correct {
 		i := id[k]
 		o := Wrong
 		if ok {
-			o = Correct
+			o, right = Correct, right+1
 		}
-		d.au, d.eu, d.outcome = append(d.au, p.AU[i]), append(d.eu, p.EU[i]), append(d.outcome, o)
+		d.au, d.eu, d.outcome = append(d.au, au[i]), append(d.eu, eu[i]), append(d.outcome, o)
 	}
-	d.idAccuracy, d.hasAccuracy, d.idNodes = p.Accuracy(id), len(id) > 0, len(id)
-	d.pred = p
+	if len(id) > 0 {
+		d.idAccuracy = float64(right) / float64(len(id))
+	}
+	d.hasAccuracy, d.idNodes = len(id) > 0, len(id)
+	d.predAU, d.predEU = au, eu
 	return d
 }
 
@@ -146,25 +143,25 @@ func (d *DecompositionChart) OOD(nodes []int) *DecompositionChart {
 	if d.err != nil {
 		return d
 	}
-	if d.pred == nil {
+	if d.predAU == nil {
 		d.err = fmt.Errorf("chart.Decomposition: OOD needs a chart started with DecompositionOf")
 		return d
 	}
 	for _, i := range nodes {
-		if i < 0 || i >= len(d.pred.AU) {
-			d.err = fmt.Errorf("chart.Decomposition: OOD node %d out of range [0, %d)", i, len(d.pred.AU))
+		if i < 0 || i >= len(d.predAU) {
+			d.err = fmt.Errorf("chart.Decomposition: OOD node %d out of range [0, %d)", i, len(d.predAU))
 			return d
 		}
-		d.au, d.eu, d.outcome = append(d.au, d.pred.AU[i]), append(d.eu, d.pred.EU[i]), append(d.outcome, OOD)
+		d.au, d.eu, d.outcome = append(d.au, d.predAU[i]), append(d.eu, d.predEU[i]), append(d.outcome, OOD)
 	}
 	d.ood += len(nodes)
 	return d
 }
 
-// HistoryChart builds the training curves of a cuq.History. Start it with
-// HistoryOf, set options, then call Done.
+// HistoryChart builds the training curves of a training run (a
+// *cuq.History). Start it with HistoryOf, set options, then call Done.
 type HistoryChart struct {
-	h     *cuq.History
+	h     TrainingRecord
 	title string
 }
 
@@ -173,7 +170,7 @@ type HistoryChart struct {
 // panel, the validation cross entropy and accuracy of the epochs that were
 // evaluated in the lower one, with the flow warm-up shaded and the restored
 // best epoch marked.
-func HistoryOf(h *cuq.History) *HistoryChart { return &HistoryChart{h: h, title: "Training"} }
+func HistoryOf(h TrainingRecord) *HistoryChart { return &HistoryChart{h: h, title: "Training"} }
 
 // Title sets the title.
 func (c *HistoryChart) Title(t string) *HistoryChart { c.title = t; return c }
@@ -183,31 +180,35 @@ func (c *HistoryChart) Done() (*Chart, error) {
 	if c == nil {
 		return nil, fmt.Errorf("chart.HistoryOf: nil builder")
 	}
-	if c.h == nil || len(c.h.Epochs) == 0 {
+	var lossValues, ceValues, accValues []float64
+	if !isNil(c.h) {
+		lossValues, ceValues, accValues = c.h.TrainingCurves()
+	}
+	n := len(lossValues)
+	if n == 0 {
 		return nil, fmt.Errorf("chart.HistoryOf %q: no epochs", c.title)
 	}
-	n := len(c.h.Epochs)
+	if len(ceValues) != n || len(accValues) != n {
+		return nil, fmt.Errorf("chart.HistoryOf %q: %d losses, %d validation CEs and %d accuracies", c.title, n, len(ceValues), len(accValues))
+	}
 	x := make([]string, n)
 	loss := make([]any, n)
 	ce := make([]any, n)
 	acc := make([]any, n)
-	warmup, best := 0, -1
-	for k, e := range c.h.Epochs {
-		x[k] = strconv.Itoa(e.Epoch) // epochs numbered as cuq.History numbers them
-		if e.Phase == cuq.WarmupPhase {
-			x[k] = "w" + strconv.Itoa(e.Epoch)
+	warmup, best, stopped := c.h.Milestones()
+	for k, l := range lossValues {
+		// Epochs numbered as cuq.History numbers them: warm-up w1…wW, then
+		// the main epochs from 1.
+		x[k] = strconv.Itoa(k + 1 - warmup)
+		if k < warmup {
+			x[k] = "w" + strconv.Itoa(k+1)
 		}
-		if math.IsInf(e.Loss, 0) || math.IsNaN(e.Loss) {
-			return nil, fmt.Errorf("chart.HistoryOf %q: loss %v at epoch %d", c.title, e.Loss, k+1)
+		if math.IsInf(l, 0) || math.IsNaN(l) {
+			return nil, fmt.Errorf("chart.HistoryOf %q: loss %v at epoch %d", c.title, l, k+1)
 		}
-		loss[k], ce[k], acc[k] = e.Loss, "-", "-"
-		if !math.IsNaN(e.ValCE) && !math.IsInf(e.ValCE, 0) {
-			ce[k], acc[k] = e.ValCE, e.ValAcc
-		}
-		if e.Phase == cuq.WarmupPhase {
-			warmup = k + 1
-		} else if e.Epoch == c.h.BestEpoch {
-			best = k + 1
+		loss[k], ce[k], acc[k] = l, "-", "-"
+		if v := ceValues[k]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+			ce[k], acc[k] = v, accValues[k]
 		}
 	}
 	var marks []any
@@ -242,7 +243,7 @@ func (c *HistoryChart) Done() (*Chart, error) {
 	}
 	opt := rawOption{
 		"animation":   false,
-		"title":       map[string]any{"text": c.title, "subtext": c.h.Stopped, "textStyle": map[string]any{"fontSize": 15}},
+		"title":       map[string]any{"text": c.title, "subtext": stopped, "textStyle": map[string]any{"fontSize": 15}},
 		"tooltip":     map[string]any{"trigger": "axis"},
 		"axisPointer": map[string]any{"link": []any{map[string]any{"xAxisIndex": "all"}}},
 		"legend":      map[string]any{"top": 50},
@@ -267,24 +268,33 @@ func (c *HistoryChart) Done() (*Chart, error) {
 // the out-of-distribution nodes ood (positive) from the in-distribution
 // nodes id: the area under the ROC curve in percent, ties counted one half
 // (50 is chance, 100 a perfect separation).
-func AUROCTable(p *cuq.Prediction, id, ood []int) (*Table, error) {
-	if p == nil {
+func AUROCTable(p Scored, id, ood []int) (*Table, error) {
+	if isNil(p) {
 		return nil, fmt.Errorf("chart.AUROCTable: nil prediction")
 	}
-	if err := checkNodes(p, append(append([]int(nil), id...), ood...)); err != nil {
-		return nil, fmt.Errorf("chart.AUROCTable: %w", err)
-	}
 	var rows [][]string
-	for _, m := range p.Available() {
-		if m == uq.LC {
-			continue
-		}
-		a, err := p.AUROC(m, id, ood)
+	for _, m := range measuresOf(p, nil) {
+		a, err := aurocOf(p, m, id, ood)
 		if err != nil {
 			return nil, fmt.Errorf("chart.AUROCTable: %w", err)
 		}
 		rows = append(rows, []string{m.String(), fmt.Sprintf("%.1f", 100*a)})
 	}
-	return NewTable(fmt.Sprintf("%s: OOD-detection AUROC (%%), %d ID and %d OOD nodes", p.Model, len(id), len(ood)),
+	return NewTable(fmt.Sprintf("%s: OOD-detection AUROC (%%), %d ID and %d OOD nodes", p.Name(), len(id), len(ood)),
 		[]string{"measure", "AUROC"}, rows)
+}
+
+// aurocOf returns how well measure m of p separates the nodes ood
+// (positive) from id: the area under the ROC curve, ties counted one half
+// (eval.AUROC).
+func aurocOf(p Scored, m uq.Measure, id, ood []int) (float64, error) {
+	vID, err := valuesAt(p, m, id)
+	if err != nil {
+		return 0, err
+	}
+	vOOD, err := valuesAt(p, m, ood)
+	if err != nil {
+		return 0, err
+	}
+	return eval.AUROC(vID, vOOD)
 }

@@ -124,3 +124,34 @@ func (o rawOption) JSONNotEscaped() template.HTML {
 func jsFunc(src string) string {
 	return "__f__" + strings.Join(strings.Fields(src), " ") + "__f__"
 }
+
+// ModelPalette is the colour cycle of models in the comparison charts: the
+// Okabe–Ito colours but yellow, then five of Paul Tol's muted colours, all
+// readable on white.
+var ModelPalette = []string{
+	"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
+	"#882255", "#44AA99", "#999933", "#332288", "#AA4499",
+}
+
+// knownModels gives the models of cuqgnn's presets fixed, distinct
+// colours (indices into ModelPalette).
+var knownModels = map[string]int{
+	"APPNP": 0, "GKDE": 1, "GPN": 2, "LOP-GPN": 3, "CUQ-PPR": 4, "CUQ-GCN": 5, "CUQ-GAT": 6,
+	"GCN": 7, "Ensemble-GCN": 8, "Ensemble-APPNP": 9, "MC-Dropout-GCN": 10, "DropEdge-GCN": 11,
+}
+
+// ModelColor returns the colour of the model (or run) label in every
+// comparison chart, so that a model looks the same across the cells of a
+// notebook: a fixed colour for the models of cuqgnn's presets, for other
+// labels the ModelPalette entry at the label's 32-bit FNV-1a hash modulo
+// the palette's length. It depends on the label alone.
+func ModelColor(label string) string {
+	if k, ok := knownModels[label]; ok {
+		return ModelPalette[k]
+	}
+	h := uint32(2166136261)
+	for i := 0; i < len(label); i++ {
+		h = (h ^ uint32(label[i])) * 16777619
+	}
+	return ModelPalette[h%uint32(len(ModelPalette))]
+}
