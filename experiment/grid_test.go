@@ -94,7 +94,7 @@ func TestGridOptionErrors(t *testing.T) {
 		{Paper().Inits(-1), "-1 inits"},
 		{Paper().Shard(3, 3), "shard 3/3"},
 		{Paper().Models(), "no models"},
-		{Paper().Settings(Setting(9)), "unknown setting"},
+		{Paper().Settings(Setting(999)), "unknown setting"},
 		{Paper().MaxEpochs(-2), "max epochs -2"},
 		{Paper().Models(GPN, APPNP, GPN), "model GPN given twice"},
 		{Paper().Datasets("CoraML", "cora_ml"), "dataset CoraML given twice"},

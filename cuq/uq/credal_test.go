@@ -619,7 +619,7 @@ func TestCredalMeasureNames(t *testing.T) {
 		t.Errorf("credal names %v, want %v", names, want)
 	}
 	// The paper's list is unchanged and first in Available.
-	if len(AllMeasures) != 6 || AllMeasures[5] != LC || HUpper != LC+1 {
+	if len(AllMeasures) != 6 || AllMeasures[5] != LC || HUpper != EUFeat+1 {
 		t.Errorf("AllMeasures = %v, HUpper = %d", AllMeasures, HUpper)
 	}
 	ms := Measures{TU: []float64{1}, GH: []float64{0}}
