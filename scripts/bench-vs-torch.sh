@@ -20,6 +20,19 @@
 #
 #   scripts/bench-vs-torch.sh TORCH_SCRIPT DATA_DIR
 #
+# CUQ_BENCH_ISA restricts both programs to one instruction set, so that a
+# machine with AVX-512 also times the path of a processor without it:
+#
+#   avx2      cuqgnn with GODEBUG=cpu.avx512f=off (its AVX2 kernels);
+#             PyTorch with ATEN_CPU_CAPABILITY=avx2 (ATen's kernels),
+#             OPENBLAS_CORETYPE=Haswell and MKL_ENABLE_INSTRUCTIONS=AVX2
+#             (its BLAS, whichever it links);
+#   portable  cuqgnn built with -tags purego (the Go kernels that arm64
+#             and every other architecture run); PyTorch unrestricted;
+#   (unset)   both use every feature of the processor.
+#
+# The table's first line says which kernels each program ran.
+#
 # Each graph is written as an .npz file by `cuq bench -write-npz` and both
 # programs read that file. PyTorch comes from Debian (apt-get install -y python3-torch
 # python3-scipy); peak memory needs GNU time (apt-get install -y time).
@@ -37,7 +50,26 @@ timer=()
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$repo" && go build -o "$tmp/cuq" ./cmd/cuq)
+tags=()
+goenv=()
+torchenv=()
+case ${CUQ_BENCH_ISA:-} in
+"") ;;
+avx2)
+	goenv=(GODEBUG=cpu.avx512f=off)
+	torchenv=(ATEN_CPU_CAPABILITY=avx2 OPENBLAS_CORETYPE=Haswell MKL_ENABLE_INSTRUCTIONS=AVX2)
+	;;
+portable) tags=(-tags purego) ;;
+*)
+	echo "bench-vs-torch.sh: CUQ_BENCH_ISA=$CUQ_BENCH_ISA: want avx2, portable or nothing" >&2
+	exit 2
+	;;
+esac
+(cd "$repo" && go build "${tags[@]}" -o "$tmp/cuq" ./cmd/cuq)
+capability=$(env "${torchenv[@]}" "$py" -c 'import torch; print(torch.backends.cpu.get_cpu_capability())' 2>/dev/null || echo unknown)
+kernels=$(env "${goenv[@]}" "$tmp/cuq" bench -dataset synthetic -models gkde -epochs 1 2>/dev/null | sed -n 's/.*kernels=\([a-z0-9]*\).*/\1/p')
+echo "cuqgnn kernels: ${kernels:-unknown}; PyTorch CPU capability: $capability"
+echo
 
 # peak prints the peak resident memory in MiB that GNU time wrote into $1.
 peak() { sed -n 's/^peak_rss_kb=//p' "$1" | awk '{ printf "%.0f", $1 / 1024 }'; }
@@ -51,13 +83,13 @@ for entry in "${names[@]}"; do
 	[[ $entry == *:* ]] && epochs=${entry#*:}
 	npz=$tmp/$name.npz
 	"$tmp/cuq" bench -data "$data" -dataset "$name" -write-npz "$npz" >/dev/null
-	"${timer[@]}" "$py" "$reference" "$npz" --epochs "$epochs" --threads 2 >"$tmp/torch.txt" 2>"$tmp/torch.err" ||
+	env "${torchenv[@]}" "${timer[@]}" "$py" "$reference" "$npz" --epochs "$epochs" --threads 2 >"$tmp/torch.txt" 2>"$tmp/torch.err" ||
 		{ cat "$tmp/torch.err" >&2; exit 1; }
 	# Only the models PyTorch timed: GKDE's kernel over every training
 	# node's neighbourhood is slow on the Arxiv-sized graph, and without a
 	# counterpart it has no ratio.
 	models=$(awk '/ train_ms=/ { print $1 }' "$tmp/torch.txt" | paste -sd, -)
-	"${timer[@]}" "$tmp/cuq" bench -dataset "$npz" -models "$models" -epochs "$epochs" >"$tmp/go.txt" 2>"$tmp/go.err" ||
+	env "${goenv[@]}" "${timer[@]}" "$tmp/cuq" bench -dataset "$npz" -models "$models" -epochs "$epochs" >"$tmp/go.txt" 2>"$tmp/go.err" ||
 		{ cat "$tmp/go.err" >&2; exit 1; }
 	awk -v dataset="$name" '
 	function val(s, key,   i, n, kv) { n = split(s, kv, " "); for (i = 2; i <= n; i++) if (index(kv[i], key "=") == 1) return substr(kv[i], length(key) + 2); return "" }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/experiment"
 	"github.com/cuqgnn/cuqgnn/internal/memstat"
@@ -61,7 +62,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "wrote %s (%d nodes, %d features, %d classes, %d edge entries) to %s\n", g.Name, g.N, g.NumFeatures(), g.NumClasses, g.NumEdges(), *writeNPZ)
 		return nil
 	}
-	fmt.Fprintf(stdout, "cuqgnn nodes=%d features=%d classes=%d edges=%d\n", g.N, g.NumFeatures(), g.NumClasses, g.NumEdges())
+	fmt.Fprintf(stdout, "cuqgnn nodes=%d features=%d classes=%d edges=%d kernels=%s\n", g.N, g.NumFeatures(), g.NumClasses, g.NumEdges(), tensor.Kernels())
 	large := g.N > 100000
 	for _, mk := range ms {
 		b, err := mk.Builder(g)
