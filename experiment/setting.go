@@ -154,22 +154,16 @@ var settings = withGraphSettings([]settingRecord{
 // other feature perturbations, in the graph and isolated (evaluating the
 // classification model, as the GPN code evaluates them), leave-out
 // classes chosen at random, and the structural shifts of Bazhenova et al.
-// (2023), which train models of their own on their own splits.
+// (2023), which train models of their own on their own splits (the
+// poisoning settings, graph.Setting.Poisoning).
 func withGraphSettings(base []settingRecord) []settingRecord {
 	for _, gs := range graph.Settings() {
 		if slices.ContainsFunc(base, func(r settingRecord) bool { return r.name == gs.Name }) {
 			continue // gaussian, bernoulli and loc are the paper's records
 		}
-		own := gs.Name == "loc_random" || isStructural(gs.Name)
-		base = append(base, graphSetting(gs, own))
+		base = append(base, graphSetting(gs, gs.Poisoning))
 	}
 	return base
-}
-
-// isStructural reports whether name is one of graph's structural shifts.
-func isStructural(name string) bool {
-	name = strings.TrimSuffix(name, "_inductive")
-	return slices.ContainsFunc(graph.AllStructurals, func(k graph.Structural) bool { return k.String() == name })
 }
 
 // graphSetting returns the record of gs, a setting of package graph's

@@ -72,6 +72,11 @@ type Setting struct {
 	Name string
 	// Doc is a one-line description.
 	Doc string
+	// Poisoning marks a setting that changes what a model trains on (the
+	// training graph or split: leave-out classes, the structural shifts),
+	// which needs a model of its own; the others (evasion) change only
+	// what a model trained on the dataset's graph and split predicts on.
+	Poisoning bool
 	// Apply builds the setting.
 	Apply func(g *Graph, s Split, o ShiftOptions) (*Shifted, error)
 }

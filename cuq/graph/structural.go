@@ -407,7 +407,7 @@ func structuralSettings() []Setting {
 			if inductive {
 				name, mode = name+"_inductive", "inductive"
 			}
-			out = append(out, Setting{Name: name,
+			out = append(out, Setting{Name: name, Poisoning: true,
 				Doc: fmt.Sprintf("structural shift by %v, 30/10/10%% ID, 10/40%% OOD, %s", k, mode),
 				Apply: func(g *Graph, _ Split, o ShiftOptions) (*Shifted, error) {
 					return ShiftStructure(g, k, PaperStructuralFractions, inductive, o.Seed)
@@ -426,7 +426,7 @@ func locSettings() []Setting {
 		if random {
 			doc = "leave out random classes (GPN code's default), poisoning"
 		}
-		return Setting{Name: name, Doc: doc, Apply: func(g *Graph, s Split, o ShiftOptions) (*Shifted, error) {
+		return Setting{Name: name, Doc: doc, Poisoning: true, Apply: func(g *Graph, s Split, o ShiftOptions) (*Shifted, error) {
 			k := o.LeftOut
 			if k == 0 {
 				k = max(int(math.Floor(0.45*float64(g.NumClasses))), 1)

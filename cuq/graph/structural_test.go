@@ -495,6 +495,12 @@ func TestSettingsRegistry(t *testing.T) {
 		if !slices.Equal(slices.Sorted(slices.Values(id)), sh.IDTest) || !slices.Equal(slices.Sorted(slices.Values(ood)), sh.OODTest) {
 			t.Fatalf("%s: the views' nodes are not IDTest and OODTest", st.Name)
 		}
+		// An evasion setting trains on the dataset's graph and split; a
+		// poisoning one changes one of them.
+		same := sh.Train == g && slices.Equal(sh.Split.Train, s.Train) && slices.Equal(sh.Split.Val, s.Val)
+		if same == st.Poisoning {
+			t.Fatalf("%s: poisoning %v, but trains on the dataset's graph and split: %v", st.Name, st.Poisoning, same)
+		}
 		train := Mask(g.N, sh.Split.Train)
 		for _, i := range sh.OODTest {
 			if train[i] {
