@@ -86,126 +86,21 @@ func graphClasses(values []float64) []float64 {
 // nodes. Marked nodes are larger triangles. With more measures (More), a
 // selector under the graph recolours it by each.
 func GraphChart(v GraphView) (*Chart, error) {
-	n := len(v.Values)
-	if n == 0 {
-		return nil, fmt.Errorf("chart.GraphChart %q: no nodes", v.Title)
+	layers, err := v.layers()
+	if err != nil {
+		return nil, fmt.Errorf("chart.GraphChart %q: %w", v.Title, err)
 	}
-	if v.Names != nil && len(v.Names) != n {
-		return nil, fmt.Errorf("chart.GraphChart %q: %d names for %d nodes", v.Title, len(v.Names), n)
+	d, err := newGraphDrawing(v)
+	if err != nil {
+		return nil, fmt.Errorf("chart.GraphChart %q: %w", v.Title, err)
 	}
-	if v.Marked != nil && len(v.Marked) != n {
-		return nil, fmt.Errorf("chart.GraphChart %q: %d marks for %d nodes", v.Title, len(v.Marked), n)
-	}
-	if (v.X == nil) != (v.Y == nil) || (v.X != nil && (len(v.X) != n || len(v.Y) != n)) {
-		return nil, fmt.Errorf("chart.GraphChart %q: layout has %d x and %d y coordinates for %d nodes", v.Title, len(v.X), len(v.Y), n)
-	}
-	measure := v.Measure
-	if measure == "" {
-		measure = "uncertainty"
-	}
-	layers := append([]GraphLayer{{Measure: measure, Values: v.Values}}, v.More...)
-	for _, l := range layers {
-		if len(l.Values) != n {
-			return nil, fmt.Errorf("chart.GraphChart %q: %d values of %s for %d nodes", v.Title, len(l.Values), l.Measure, n)
-		}
-		for i, u := range l.Values {
-			if math.IsNaN(u) || math.IsInf(u, 0) {
-				return nil, fmt.Errorf("chart.GraphChart %q: node %d has %s %v", v.Title, i, l.Measure, u)
-			}
-		}
-	}
-	for k, e := range v.Edges {
-		if e[0] < 0 || e[0] >= n || e[1] < 0 || e[1] >= n {
-			return nil, fmt.Errorf("chart.GraphChart %q: edge %d (%d, %d) out of range for %d nodes", v.Title, k, e[0], e[1], n)
-		}
-	}
-	x, y := v.X, v.Y
-	layout := "none"
-	switch {
-	case x == nil && n <= maxGoLayout:
-		var err error
-		if x, y, err = graph.ForceLayout(n, v.Edges); err != nil {
-			return nil, fmt.Errorf("chart.GraphChart %q: %w", v.Title, err)
-		}
-	case x == nil:
-		layout = "force" // the browser lays out large graphs
-	}
-	marked := 0
-	for _, m := range v.Marked {
-		if m {
-			marked++
-		}
-	}
-	links := make([]any, len(v.Edges))
-	for k, e := range v.Edges {
-		links[k] = map[string]any{"source": e[0], "target": e[1]}
-	}
-	sub := "colour classes hold about equal numbers of nodes"
-	if marked > 0 {
-		label := v.MarkLabel
-		if label == "" {
-			label = "marked nodes"
-		}
-		sub = fmt.Sprintf("▲ %s (%d); ", label, marked) + sub
-	}
-	// layer returns the series data, categories and legend of one measure.
-	layer := func(l GraphLayer) (nodes, categories []any, legend []string) {
-		bounds := graphClasses(l.Values)
-		counts := make([]int, len(bounds))
-		nodes = make([]any, n)
-		for i, u := range l.Values {
-			k, _ := slices.BinarySearch(bounds, u)
-			counts[k]++
-			name := fmt.Sprintf("node %d", i)
-			if v.Names != nil {
-				name = v.Names[i]
-			}
-			node := map[string]any{"name": name, "value": u, "category": k}
-			if x != nil {
-				node["x"], node["y"] = x[i], y[i]
-			}
-			if v.Marked != nil && v.Marked[i] {
-				node["symbol"], node["symbolSize"] = "triangle", 15
-				node["itemStyle"] = map[string]any{"borderColor": "#000", "borderWidth": 1.2}
-			}
-			nodes[i] = node
-		}
-		categories = make([]any, len(bounds))
-		legend = make([]string, len(bounds))
-		lo := slices.Min(l.Values)
-		for k, hi := range bounds {
-			if k > 0 {
-				lo = bounds[k-1]
-			}
-			label := fmt.Sprintf("%s %.3g – %.3g (%d)", l.Measure, lo, hi, counts[k])
-			if k > 0 {
-				label = fmt.Sprintf("%s > %.3g – %.3g (%d)", l.Measure, lo, hi, counts[k])
-			}
-			if k == 0 && lo == hi {
-				label = fmt.Sprintf("%s = %.3g (%d)", l.Measure, hi, counts[k])
-			}
-			color := Ramp[k*(len(Ramp)-1)/max(1, len(bounds)-1)]
-			categories[k] = map[string]any{"name": label, "itemStyle": map[string]any{"color": color}}
-			legend[len(bounds)-1-k] = label // highest first
-		}
-		return nodes, categories, legend
-	}
-	series := func(l GraphLayer, nodes, categories []any) map[string]any {
-		return map[string]any{
-			"type": "graph", "name": l.Measure, "layout": layout, "data": nodes, "links": links, "categories": categories,
-			"roam": true, "symbolSize": 8, "top": 60, "bottom": 60, "left": 200, "right": 20,
-			"force":     map[string]any{"repulsion": 40, "gravity": 0.12, "edgeLength": 12},
-			"lineStyle": map[string]any{"color": "#aaa", "opacity": 0.5},
-			"emphasis":  map[string]any{"focus": "adjacency"},
-		}
-	}
-	nodes, categories, legend := layer(layers[0])
+	series, legend := d.layer(layers[0])
 	opt := rawOption{
 		"animation": false,
-		"title":     map[string]any{"text": v.Title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15}},
+		"title":     map[string]any{"text": v.Title, "subtext": d.subtitle(), "textStyle": map[string]any{"fontSize": 15}},
 		"tooltip":   map[string]any{"trigger": "item", "formatter": jsFunc(`function (p) { return p.dataType === 'edge' ? '' : p.name + '<br/>' + p.seriesName + ' ' + Number(p.value).toPrecision(3); }`)},
 		"legend":    map[string]any{"data": legend, "orient": "vertical", "left": 8, "top": 60},
-		"series":    []any{series(layers[0], nodes, categories)},
+		"series":    []any{series},
 	}
 	if len(layers) == 1 {
 		return newChart(v.Title, 860, 640, opt), nil
@@ -214,12 +109,154 @@ func GraphChart(v GraphView) (*Chart, error) {
 	options := make([]any, len(layers))
 	for k, l := range layers {
 		names[k] = l.Measure
-		nodes, categories, legend := layer(l)
-		options[k] = map[string]any{"legend": map[string]any{"data": legend}, "series": []any{series(l, nodes, categories)}}
+		series, legend := d.layer(l)
+		options[k] = map[string]any{"legend": map[string]any{"data": legend}, "series": []any{series}}
 	}
 	opt["timeline"] = map[string]any{"axisType": "category", "data": names, "autoPlay": false, "bottom": 8,
 		"left": 200, "right": 40, "symbolSize": 12, "label": map[string]any{"fontSize": 13}, "tooltip": map[string]any{"show": false}}
 	return newChart(v.Title, 860, 680, rawOption{"baseOption": map[string]any(opt), "options": options}), nil
+}
+
+// layers checks v's per-node slices and returns its measures as layers,
+// the first one Values (named Measure, "uncertainty" by default).
+func (v GraphView) layers() ([]GraphLayer, error) {
+	n := len(v.Values)
+	switch {
+	case n == 0:
+		return nil, fmt.Errorf("no nodes")
+	case v.Names != nil && len(v.Names) != n:
+		return nil, fmt.Errorf("%d names for %d nodes", len(v.Names), n)
+	case v.Marked != nil && len(v.Marked) != n:
+		return nil, fmt.Errorf("%d marks for %d nodes", len(v.Marked), n)
+	case (v.X == nil) != (v.Y == nil) || (v.X != nil && (len(v.X) != n || len(v.Y) != n)):
+		return nil, fmt.Errorf("layout has %d x and %d y coordinates for %d nodes", len(v.X), len(v.Y), n)
+	}
+	measure := v.Measure
+	if measure == "" {
+		measure = "uncertainty"
+	}
+	layers := append([]GraphLayer{{Measure: measure, Values: v.Values}}, v.More...)
+	for _, l := range layers {
+		if len(l.Values) != n {
+			return nil, fmt.Errorf("%d values of %s for %d nodes", len(l.Values), l.Measure, n)
+		}
+		for i, u := range l.Values {
+			if math.IsNaN(u) || math.IsInf(u, 0) {
+				return nil, fmt.Errorf("node %d has %s %v", i, l.Measure, u)
+			}
+		}
+	}
+	for k, e := range v.Edges {
+		if e[0] < 0 || e[0] >= n || e[1] < 0 || e[1] >= n {
+			return nil, fmt.Errorf("edge %d (%d, %d) out of range for %d nodes", k, e[0], e[1], n)
+		}
+	}
+	return layers, nil
+}
+
+// graphDrawing is what every layer of a graph view shares: the view, the
+// node positions (nil: the browser lays the graph out, layout "force")
+// and the links.
+type graphDrawing struct {
+	v      GraphView
+	x, y   []float64
+	layout string
+	links  []any
+}
+
+// newGraphDrawing places the nodes of the checked view v: at v's
+// coordinates, by graph.ForceLayout for up to maxGoLayout nodes, else in
+// the browser.
+func newGraphDrawing(v GraphView) (*graphDrawing, error) {
+	d := &graphDrawing{v: v, x: v.X, y: v.Y, layout: "none", links: make([]any, len(v.Edges))}
+	switch n := len(v.Values); {
+	case d.x == nil && n <= maxGoLayout:
+		var err error
+		if d.x, d.y, err = graph.ForceLayout(n, v.Edges); err != nil {
+			return nil, err
+		}
+	case d.x == nil:
+		d.layout = "force" // the browser lays out large graphs
+	}
+	for k, e := range v.Edges {
+		d.links[k] = map[string]any{"source": e[0], "target": e[1]}
+	}
+	return d, nil
+}
+
+// subtitle says how the colours are chosen and how many nodes are marked.
+func (d *graphDrawing) subtitle() string {
+	sub := "colour classes hold about equal numbers of nodes"
+	marked := 0
+	for _, m := range d.v.Marked {
+		if m {
+			marked++
+		}
+	}
+	if marked > 0 {
+		label := d.v.MarkLabel
+		if label == "" {
+			label = "marked nodes"
+		}
+		sub = fmt.Sprintf("▲ %s (%d); ", label, marked) + sub
+	}
+	return sub
+}
+
+// layer returns the graph series of one measure, its nodes coloured by
+// the colour class of their value, and its legend, highest class first.
+func (d *graphDrawing) layer(l GraphLayer) (series map[string]any, legend []string) {
+	bounds := graphClasses(l.Values)
+	counts := make([]int, len(bounds))
+	nodes := make([]any, len(l.Values))
+	for i, u := range l.Values {
+		k, _ := slices.BinarySearch(bounds, u)
+		counts[k]++
+		nodes[i] = d.node(i, u, k)
+	}
+	categories := make([]any, len(bounds))
+	legend = make([]string, len(bounds))
+	lo := slices.Min(l.Values)
+	for k, hi := range bounds {
+		if k > 0 {
+			lo = bounds[k-1]
+		}
+		label := fmt.Sprintf("%s %.3g – %.3g (%d)", l.Measure, lo, hi, counts[k])
+		if k > 0 {
+			label = fmt.Sprintf("%s > %.3g – %.3g (%d)", l.Measure, lo, hi, counts[k])
+		}
+		if k == 0 && lo == hi {
+			label = fmt.Sprintf("%s = %.3g (%d)", l.Measure, hi, counts[k])
+		}
+		color := Ramp[k*(len(Ramp)-1)/max(1, len(bounds)-1)]
+		categories[k] = map[string]any{"name": label, "itemStyle": map[string]any{"color": color}}
+		legend[len(bounds)-1-k] = label // highest first
+	}
+	return map[string]any{
+		"type": "graph", "name": l.Measure, "layout": d.layout, "data": nodes, "links": d.links, "categories": categories,
+		"roam": true, "symbolSize": 8, "top": 60, "bottom": 60, "left": 200, "right": 20,
+		"force":     map[string]any{"repulsion": 40, "gravity": 0.12, "edgeLength": 12},
+		"lineStyle": map[string]any{"color": "#aaa", "opacity": 0.5},
+		"emphasis":  map[string]any{"focus": "adjacency"},
+	}, legend
+}
+
+// node returns node i's series datum: its name, value u and colour class
+// k, its position, and a triangle when it is marked.
+func (d *graphDrawing) node(i int, u float64, k int) map[string]any {
+	name := fmt.Sprintf("node %d", i)
+	if d.v.Names != nil {
+		name = d.v.Names[i]
+	}
+	node := map[string]any{"name": name, "value": u, "category": k}
+	if d.x != nil {
+		node["x"], node["y"] = d.x[i], d.y[i]
+	}
+	if d.v.Marked != nil && d.v.Marked[i] {
+		node["symbol"], node["symbolSize"] = "triangle", 15
+		node["itemStyle"] = map[string]any{"borderColor": "#000", "borderWidth": 1.2}
+	}
+	return node
 }
 
 // maxGoLayout is the most nodes whose layout GraphChart computes in Go
