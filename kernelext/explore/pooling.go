@@ -204,98 +204,24 @@ func (p *PoolingExplorer) View(values []float64) (*View, error) {
 	if err := checkValues(p.Controls(), values); err != nil {
 		return fail(err)
 	}
-	var z [3][2]float64
-	for j := range z {
-		z[j] = [2]float64{values[2*j], values[2*j+1]}
-	}
-	w := [2]float64{values[6], values[7]}
-	pooled, err := poolStar(z, w)
+	st, err := newPoolingState(values)
 	if err != nil {
 		return fail(err)
 	}
-	agreeZ := z
-	agreeZ[2] = z[1]
-	agreed, err := poolStar(agreeZ, w)
-	if err != nil {
-		return fail(err)
-	}
-	pi, err := pooled.Weights(0)
-	if err != nil {
-		return fail(err)
-	}
-	// The nodes alone.
-	var alone [3]uq.Measures
-	var leans [3]int
-	for j := range alone {
-		ms, o, err := nodeMeasures(pooled, j, pool.Alone)
-		if err != nil {
-			return fail(err)
-		}
-		alone[j], leans[j] = ms, lean(o.Mean())
-	}
-	a2 := (pi[1] > 0 && below(alone[1].EU[0], alone[0].EU[0])) || (pi[2] > 0 && below(alone[2].EU[0], alone[0].EU[0]))
-	a3 := pi[1] > 0 && pi[2] > 0 && leans[1] >= 0 && leans[2] >= 0 && leans[1] != leans[2]
-	verdict := func(applies, holds bool) string {
-		switch {
-		case !applies:
-			return "n/a"
-		case holds:
-			return "holds"
-		}
-		return "breaks"
-	}
-
 	img := newPicture(4*220+3*10, 220+2*lineHeight)
-	committee, err := pooled.Committee(0)
+	committee, err := st.pooled.Committee(0)
 	if err != nil {
 		return fail(err)
 	}
-	p.shadeOnce.Do(func() { p.shade = planeShade(pooled.Head(), 220) })
-	planePanel(img, 0, 0, 220, p.shade, pooled.Head(), z, w, committee)
-
-	nodeRows := make([]Row, 0, 4)
+	p.shadeOnce.Do(func() { p.shade = planeShade(st.pooled.Head(), 220) })
+	planePanel(img, 0, 0, 220, p.shade, st.pooled.Head(), st.z, st.w, committee)
+	nodeRows := make([]Row, 0, len(pool.Poolings))
 	for k, pl := range pool.Poolings {
-		ms, o, err := nodeMeasures(pooled, 0, pl)
+		row, err := st.nodeRow(img, k, pl)
 		if err != nil {
 			return fail(err)
 		}
-		key := poolingKeys[pl]
-		cells := []Cell{
-			num(key+".TU", "%.4f", ms.TU[0]),
-			num(key+".AU", "%.4f", ms.AU[0]),
-			num(key+".EU", "%.4f", ms.EU[0]),
-			num(key+".EU_PC", "%.2f", ms.EUPC[0]),
-		}
-		if pl == pool.Alone {
-			cells = append(cells, text(key+".AUagree", "—"), text(key+".EUagree", "—"), text(key+".A2", "—"), text(key+".A3", "—"))
-		} else {
-			ag, _, err := nodeMeasures(agreed, 0, pl)
-			if err != nil {
-				return fail(err)
-			}
-			cells = append(cells,
-				num(key+".AUagree", "%.4f", ag.AU[0]),
-				num(key+".EUagree", "%.4f", ag.EU[0]),
-				text(key+".A2", verdict(a2, below(ms.EU[0], alone[0].EU[0]))),
-				text(key+".A3", verdict(a3, below(ag.AU[0], ms.AU[0]))))
-			title := []string{"", "log-linear (GPN)", "linear (LOP-GPN)", "behavioural (CUQ)"}[k]
-			densityPanel(img, k*230, 0, 220, title, o.LogDensity, o.Mean())
-		}
-		nodeRows = append(nodeRows, Row{Label: pl.String(), Cells: cells})
-	}
-	names := [3]string{"node i", "neighbour 1", "neighbour 2"}
-	committeeRows := make([]Row, 3)
-	for j := range committeeRows {
-		class := text(fmt.Sprintf("n%d.class", j), "none (tie)")
-		if leans[j] >= 0 {
-			class = num(fmt.Sprintf("n%d.class", j), "%.0f", float64(leans[j]))
-		}
-		committeeRows[j] = Row{Label: names[j], Cells: []Cell{
-			num(fmt.Sprintf("pi%d", j), "%.4f", pi[j]),
-			num(fmt.Sprintf("n%d.AU", j), "%.4f", alone[j].AU[0]),
-			num(fmt.Sprintf("n%d.EU", j), "%.4f", alone[j].EU[0]),
-			class,
-		}}
+		nodeRows = append(nodeRows, row)
 	}
 	return &View{Picture: img, Tables: []Table{
 		{
@@ -306,9 +232,120 @@ func (p *PoolingExplorer) View(values []float64) (*View, error) {
 		{
 			Caption: "The committee of node i: weights Π_ij and each node alone",
 			Columns: []string{"", "Π_ij", "AU alone", "EU alone", "leans to class"},
-			Rows:    committeeRows,
+			Rows:    st.committeeRows(),
 		},
 	}}, nil
+}
+
+// poolingState is node i's neighbourhood for one setting of the sliders:
+// the three nodes' positions z and the edge weights w, the star pooled as
+// it is and with neighbour 2 moved onto neighbour 1 (agreed), the
+// committee weights Π_ij, each node's measures alone and the class it
+// leans to (−1: a tie), and whether axioms A2 and A3 apply.
+type poolingState struct {
+	z              [3][2]float64
+	w              [2]float64
+	pooled, agreed *pool.Pooled
+	pi             []float64
+	alone          [3]uq.Measures
+	leans          [3]int
+	a2, a3         bool
+}
+
+// newPoolingState pools the star of the slider values: three positions,
+// then the two edge weights.
+func newPoolingState(values []float64) (*poolingState, error) {
+	st := &poolingState{w: [2]float64{values[6], values[7]}}
+	for j := range st.z {
+		st.z[j] = [2]float64{values[2*j], values[2*j+1]}
+	}
+	var err error
+	if st.pooled, err = poolStar(st.z, st.w); err != nil {
+		return nil, err
+	}
+	agreeZ := st.z
+	agreeZ[2] = st.z[1]
+	if st.agreed, err = poolStar(agreeZ, st.w); err != nil {
+		return nil, err
+	}
+	if st.pi, err = st.pooled.Weights(0); err != nil {
+		return nil, err
+	}
+	for j := range st.alone {
+		ms, o, err := nodeMeasures(st.pooled, j, pool.Alone)
+		if err != nil {
+			return nil, err
+		}
+		st.alone[j], st.leans[j] = ms, lean(o.Mean())
+	}
+	pi, alone, leans := st.pi, st.alone, st.leans
+	st.a2 = (pi[1] > 0 && below(alone[1].EU[0], alone[0].EU[0])) || (pi[2] > 0 && below(alone[2].EU[0], alone[0].EU[0]))
+	st.a3 = pi[1] > 0 && pi[2] > 0 && leans[1] >= 0 && leans[2] >= 0 && leans[1] != leans[2]
+	return st, nil
+}
+
+// verdict says whether an axiom that may apply holds.
+func verdict(applies, holds bool) string {
+	switch {
+	case !applies:
+		return "n/a"
+	case holds:
+		return "holds"
+	}
+	return "breaks"
+}
+
+// nodeRow returns node i's row of the first table under pooling pl, the
+// k-th of pool.Poolings, and draws that pooling's density into panel k of
+// img (none for the node alone).
+func (st *poolingState) nodeRow(img *image.RGBA, k int, pl pool.Pooling) (Row, error) {
+	ms, o, err := nodeMeasures(st.pooled, 0, pl)
+	if err != nil {
+		return Row{}, err
+	}
+	key := poolingKeys[pl]
+	cells := []Cell{
+		num(key+".TU", "%.4f", ms.TU[0]),
+		num(key+".AU", "%.4f", ms.AU[0]),
+		num(key+".EU", "%.4f", ms.EU[0]),
+		num(key+".EU_PC", "%.2f", ms.EUPC[0]),
+	}
+	if pl == pool.Alone {
+		cells = append(cells, text(key+".AUagree", "—"), text(key+".EUagree", "—"), text(key+".A2", "—"), text(key+".A3", "—"))
+		return Row{Label: pl.String(), Cells: cells}, nil
+	}
+	ag, _, err := nodeMeasures(st.agreed, 0, pl)
+	if err != nil {
+		return Row{}, err
+	}
+	cells = append(cells,
+		num(key+".AUagree", "%.4f", ag.AU[0]),
+		num(key+".EUagree", "%.4f", ag.EU[0]),
+		text(key+".A2", verdict(st.a2, below(ms.EU[0], st.alone[0].EU[0]))),
+		text(key+".A3", verdict(st.a3, below(ag.AU[0], ms.AU[0]))))
+	title := []string{"", "log-linear (GPN)", "linear (LOP-GPN)", "behavioural (CUQ)"}[k]
+	densityPanel(img, k*230, 0, 220, title, o.LogDensity, o.Mean())
+	return Row{Label: pl.String(), Cells: cells}, nil
+}
+
+// committeeRows returns the second table: each node's weight, its
+// measures alone and the class it leans to.
+func (st *poolingState) committeeRows() []Row {
+	names := [3]string{"node i", "neighbour 1", "neighbour 2"}
+	rows := make([]Row, 3)
+	for j := range rows {
+		class := text(fmt.Sprintf("n%d.class", j), "none (tie)")
+		if st.leans[j] >= 0 {
+			class = num(fmt.Sprintf("n%d.class", j), "%.0f", float64(st.leans[j]))
+		}
+		rows[j] = Row{Label: names[j], Cells: []Cell{
+			num(fmt.Sprintf("pi%d", j), "%.4f", st.pi[j]),
+			num(fmt.Sprintf("n%d.AU", j), "%.4f", st.alone[j].AU[0]),
+			num(fmt.Sprintf("n%d.EU", j), "%.4f", st.alone[j].EU[0]),
+			class,
+		}}
+	}
+	return rows
 }
 
 // planeShade draws the toy head's plane [−6, 6]² in a square of side s:
