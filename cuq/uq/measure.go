@@ -40,18 +40,29 @@ const (
 	EUPC                // pseudo-count epistemic uncertainty −α0
 	EUSO                // second-order epistemic uncertainty h(Dir(α))
 	LC                  // least confidence 1 − max θ̄
+
+	// The post-hoc energy scores of first-order models' logits z (package
+	// cuq/energy), beyond the paper; cuq.Prediction provides them for the
+	// energy presets (cuq.Energy, cuq.GNNSafe, cuq.GEBM).
+	Energy  // free energy −T log Σ_k exp(z_k/T) (Liu et al. 2020)
+	GNNSafe // free energy propagated over the graph (GNNSafe, Wu et al. 2023)
+	GEBM    // multi-scale graph energy (GEBM, Fuchsgruber et al. 2024)
 )
 
 // AllMeasures lists every measure in the order of the paper.
 var AllMeasures = []Measure{TU, AU, EU, EUPC, EUSO, LC}
 
-var measureNames = [...]string{"TU", "AU", "EU", "EU_PC", "EU_SO", "LC"}
+// EnergyMeasures lists the post-hoc energy scores, which only the
+// predictions of the energy presets have.
+var EnergyMeasures = []Measure{Energy, GNNSafe, GEBM}
+
+var measureNames = [...]string{"TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "ENERGY", "GNNSAFE", "GEBM"}
 
 // referenceKeys are the reference's sample_confidence_<key> names.
 var referenceKeys = [...]string{"total_entropy", "aleatoric_entropy", "epistemic_entropy_diff", "epistemic", "epistemic_entropy", "total"}
 
 // String returns the paper's name of m: "TU", "AU", "EU", "EU_PC", "EU_SO" or
-// "LC".
+// "LC", or the energy score's "ENERGY", "GNNSAFE" or "GEBM".
 func (m Measure) String() string { return enum.String(m, measureNames[:]) }
 
 // ReferenceKey returns the key under which the reference implementation
@@ -65,7 +76,8 @@ func (m Measure) String() string { return enum.String(m, measureNames[:]) }
 //	EU_SO epistemic_entropy        c = −u
 //	LC    total (max-prob)         c = max θ̄ = 1 − u
 //
-// The reference's "aleatoric" key is the same max-prob as "total".
+// The reference's "aleatoric" key is the same max-prob as "total". The
+// energy scores are not the reference's: their key is "".
 func (m Measure) ReferenceKey() string {
 	k, _ := enum.Lookup(m, referenceKeys[:])
 	return k
@@ -73,7 +85,8 @@ func (m Measure) ReferenceKey() string {
 
 // ParseMeasure returns the measure named s. It accepts the paper's names
 // ("TU", "AU", "EU", "EU_PC", "EU_SO", "LC"; case-insensitive, with or
-// without the underscore) and the reference's confidence keys ("total",
+// without the underscore), the energy scores' ("ENERGY", "GNNSAFE",
+// "GEBM") and the reference's confidence keys ("total",
 // "aleatoric", "total_entropy", "aleatoric_entropy", "epistemic_entropy_diff",
 // "epistemic", "epistemic_entropy").
 func ParseMeasure(s string) (Measure, error) {
@@ -92,5 +105,5 @@ func ParseMeasure(s string) (Measure, error) {
 	if key == "aleatoric" {
 		return LC, nil
 	}
-	return 0, fmt.Errorf("uq: unknown uncertainty measure %q (want one of TU, AU, EU, EU_PC, EU_SO, LC or a reference key)", s)
+	return 0, fmt.Errorf("uq: unknown uncertainty measure %q (want one of TU, AU, EU, EU_PC, EU_SO, LC, ENERGY, GNNSAFE, GEBM or a reference key)", s)
 }
