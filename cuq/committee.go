@@ -223,13 +223,14 @@ func (c *Committee) Fit(split graph.Split, opts ...FitOption) (*History, error) 
 
 // Predict evaluates every member on g (nil: the training graph; see
 // Model.Predict) and returns the mean prediction p̄ with the entropy
-// decomposition of the members' predictions: TU, AU, EU and LC, no Alpha.
-// With one member EU = 0.
+// decomposition of the members' predictions: TU, AU, EU and LC, no Alpha,
+// and the members' mean logits in Logits. With one member EU = 0.
 func (c *Committee) Predict(g *graph.Graph) (*Prediction, error) {
 	if g == nil {
 		g = c.g
 	}
 	probs := make([][]float64, len(c.members))
+	logits := tensor.New(g.N, c.g.NumClasses)
 	for k, model := range c.members {
 		if !model.trained {
 			return nil, fmt.Errorf("cuq: %s is not trained: call Fit first", c.name)
@@ -239,8 +240,9 @@ func (c *Committee) Predict(g *graph.Graph) (*Prediction, error) {
 			return nil, fmt.Errorf("cuq: %s: member %d: %w", c.name, k+1, err)
 		}
 		probs[k] = p.Prob.Data
+		addScaled(logits.Data, p.Logits.Data, 1/float64(len(c.members)))
 	}
-	p := &Prediction{Model: c.name, Graph: g, Classes: c.g.NumClasses}
+	p := &Prediction{Model: c.name, Graph: g, Classes: c.g.NumClasses, Logits: logits}
 	if err := sampledPrediction(p, probs); err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", c.name, err)
 	}

@@ -20,7 +20,7 @@ type credalSource struct {
 	components []float64   // the αⱼ of the mixture, row-major
 }
 
-// CredalSets returns every node's credal set (package uq, docs/credal.md):
+// CredalSets returns every node's credal set (package uq, docs/guide/credal.md):
 //
 //   - a committee (ensemble, MC dropout, DropEdge): the convex hull of its
 //     S sampled predictions, a uq.Hull;

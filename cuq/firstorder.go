@@ -36,6 +36,10 @@ type logitHead interface {
 	// logits returns the N×C logits of g's nodes on t, drawing dropout
 	// from rng when t records.
 	logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value
+	// embed returns the N×d input of the output layer on t (the
+	// embeddings of GEBM), drawing dropout from rng when t records; logits
+	// computes it on the way.
+	embed(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value
 	// params returns the trainable parameters.
 	params() []*ad.Value
 	// dropout returns the dropout probability of the hidden layers.
@@ -156,7 +160,9 @@ func (f *firstOrder) predict(p *Prediction) error {
 	s := f.sampling
 	if s.kind == noSampling {
 		t := f.evaluation()
-		p.Prob = exp(f.forward(t, p.Graph, op, f.rng).Data)
+		z := f.head.logits(t, p.Graph, op, f.rng)
+		p.Logits = z.Data.Clone()
+		p.Prob = exp(t.LogSoftmax(z).Data)
 		t.Release()
 		p.Measures, err = uq.Categorical(p.Prob.Data, p.Classes)
 		return err
@@ -168,6 +174,7 @@ func (f *firstOrder) predict(p *Prediction) error {
 		rng = stream(f.train, edgeSamplesStream)
 	}
 	probs := make([][]float64, s.samples)
+	p.Logits = tensor.New(p.Graph.N, p.Classes)
 	for k := range probs {
 		t, op := ad.NewEvalTape(), op
 		switch s.kind {
@@ -180,9 +187,18 @@ func (f *firstOrder) predict(p *Prediction) error {
 				return err
 			}
 		}
-		probs[k] = exp(f.forward(t, p.Graph, op, rng).Data).Data
+		z := f.head.logits(t, p.Graph, op, rng)
+		addScaled(p.Logits.Data, z.Data.Data, 1/float64(s.samples))
+		probs[k] = exp(t.LogSoftmax(z).Data).Data
 	}
 	return sampledPrediction(p, probs)
+}
+
+// addScaled adds w·x to dst elementwise.
+func addScaled(dst, x []float64, w float64) {
+	for i, v := range x {
+		dst[i] += w * v
+	}
 }
 
 // sampledPrediction fills p with the mean of the sampled categorical
@@ -272,7 +288,13 @@ func (h *appnpHead) operator(adj *tensor.CSR) (nn.Operator, error) {
 }
 
 func (h *appnpHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
-	return nn.Propagate(t, op.(*graph.PPR), h.out.Forward(t, h.enc.forward(t, g, rng)))
+	return nn.Propagate(t, op.(*graph.PPR), h.out.Forward(t, h.embed(t, g, op, rng)))
+}
+
+// embed returns the encoder's output enc(X), which does not depend on the
+// graph's edges.
+func (h *appnpHead) embed(t *ad.Tape, g *graph.Graph, _ nn.Operator, rng *rand.Rand) *ad.Value {
+	return h.enc.forward(t, g, rng)
 }
 
 func (h *appnpHead) params() []*ad.Value {
@@ -307,17 +329,23 @@ func (h *gcnHead) check(g *graph.Graph) error { return checkWidth(h.layers[0].Li
 
 func (h *gcnHead) operator(adj *tensor.CSR) (nn.Operator, error) { return graph.SymNorm(adj), nil }
 
-// logits multiplies the (dense or sparse) features by W⁽⁰⁾ as a constant
-// input, then propagates.
+// logits applies the output layer to the embeddings (embed).
 func (h *gcnHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
+	return h.layers[len(h.layers)-1].Forward(t, op.(*tensor.CSR), h.embed(t, g, op, rng))
+}
+
+// embed returns the input of the output layer, Dropout(ReLU(h⁽ᴸ⁻¹⁾)) for
+// the last hidden layer's output h⁽ᴸ⁻¹⁾. It multiplies the (dense or
+// sparse) features by W⁽⁰⁾ as a constant input, then propagates.
+func (h *gcnHead) embed(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
 	adj := op.(*tensor.CSR)
 	first := h.layers[0].Lin
 	xw := (&nn.Linear{W: first.W, In: first.In, Out: first.Out}).ForwardConst(t, g.Features)
 	x := t.LeftMulAddRow(adj, xw, first.B)
-	for _, l := range h.layers[1:] {
+	for _, l := range h.layers[1 : len(h.layers)-1] {
 		x = l.Forward(t, adj, t.Dropout(t.ReLU(x), h.drop, rng))
 	}
-	return x
+	return t.Dropout(t.ReLU(x), h.drop, rng)
 }
 
 func (h *gcnHead) params() []*ad.Value { return nn.ParamsOf(h.layers...) }

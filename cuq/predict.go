@@ -36,20 +36,48 @@ type Prediction struct {
 	// (−α₀ after pooling) it tells structure-based from feature-based
 	// epistemic uncertainty. Nil for the other models.
 	EUFeat []float64
+	// Logits holds the N×C class logits z of a first-order model (APPNP,
+	// GCN; p = softmax(z)) in evaluation mode. For a model that samples
+	// (MC dropout, DropEdge) and for an ensemble it is the mean of the
+	// samples' or members' logits, (1/S) Σ_s z⁽ˢ⁾, as GEBM's code averages
+	// them. Nil for the Dirichlet models (GKDE, GPN, LOP-GPN, CUQ-*),
+	// which have no logits, and after temperature scaling.
+	Logits *tensor.Dense
+	// Energies holds the post-hoc energy scores of the energy presets
+	// (Energy, GNNSafe, GEBM), keyed by uq.Energy, uq.GNNSafe or uq.GEBM;
+	// nil for the other models.
+	Energies map[uq.Measure][]float64
 
 	// credal is what CredalSets builds the credal sets from, beside Alpha.
 	credal credalSource
 }
 
 // Get returns the values of measure u, nil if the prediction lacks it: the
-// measures of uq.Measures and uq.EUFeat. Available (of uq.Measures) lists
-// the paper's measures only, as the tables iterate them; EU_FEAT is there
-// when EUFeat is non-nil.
+// measures of uq.Measures (the paper's and, once AddCredal computed them,
+// the credal ones), uq.EUFeat and the energy scores in Energies.
 func (p *Prediction) Get(u uq.Measure) []float64 {
+	if v, ok := p.Energies[u]; ok {
+		return v
+	}
 	if u == uq.EUFeat {
 		return p.EUFeat
 	}
 	return p.Measures.Get(u)
+}
+
+// Available lists the measures the prediction has: those of uq.Measures
+// (the paper's in the order of uq.AllMeasures, then the credal ones if
+// computed), then the energy scores present, in the order of
+// uq.EnergyMeasures. EU_FEAT is not listed, so that the paper's tables,
+// which iterate this list, stay the paper's; Get returns it.
+func (p *Prediction) Available() []uq.Measure {
+	out := p.Measures.Available()
+	for _, m := range uq.EnergyMeasures {
+		if p.Energies[m] != nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // Uncertainty returns the values of measure u, or an error naming the

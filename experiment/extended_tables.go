@@ -318,11 +318,12 @@ func (res *Results) writeExtendedMarkdown(b *bytes.Buffer) {
 // extendedCells returns the header and the rows of table t for dataset ds,
 // one row per model (and severity) with runs in t's setting.
 func (res *Results) extendedCells(ds string, t extendedTable) (header []string, rows [][]string) {
+	columns := res.withScoreColumns(ds, t)
 	header = []string{"Model"}
 	if t.setting.sweep() {
 		header = append(header, "severity")
 	}
-	for _, c := range t.columns {
+	for _, c := range columns {
 		header = append(header, c.title)
 	}
 	for _, row := range res.Extended {
@@ -333,7 +334,7 @@ func (res *Results) extendedCells(ds string, t extendedTable) (header []string, 
 		if t.setting.sweep() {
 			cells = append(cells, strconv.FormatFloat(row.Severity, 'g', -1, 64))
 		}
-		for _, c := range t.columns {
+		for _, c := range columns {
 			cell := "–"
 			if st, ok := row.Stats[c.key]; ok {
 				cell = formatStat(st, c.percent)
@@ -343,6 +344,27 @@ func (res *Results) extendedCells(ds string, t extendedTable) (header []string, 
 		rows = append(rows, cells)
 	}
 	return header, rows
+}
+
+// withScoreColumns returns t's columns and, for an OOD setting, an AUROC
+// column for each of the post-hoc scores (uq.EnergyMeasures) that a run
+// of dataset ds in the setting has: the scores of the energy baselines
+// beside TU, AU and EU. Grids without those baselines get t's columns.
+func (res *Results) withScoreColumns(ds string, t extendedTable) []extendedColumn {
+	if t.setting == Classification {
+		return t.columns
+	}
+	columns := t.columns
+	for _, m := range uq.EnergyMeasures {
+		key := aurocMetric + "/" + m.String()
+		if slices.ContainsFunc(res.Extended, func(r ExtendedRow) bool {
+			_, ok := r.Stats[key]
+			return r.Dataset == ds && r.Setting == t.setting && ok
+		}) {
+			columns = append(slices.Clip(columns), extendedColumn{title: "AUROC " + m.String(), key: key, percent: true})
+		}
+	}
+	return columns
 }
 
 func markdownRow(b *bytes.Buffer, cells []string) {

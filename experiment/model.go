@@ -48,6 +48,9 @@ type modelRecord struct {
 	// models, builds the ensemble instead (preset is then nil).
 	preset   func(*graph.Graph) *cuq.Builder
 	ensemble func(*graph.Graph) *cuq.EnsembleBuilder
+	// score, for a post-hoc score on a trained model (the energy
+	// baselines), wraps the configured preset.
+	score func(cuq.ClassifierBuilder) *cuq.EnergyBuilder
 	// parameterFree marks a model without parameters (GKDE): one init, no
 	// epochs.
 	parameterFree bool
@@ -85,6 +88,10 @@ var models = []modelRecord{
 	EnsembleAPPNP: {name: "Ensemble-APPNP", key: "ens_appnp", ensemble: cuq.EnsembleAPPNP},
 	MCDropoutGCN:  {name: "MC-Dropout-GCN", key: "mcd_gcn", preset: cuq.MCDropoutGCN},
 	DropEdgeGCN:   {name: "DropEdge-GCN", key: "dropedge_gcn", preset: cuq.DropEdgeGCN},
+	// The post-hoc energy baselines on a GCN (package cuq/energy).
+	{name: "Energy-GCN", key: "energy", preset: cuq.GCNModel, score: cuq.Energy},
+	{name: "GNNSafe-GCN", key: "gnnsafe", preset: cuq.GCNModel, score: cuq.GNNSafe},
+	{name: "GEBM-GCN", key: "gebm", preset: cuq.GCNModel, score: cuq.GEBM},
 }
 
 // numModels is the number of models in the catalogue.
@@ -93,9 +100,10 @@ var numModels = Model(len(models))
 // AllModels lists the paper's models in the paper's order.
 var AllModels = modelsWhere(func(r modelRecord) bool { return r.paper })
 
-// ExtendedModels lists the models beyond the paper: the GCN classifier
-// and the classical committees, whose TU, AU and EU are the entropy
-// decomposition of their sampled categorical predictions.
+// ExtendedModels lists the models beyond the paper: the GCN classifier,
+// the classical committees, whose TU, AU and EU are the entropy
+// decomposition of their sampled categorical predictions, and the
+// post-hoc energy baselines on a GCN.
 var ExtendedModels = modelsWhere(func(r modelRecord) bool { return !r.paper })
 
 // modelsWhere returns the models whose records satisfy keep, in the
@@ -235,6 +243,9 @@ func (m Model) Classifier(d *Dataset, g *graph.Graph, init, maxEpochs int) (cuq.
 		if maxEpochs > 0 {
 			b.MaxEpochs(maxEpochs)
 		}
+	}
+	if score := models[m].score; score != nil {
+		return classifier(score(b).Build())
 	}
 	return classifier(b.Build())
 }

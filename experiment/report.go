@@ -256,6 +256,9 @@ func (res *Results) Report() (*chart.Page, error) {
 		"test nodes and the AUROC of each uncertainty measure for detecting the OOD test nodes. Rows marked paper give "+
 		"the published numbers (the paper's \"Noise\" columns are Gaussian noise).")
 	for _, ds := range res.Datasets {
+		if !slices.ContainsFunc(res.Rows, func(r reftables.IDOODRow) bool { return r.Dataset == tableName(ds) }) {
+			continue // none of the paper's models ran on ds
+		}
 		for _, s := range []Setting{LeaveOutClasses, GaussianNoise, BernoulliNoise} {
 			t, err := res.OODTable(ds, s)
 			if err != nil {

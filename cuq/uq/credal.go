@@ -13,7 +13,7 @@ import (
 // A CredalSet is a closed convex set K of distributions over C classes: the
 // imprecise prediction of a committee (the convex hull of its members,
 // Hull) or of a Dirichlet read as an Imprecise Dirichlet Model (IDM). Its
-// measures, each exact (docs/credal.md gives the sources), are
+// measures, each exact (docs/guide/credal.md gives the sources), are
 //
 //	lower_k = min_{p∈K} p_k,  upper_k = max_{p∈K} p_k
 //	H*(K)   = max_{p∈K} H(p)                   upper entropy   (total)

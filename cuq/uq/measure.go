@@ -24,7 +24,7 @@
 // Beyond the paper, a committee's samples and a Dirichlet each define a
 // credal set, a convex set of class distributions (Hull, IDM), with the
 // credal measures H_UPPER, H_LOWER, EU_CREDAL, GH and CREDAL_SIZE and
-// interval-dominance prediction sets; see CredalSet and docs/credal.md.
+// interval-dominance prediction sets; see CredalSet and docs/guide/credal.md.
 package uq
 
 import (
@@ -53,12 +53,19 @@ const (
 	EUFeat
 
 	// The credal measures of a credal set K of class distributions (see
-	// CredalSet and docs/credal.md), beyond the paper.
+	// CredalSet and docs/guide/credal.md), beyond the paper.
 	HUpper     // upper entropy H*(K) = max_{p∈K} H(p), the credal total uncertainty
 	HLower     // lower entropy H_*(K) = min_{p∈K} H(p), the credal aleatoric uncertainty
 	EUCredal   // credal epistemic uncertainty H*(K) − H_*(K)
 	GH         // generalized Hartley measure Σ_A m(A) log₂|A|
 	CredalSize // size of the credal set Σ_k (upper_k − lower_k)
+
+	// The post-hoc energy scores of first-order models' logits z (package
+	// cuq/energy), beyond the paper; cuq.Prediction provides them for the
+	// energy presets (cuq.Energy, cuq.GNNSafe, cuq.GEBM).
+	Energy  // free energy −T log Σ_k exp(z_k/T) (Liu et al. 2020)
+	GNNSafe // free energy propagated over the graph (GNNSafe, Wu et al. 2023)
+	GEBM    // multi-scale graph energy (GEBM, Fuchsgruber et al. 2024)
 )
 
 // AllMeasures lists the paper's measures in the order of the paper. The
@@ -70,14 +77,19 @@ var AllMeasures = []Measure{TU, AU, EU, EUPC, EUSO, LC}
 // only once their credal sets are computed (cuq.Prediction.AddCredal).
 var CredalMeasures = []Measure{HUpper, HLower, EUCredal, GH, CredalSize}
 
-var measureNames = [...]string{"TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "EU_FEAT", "H_UPPER", "H_LOWER", "EU_CREDAL", "GH", "CREDAL_SIZE"}
+// EnergyMeasures lists the post-hoc energy scores, which only the
+// predictions of the energy presets have.
+var EnergyMeasures = []Measure{Energy, GNNSafe, GEBM}
+
+var measureNames = [...]string{"TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "EU_FEAT", "H_UPPER", "H_LOWER", "EU_CREDAL", "GH", "CREDAL_SIZE", "ENERGY", "GNNSAFE", "GEBM"}
 
 // referenceKeys are the reference's sample_confidence_<key> names.
 var referenceKeys = [...]string{"total_entropy", "aleatoric_entropy", "epistemic_entropy_diff", "epistemic", "epistemic_entropy", "total", "features"}
 
 // String returns the name of m: the paper's "TU", "AU", "EU", "EU_PC",
-// "EU_SO" or "LC", the feature-only "EU_FEAT", or the credal "H_UPPER",
-// "H_LOWER", "EU_CREDAL", "GH" or "CREDAL_SIZE".
+// "EU_SO" or "LC", the feature-only "EU_FEAT", the credal "H_UPPER",
+// "H_LOWER", "EU_CREDAL", "GH" or "CREDAL_SIZE", or the energy scores'
+// "ENERGY", "GNNSAFE" or "GEBM".
 func (m Measure) String() string { return enum.String(m, measureNames[:]) }
 
 // ReferenceKey returns the key under which the reference implementation
@@ -93,7 +105,8 @@ func (m Measure) String() string { return enum.String(m, measureNames[:]) }
 //	EU_FEAT features               c = Σ_c α_ft,c = −u
 //
 // The reference's "aleatoric" key is the same max-prob as "total". The
-// credal measures have no key: ReferenceKey returns "".
+// credal measures and the energy scores have no key: ReferenceKey returns
+// "".
 func (m Measure) ReferenceKey() string {
 	k, _ := enum.Lookup(m, referenceKeys[:])
 	return k
@@ -101,10 +114,11 @@ func (m Measure) ReferenceKey() string {
 
 // ParseMeasure returns the measure named s. It accepts the names of String
 // ("TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "EU_FEAT", "H_UPPER",
-// "H_LOWER", "EU_CREDAL", "GH", "CREDAL_SIZE"; case-insensitive, with or
-// without the underscores) and the reference's confidence keys ("total",
-// "aleatoric", "total_entropy", "aleatoric_entropy", "epistemic_entropy_diff",
-// "epistemic", "epistemic_entropy", and the GPN code's "features").
+// "H_LOWER", "EU_CREDAL", "GH", "CREDAL_SIZE", "ENERGY", "GNNSAFE", "GEBM";
+// case-insensitive, with or without the underscores) and the reference's
+// confidence keys ("total", "aleatoric", "total_entropy",
+// "aleatoric_entropy", "epistemic_entropy_diff", "epistemic",
+// "epistemic_entropy", and the GPN code's "features").
 func ParseMeasure(s string) (Measure, error) {
 	key := strings.ToLower(strings.TrimSpace(s))
 	for m, name := range measureNames {
@@ -121,5 +135,5 @@ func ParseMeasure(s string) (Measure, error) {
 	if key == "aleatoric" {
 		return LC, nil
 	}
-	return 0, fmt.Errorf("uq: unknown uncertainty measure %q (want one of TU, AU, EU, EU_PC, EU_SO, LC, EU_FEAT, H_UPPER, H_LOWER, EU_CREDAL, GH, CREDAL_SIZE or a reference key)", s)
+	return 0, fmt.Errorf("uq: unknown uncertainty measure %q (want one of TU, AU, EU, EU_PC, EU_SO, LC, EU_FEAT, H_UPPER, H_LOWER, EU_CREDAL, GH, CREDAL_SIZE, ENERGY, GNNSAFE, GEBM or a reference key)", s)
 }
