@@ -284,3 +284,29 @@ func TestReferences(t *testing.T) {
 		t.Errorf("%d cases; case 101 differs between calls", len(a.Cases))
 	}
 }
+
+func TestMeasuresChart(t *testing.T) {
+	c, err := MeasuresChart(map[uq.Measure]func([]float64) float64{uq.TU: solutions.TU, uq.AU: solutions.AU, uq.EU: func([]float64) float64 { return 0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := c.Fragment()
+	for _, want := range []string{"TU, library (= TU, yours)", "AU, library (= AU, yours)", `"EU, library"`, `"EU, yours"`, `"0.1"`, `"1000"`} {
+		if !strings.Contains(h, want) {
+			t.Errorf("chart has no %s", want)
+		}
+	}
+	for _, c := range []struct {
+		yours map[uq.Measure]func([]float64) float64
+		want  string
+	}{
+		{nil, "no measures"},
+		{map[uq.Measure]func([]float64) float64{uq.LC: solutions.TU}, "not TU, AU or EU"},
+		{map[uq.Measure]func([]float64) float64{uq.AU: func(a []float64) float64 { return a[5] }}, "your AU panicked at α = [0.06 0.03 0.010000000000000002]: runtime error: index out of range [5] with length 3"},
+		{map[uq.Measure]func([]float64) float64{uq.TU: func([]float64) float64 { return math.NaN() }}, "your TU is NaN at α = [0.06"},
+	} {
+		if _, err := MeasuresChart(c.yours); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+}

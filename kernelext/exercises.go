@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/pool"
@@ -393,4 +394,53 @@ func GradeBehaviouralPool(pooled func(head *pool.GaussianHead, w1 float64, z1 []
 		f = func(c committee) []float64 { return pooled(c.head, c.w1, c.z1, c.w2, c.z2) }
 	}
 	return show1(behaviouralPoolExercise().Grade(f))
+}
+
+// evidenceScales are the concentrations α₀ of MeasuresChart.
+var evidenceScales = []float64{0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000}
+
+// MeasuresChart draws the student's Dirichlet measures beside the
+// library's (dashed, in the same colour) for Dir(α₀ · (0.6, 0.3, 0.1)) as
+// the evidence α₀ grows from 0.1 to 1000: TU stays the entropy of the
+// mean, EU falls towards 0 and AU rises towards TU. yours maps TU, AU or
+// EU to the student's function for it (see GradeMeasure). A curve that
+// matches the library's to 1e-12 is named "… (= … yours)" in the legend.
+// It returns an error for another measure, or when a function of the
+// student's panics or gives a value that is not finite.
+func MeasuresChart(yours map[uq.Measure]func(alpha []float64) float64) (*chart.Chart, error) {
+	if len(yours) == 0 {
+		return nil, fmt.Errorf("kernelext.MeasuresChart: no measures")
+	}
+	x := make([]string, len(evidenceScales))
+	for i, a0 := range evidenceScales {
+		x[i] = fmt.Sprint(a0)
+	}
+	var curves []chart.Curve
+	for _, m := range []uq.Measure{uq.TU, uq.AU, uq.EU} {
+		f, ok := yours[m]
+		if !ok {
+			continue
+		}
+		e, _ := measureExercise(m) // exists for TU, AU and EU
+		color, _ := chart.MeasureStyle(m)
+		mine := chart.Curve{Name: m.String() + ", yours", Color: color}
+		library := chart.Curve{Name: m.String() + ", library", Color: color, Dash: chart.Dashed}
+		for _, a0 := range evidenceScales {
+			alpha := concentration{0.6 * a0, 0.3 * a0, 0.1 * a0}
+			v, p, panicked := call(f, []float64(alpha))
+			switch {
+			case panicked:
+				return nil, fmt.Errorf("kernelext.MeasuresChart: your %v panicked at %v: %v", m, alpha, p)
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				return nil, fmt.Errorf("kernelext.MeasuresChart: your %v is %v at %v", m, v, alpha)
+			}
+			mine.Mean = append(mine.Mean, v)
+			library.Mean = append(library.Mean, e.Reference(alpha))
+		}
+		curves = append(curves, mine, library)
+	}
+	if len(curves) < 2*len(yours) {
+		return nil, fmt.Errorf("kernelext.MeasuresChart: a measure is not TU, AU or EU")
+	}
+	return chart.Lines("Your measures of Dir(α₀ · (0.6, 0.3, 0.1))", "α₀", "nats", x, curves...)
 }
