@@ -2,7 +2,7 @@
 // notebooks/09_exercises.ipynb: one function per exercise, under the name
 // and with the signature of the notebook's cell. scripts/ci-notebooks.sh
 // puts these bodies into a copy of the notebook and runs it, where every
-// grade must pass; its tests grade them the same way.
+// grade must pass; the tests of package kernelext grade them the same way.
 package solutions
 
 import (
