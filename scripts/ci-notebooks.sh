@@ -10,6 +10,11 @@
 #      full mode, cell by cell with nbclient (scripts/nbdrive.py): no cell may
 #      fail, a failed kernelext.Claim included; then it re-runs the first and
 #      the last chart cell and saves the notebook;
+#   4b. checks that every grade of the exercises notebook (09_exercises)
+#      reported a failure with a counterexample, as it must with the
+#      bodies left to the student; then puts the bodies of
+#      notebooks/solutions/exercises.go into a copy of it, runs the copy
+#      the same way and checks that every grade passed;
 #   5. exports each saved notebook with `jupyter nbconvert --to html`, checks
 #      that the code is highlighted as Go, opens the export in headless
 #      Chromium from file:// with every network lookup failing, and counts
@@ -32,7 +37,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${CUQ_CI_OUT:-$(mktemp -d -t cuq-notebooks-XXXXXX)}
 bin=${XDG_CACHE_HOME:-$HOME/.cache}/cuqgnn/ci-bin
 start=$(date +%s)
-mkdir -p "$out/quick" "$out/full" "$out/html" "$bin"
+mkdir -p "$out/quick" "$out/full" "$out/solved" "$out/solved-src" "$out/html" "$bin"
 
 step() { echo "== $* ($(($(date +%s) - start))s)"; }
 
@@ -83,6 +88,74 @@ for nb in "$repo"/notebooks/0[12]_*.ipynb; do
 	step "running $(basename "$nb") in full mode"
 	CUQ_QUICK=0 $py "$repo/scripts/nbdrive.py" "$nb" "$out/full"
 done
+
+# exercises NOTEBOOK unsolved|solved checks the grades that a run of the
+# exercises notebook showed (kernelext.Grade…, one report per call): every
+# one failed with a counterexample, or every one passed.
+# exercises NOTEBOOK apply SOLUTIONS.go OUT writes to OUT a copy of the
+# notebook with each function of SOLUTIONS.go in place of the cell's
+# function of that name, and the kernel's module pointed at this checkout
+# (the copy runs in another directory).
+exercises() {
+	python3 - "$repo" "$@" <<'EOF'
+import json, re, sys
+repo, path, mode = sys.argv[1:4]
+FUNC = re.compile(r"^func (\w+)\(.*?^}$", re.M | re.S)
+nb = json.load(open(path, encoding="utf-8"))
+
+def text(v):
+    return v if isinstance(v, str) else "".join(v)
+
+def fail(msg):
+    print(f"FAIL: {path}: {msg}", flush=True)
+    sys.exit(1)
+
+if mode == "apply":
+    solutions = {m.group(1): m.group(0) for m in FUNC.finditer(open(sys.argv[4], encoding="utf-8").read())}
+    used = set()
+    def put(m):
+        if m.group(1) in solutions:
+            used.add(m.group(1))
+            return solutions[m.group(1)]
+        return m.group(0)
+    for c in nb["cells"]:
+        if c["cell_type"] == "code":
+            s = FUNC.sub(put, text(c["source"])).replace("${GONB_DIR}/..", repo)
+            c["source"] = s.splitlines(keepends=True)
+    if set(solutions) - used:
+        fail(f"no cell defines {sorted(set(solutions) - used)} of the solutions")
+    json.dump(nb, open(sys.argv[5], "w", encoding="utf-8"), indent=1, ensure_ascii=False)
+    print(f"ok: {path}: {len(used)} functions replaced by the solutions in {sys.argv[5]}")
+    sys.exit(0)
+
+calls = passed = failed = 0
+for i, c in enumerate(nb["cells"]):
+    if c["cell_type"] != "code":
+        continue
+    n = len(re.findall(r"kernelext\.Grade\w*\(", text(c["source"])))
+    reports = [h for h in (text(o.get("data", {}).get("text/html", "")) for o in c.get("outputs", [])) if "cuq-grade" in h]
+    if len(reports) != n:
+        fail(f"cell {i} grades {n} functions but shows {len(reports)} reports")
+    for r in reports:
+        if "cuq-grade-pass" in r:
+            passed += 1
+        elif all(k in r for k in ("input:", "expected:", "yours:")):
+            failed += 1
+        else:
+            fail(f"cell {i}: a failed grade without a counterexample: {r[:400]}")
+    calls += n
+if calls == 0 or (passed, failed) != ((0, calls) if mode == "unsolved" else (calls, 0)):
+    fail(f"{mode}: {passed} of {calls} grades passed, {failed} failed")
+print(f"ok: {path}: {mode}: {calls} grades, {passed} passed, {failed} failed with a counterexample")
+EOF
+}
+exercises_nb=$repo/notebooks/09_exercises.ipynb
+step "exercises, unsolved: every grade fails with a counterexample"
+exercises "$out/quick/$(basename "$exercises_nb")" unsolved
+step "exercises, solved by notebooks/solutions: every grade passes"
+exercises "$exercises_nb" apply "$repo/notebooks/solutions/exercises.go" "$out/solved-src/$(basename "$exercises_nb")"
+CUQ_QUICK=1 $py "$repo/scripts/nbdrive.py" "$out/solved-src/$(basename "$exercises_nb")" "$out/solved"
+exercises "$out/solved/$(basename "$exercises_nb")" solved
 
 # The charts are drawn by inline scripts before the load event, so Chromium
 # needs no virtual time budget; with one, Chromium 156 never returns from
