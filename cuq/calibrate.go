@@ -115,26 +115,32 @@ type earlyStopping struct {
 	method, modelName string
 }
 
-// fit trains params on loss and returns the number of epochs run. monitor
-// evaluates the loss that early stopping watches (on an evaluation tape).
-func (s earlyStopping) fit(params []*ad.Value, loss func(t *ad.Tape) *ad.Value, monitor func() float64) (int, error) {
+// fit trains params on loss and returns the number of epochs run.
+// monitor returns the loss that early stopping watches, computed on the
+// evaluation tape it is given. The tapes take their storage from one pool.
+func (s earlyStopping) fit(params []*ad.Value, loss func(t *ad.Tape) *ad.Value, monitor func(t *ad.Tape) float64) (int, error) {
 	opt, err := optim.NewAdam(optim.Group{Params: params, LR: s.lr, WeightDecay: s.weightDecay})
 	if err != nil {
 		return 0, fmt.Errorf("cuq: %s: %s: %w", s.modelName, s.method, err)
 	}
+	pool := ad.NewPool()
 	best, bad, saved := math.Inf(1), 0, false
 	kept := snapshot(params)
 	epoch := 0
 	for epoch < s.epochs {
 		epoch++
-		tape := ad.NewTape()
+		tape := ad.NewTape().WithPool(pool)
 		l := loss(tape)
 		opt.ZeroGrad()
-		if err := tape.Backward(l); err != nil {
+		err := tape.Backward(l)
+		tape.Release()
+		if err != nil {
 			return epoch, fmt.Errorf("cuq: %s: %s: %w", s.modelName, s.method, err)
 		}
 		opt.Step()
-		v := monitor()
+		tape = ad.NewEvalTape().WithPool(pool)
+		v := monitor(tape)
+		tape.Release()
 		if v < best || (s.ties && v == best) {
 			best, bad, saved = v, 0, true
 			copyInto(kept, params)
@@ -336,18 +342,18 @@ func (c *CaGCNCalibrator) Calibrate(p *Prediction, split graph.Split) (*Predicti
 	top1, top2, sign, right := topTwo(z, val, y)
 	params := append(net.l1.Params(), net.l2.Params()...)
 	beta := make([]float64, z.Rows)
-	evalScale := func() {
-		copy(beta, net.scale(ad.NewEvalTape(), nil).Data.Data)
+	evalScale := func(t *ad.Tape) {
+		copy(beta, net.scale(t, nil).Data.Data)
 	}
 	s := earlyStopping{lr: c.lr, weightDecay: c.weightDecay, epochs: c.epochs, patience: c.patience,
 		method: method, modelName: p.Model}
 	_, err := s.fit(params,
 		func(t *ad.Tape) *ad.Value { return net.loss(t, rng, val, y, top1, top2, sign, right, c.margin) },
-		func() float64 { evalScale(); return meanCrossEntropy(z, beta, val, y) })
+		func(t *ad.Tape) float64 { evalScale(t); return meanCrossEntropy(z, beta, val, y) })
 	if err != nil {
 		return nil, nil, err
 	}
-	evalScale()
+	evalScale(ad.NewEvalTape())
 	temps := make([]float64, len(beta))
 	for i, b := range beta {
 		temps[i] = 1 / b

@@ -45,6 +45,14 @@ func (b *GATSBuilder) Epochs(n int) *GATSBuilder { b.c.epochs = n; return b }
 // loss after which training stops.
 func (b *GATSBuilder) Patience(n int) *GATSBuilder { b.c.patience = n; return b }
 
+// StopOnValidation makes early stopping watch the validation NLL, the
+// loss GATS is trained on, as CaGCN's code does, instead of the training
+// nodes' NLL. A model that is confident on its training nodes (GPN,
+// CUQ-*, an overconfident one) has a training NLL that only grows as
+// GATS raises the temperatures, so the default stops it at its first
+// epoch.
+func (b *GATSBuilder) StopOnValidation() *GATSBuilder { b.c.stopOnVal = true; return b }
+
 // Seed sets the seed of the initial weights.
 func (b *GATSBuilder) Seed(s uint64) *GATSBuilder { b.c.seed = s; return b }
 
@@ -70,7 +78,8 @@ func (b *GATSBuilder) Done() *GATSCalibrator { c := b.c; return &c }
 // Bias) complete the parameters, as CalibAttentionLayer of the GATS
 // code. It is trained on the validation nodes' NLL with early stopping on
 // the NLL of the training nodes (the GATS code trains on the validation
-// set and stops on the training set).
+// set and stops on the training set; StopOnValidation stops on the
+// validation set instead).
 //
 // Deliberate differences from the code: the distances to the training
 // nodes are computed here (breadth-first to depth 2, the code's
@@ -86,6 +95,7 @@ type GATSCalibrator struct {
 	bias, lr, weightDecay float64
 	epochs, patience      int
 	seed                  uint64
+	stopOnVal             bool
 }
 
 // gatsNet is GATS on one prediction: the constants of the graph and the
@@ -242,11 +252,15 @@ func (c *GATSCalibrator) Calibrate(p *Prediction, split graph.Split) (*Predictio
 	net := newGATSNet(z, p.Graph.Adj, split.Train, c.heads, c.bias, rand.New(rand.NewPCG(c.seed, 0x6a75)))
 	zc := ad.Const(z)
 	val, train := split.Val, split.Train
-	yVal, yTrain := labelsOf(p.Graph, val), labelsOf(p.Graph, train)
+	stop := train
+	if c.stopOnVal {
+		stop = val
+	}
+	yVal, yStop := labelsOf(p.Graph, val), labelsOf(p.Graph, stop)
 	temps := make([]float64, z.Rows)
 	beta := make([]float64, z.Rows)
-	evalTemps := func() {
-		copy(temps, net.temperatures(ad.NewEvalTape()).Data.Data)
+	evalTemps := func(t *ad.Tape) {
+		copy(temps, net.temperatures(t).Data.Data)
 		for i, v := range temps {
 			beta[i] = 1 / v
 		}
@@ -255,11 +269,11 @@ func (c *GATSCalibrator) Calibrate(p *Prediction, split graph.Split) (*Predictio
 		ties: true, method: method, modelName: p.Model}
 	_, err := s.fit(net.params(),
 		func(t *ad.Tape) *ad.Value { return net.loss(t, zc, val, yVal) },
-		func() float64 { evalTemps(); return meanCrossEntropy(z, beta, train, yTrain) })
+		func(t *ad.Tape) float64 { evalTemps(t); return meanCrossEntropy(z, beta, stop, yStop) })
 	if err != nil {
 		return nil, nil, err
 	}
-	evalTemps()
+	evalTemps(ad.NewEvalTape())
 	for i, v := range temps {
 		if !(v > 0) || math.IsInf(v, 1) {
 			return nil, nil, fmt.Errorf("cuq: %s: GATS fitted temperature %v at node %d", p.Model, v, i)
