@@ -20,10 +20,11 @@
 // options MCDropout (MCDropoutGCN) and DropEdge (DropEdgeGCN) make one
 // first-order model (GCNModel, APPNPModel) average sampled passes; their
 // TU, AU and EU are the entropy decomposition of the samples (uq.Samples).
-// Prediction.TemperatureScaled is the post-hoc calibration baseline. The convolutions APPNP, GCN and GAT are
-// configurations of package nn; Conv takes any nn.ConvConfig. A built
-// model copies its configuration, so a Builder and its parts can be changed
-// and built again.
+// Prediction.TemperatureScaled is the post-hoc calibration baseline; CaGCN
+// and GATS calibrate with a temperature per node learnt on the graph. The
+// convolutions APPNP, GCN and GAT are configurations of package nn; Conv
+// takes any nn.ConvConfig. A built model copies its configuration, so a
+// Builder and its parts can be changed and built again.
 //
 // The PostNet head turns a latent zᵢ ∈ Rᵈ into Dirichlet pseudo-counts
 //
