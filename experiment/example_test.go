@@ -70,7 +70,7 @@ func ExampleParseModels() {
 	fmt.Println(err)
 	// Output:
 	// [LOP-GPN CUQ-GCN GKDE] <nil>
-	// experiment: unknown model "mlp" (valid: appnp, gkde, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat, gcn, ens_gcn, ens_appnp, mcd_gcn, dropedge_gcn)
+	// experiment: unknown model "mlp" (valid: appnp, gkde, gpn, gpn_lop, cuq_ppr, cuq_gcn, cuq_gat, gcn, ens_gcn, ens_appnp, mcd_gcn, dropedge_gcn, energy, gnnsafe, gebm)
 }
 
 // The shard a batch scheduler assigns through the environment: here the

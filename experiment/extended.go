@@ -152,3 +152,46 @@ func classificationMetrics(pred *cuq.Prediction, split graph.Split, res *Result)
 	}
 	return nil
 }
+
+// graphCalibration records the test accuracy and the ECE and NLL of the
+// test nodes of pred before calibration, after temperature scaling
+// (fitted on the validation nodes) and after CaGCN and GATS with their
+// defaults (fitted on the split: GATS also uses the training nodes).
+func graphCalibration(pred *cuq.Prediction, split graph.Split) (*Result, error) {
+	test := split.Test
+	acc, err := eval.Accuracy(pred.Class, pred.Graph.Labels, test)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Accuracy: acc, Metrics: map[string]float64{}}
+	record := func(p *cuq.Prediction, ece, nll Metric) error {
+		cal, err := p.Calibration(test, eval.CalibrationOptions{})
+		if err != nil {
+			return err
+		}
+		res.Metrics[ece.Key("")], res.Metrics[nll.Key("")] = cal.ECE, cal.NLL
+		return nil
+	}
+	if err := record(pred, ECE, NLL); err != nil {
+		return nil, err
+	}
+	scaled, _, err := pred.TemperatureScaled(split.Val)
+	if err != nil {
+		return nil, err
+	}
+	if err := record(scaled, ECEScaled, NLLScaled); err != nil {
+		return nil, err
+	}
+	cagcn, _, err := cuq.CaGCN().Done().Calibrate(pred, split)
+	if err != nil {
+		return nil, fmt.Errorf("CaGCN: %w", err)
+	}
+	if err := record(cagcn, ECECaGCN, NLLCaGCN); err != nil {
+		return nil, err
+	}
+	gats, _, err := cuq.GATS().Done().Calibrate(pred, split)
+	if err != nil {
+		return nil, fmt.Errorf("GATS: %w", err)
+	}
+	return res, record(gats, ECEGATS, NLLGATS)
+}

@@ -171,7 +171,7 @@ func metricColumn(m Metric, of string) extendedColumn {
 // percent reports whether m is a rate or a probability, shown in percent.
 func (m Metric) percent() bool {
 	switch m {
-	case Brier, NLL, Temperature, NLLScaled, SetSize:
+	case Brier, NLL, Temperature, NLLScaled, SetSize, NLLCaGCN, NLLGATS:
 		return false
 	}
 	return true
@@ -214,6 +214,12 @@ func extendedTables() []extendedTable {
 		{fmt.Sprintf("conformal prediction sets at α = %v (calibrated on half of the test nodes)", ConformalAlpha), Classification, sets},
 	}
 	for _, s := range knownSettings[1:] {
+		if s.record().metricsOnly {
+			tables = append(tables, extendedTable{s.Title() + " (test nodes; each calibrator fitted on the run's split)", s,
+				[]extendedColumn{acc, metricColumn(ECE, ""), metricColumn(NLL, ""), metricColumn(ECEScaled, ""), metricColumn(NLLScaled, ""),
+					metricColumn(ECECaGCN, ""), metricColumn(NLLCaGCN, ""), metricColumn(ECEGATS, ""), metricColumn(NLLGATS, "")}})
+			continue
+		}
 		cols := []extendedColumn{acc}
 		if s.ownModel() {
 			cols = []extendedColumn{{title: "ID Acc", key: idAccuracyKey, percent: true}}

@@ -59,21 +59,31 @@ const (
 	Coverage
 	SetSize
 	Singletons
+	// ECECaGCN, NLLCaGCN, ECEGATS and NLLGATS are the test ECE and NLL
+	// after the graph-aware calibrators CaGCN and GATS (cuq.CaGCN,
+	// cuq.GATS), fitted on the run's split; the GraphCalibration setting
+	// records them.
+	ECECaGCN
+	NLLCaGCN
+	ECEGATS
+	NLLGATS
 	numMetrics
 )
 
 var metricNames = [numMetrics]string{"ECE", "aECE", "MCE", "Brier", "NLL", "T", "ECE_TS", "NLL_TS", "AURC",
-	"MISC_AUROC", "MISC_AUPR", "AUPR_OUT", "AUPR_IN", "FPR95", "COVERAGE", "SET_SIZE", "SINGLETONS"}
+	"MISC_AUROC", "MISC_AUPR", "AUPR_OUT", "AUPR_IN", "FPR95", "COVERAGE", "SET_SIZE", "SINGLETONS",
+	"ECE_CAGCN", "NLL_CAGCN", "ECE_GATS", "NLL_GATS"}
 
 // metricTitles are the metrics' column titles in the Markdown tables and
 // the report.
 var metricTitles = [numMetrics]string{"ECE", "adaptive ECE", "MCE", "Brier", "NLL", "T", "ECE (TS)", "NLL (TS)", "AURC",
 	"misclassification AUROC", "misclassification AUPR", "AUPR-Out", "AUPR-In", "FPR@95", "coverage", "set size",
-	"singletons"}
+	"singletons", "ECE (CaGCN)", "NLL (CaGCN)", "ECE (GATS)", "NLL (GATS)"}
 
 // String returns the metric's name in records and tables: ECE, aECE, MCE,
 // Brier, NLL, T, ECE_TS, NLL_TS, AURC, MISC_AUROC, MISC_AUPR, AUPR_OUT,
-// AUPR_IN, FPR95, COVERAGE, SET_SIZE or SINGLETONS.
+// AUPR_IN, FPR95, COVERAGE, SET_SIZE, SINGLETONS, ECE_CAGCN, NLL_CAGCN,
+// ECE_GATS or NLL_GATS.
 func (m Metric) String() string { return enum.String(m, metricNames[:]) }
 
 // Title returns the metric's name in prose and table headers.

@@ -216,6 +216,12 @@ func (r *Record) validate() error {
 			}
 			continue
 		}
+		if s.record().metricsOnly {
+			if err := res.validateMetrics(); err != nil {
+				return fmt.Errorf("%v: %w", s, err)
+			}
+			continue
+		}
 		if !s.sweep() {
 			if err := res.validateDetection(); err != nil {
 				return fmt.Errorf("%v: %w", s, err)
@@ -247,6 +253,11 @@ func (res *Result) validateDetection() error {
 			return err
 		}
 	}
+	return res.validateMetrics()
+}
+
+// validateMetrics checks that a result's metrics are known metrics.
+func (res *Result) validateMetrics() error {
 	for k := range res.Metrics {
 		if _, _, err := parseMetricKey(k); err != nil {
 			return err

@@ -45,6 +45,11 @@ const (
 	// BernoulliSweep repeats BernoulliNoise at every severity of
 	// graph.BernoulliSeverities. Not in the paper.
 	BernoulliSweep
+	// GraphCalibration evaluates the classification model's calibration
+	// on the test nodes before and after temperature scaling, CaGCN and
+	// GATS (cuq.CaGCN, cuq.GATS), each fitted on the run's split. Not in
+	// the paper.
+	GraphCalibration
 )
 
 // settingRecord is one setting of the catalogue.
@@ -69,6 +74,10 @@ type settingRecord struct {
 	// sweep marks a severity sweep, whose result holds one result per
 	// severity (Result.Sweep).
 	sweep bool
+	// metricsOnly marks a setting that records metrics of the
+	// classification model's test nodes (Result.Metrics) and detects
+	// nothing: graph-aware calibration.
+	metricsOnly bool
 }
 
 // training is what a setting with a model of its own trains on: a graph,
@@ -146,6 +155,10 @@ var settings = withGraphSettings([]settingRecord{
 	BernoulliSweep: {
 		name: "bernoulli_sweep", title: "Bernoulli noise severity", sweep: true,
 		evaluate: func(e *evaluation) (*Result, error) { return e.shift.sweep(e.d.Graph, e.split, graph.Bernoulli) },
+	},
+	GraphCalibration: {
+		name: "graph_calibration", title: "calibration that uses the graph", metricsOnly: true,
+		evaluate: func(e *evaluation) (*Result, error) { return graphCalibration(e.pred, e.split) },
 	},
 })
 

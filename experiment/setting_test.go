@@ -106,3 +106,51 @@ func TestRunJobGraphSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphCalibrationSetting checks the graph-aware calibration
+// setting: its ECE and NLL before and after temperature scaling are those
+// the classification setting records on the same model, and CaGCN and
+// GATS add theirs; the record reads back and the extended table shows it.
+func TestGraphCalibrationSetting(t *testing.T) {
+	d := tinyDataset(t, "Tiny")
+	j := Job{Dataset: "Tiny", Model: GPN, Split: 1, Init: 1, Settings: []Setting{Classification, GraphCalibration}}
+	rec, err := RunJob(context.Background(), d, j, RunOptions{MaxEpochs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, gc := rec.Results["classification"], rec.Results["graph_calibration"]
+	for _, m := range []Metric{ECE, NLL, ECEScaled, NLLScaled} {
+		if gc.Metrics[m.Key("")] != cl.Metrics[m.Key("")] {
+			t.Errorf("%v: %v, the classification setting's %v", m, gc.Metrics[m.Key("")], cl.Metrics[m.Key("")])
+		}
+	}
+	for _, m := range []Metric{ECECaGCN, NLLCaGCN, ECEGATS, NLLGATS} {
+		if v, ok := gc.Metrics[m.Key("")]; !ok || !(v >= 0) {
+			t.Errorf("%v: %v (recorded %v)", m, v, ok)
+		}
+	}
+	if gc.Accuracy != cl.Accuracy {
+		t.Errorf("accuracy %v, classification's %v", gc.Accuracy, cl.Accuracy)
+	}
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := WriteRecord(path, rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRecord(path); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Aggregate([]*Record{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tb := range extendedTables() {
+		if tb.setting == GraphCalibration {
+			header, rows := res.extendedCells("Tiny", tb)
+			found = len(rows) == 1 && slices.Contains(header, "ECE (CaGCN)") && slices.Contains(header, "NLL (GATS)")
+		}
+	}
+	if !found {
+		t.Error("no graph-aware calibration table with the calibrators' columns")
+	}
+}

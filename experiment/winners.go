@@ -42,7 +42,7 @@ var detectionMetrics = []struct {
 // winners[k][m] is setting k's winner by metric m.
 func (res *Results) Winners(ds string) (settings []Setting, winners [][]Winner) {
 	for _, s := range knownSettings {
-		if s == Classification || s.sweep() {
+		if s == Classification || s.sweep() || s.record().metricsOnly {
 			continue
 		}
 		best := make([]Winner, len(detectionMetrics))
@@ -133,6 +133,6 @@ func (res *Results) WinnerTable(ds string) (*chart.Table, error) {
 // paper's, for which the report shows the winner tables.
 func (res *Results) beyondPaperShifts() bool {
 	return slices.ContainsFunc(res.Extended, func(r ExtendedRow) bool {
-		return r.Setting != Classification && !slices.Contains(AllSettings, r.Setting)
+		return r.Setting != Classification && !r.Setting.record().metricsOnly && !slices.Contains(AllSettings, r.Setting)
 	})
 }
