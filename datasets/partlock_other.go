@@ -1,0 +1,15 @@
+//go:build !unix
+
+package datasets
+
+import (
+	"errors"
+	"os"
+)
+
+// lockPart reports errNoLocks: without flock, removeStale falls back on
+// the age of temporary files.
+func lockPart(*os.File) (unlock func(), err error) { return nil, errNoLocks }
+
+// errNoLocks reports a file system without file locks.
+var errNoLocks = errors.New("no file locks")
