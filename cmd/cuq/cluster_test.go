@@ -76,7 +76,10 @@ func TestGridShardFromFlagAndEnvironment(t *testing.T) {
 		{nil, append(slices.Clone(slurm), "JOB_COMPLETION_INDEX=1", "CUQ_SHARD_COUNT=4"), "1/4", "notice: running shard 1/4 of the Slurm job array (SLURM_ARRAY_TASK_ID=2, SLURM_ARRAY_TASK_MIN=1, SLURM_ARRAY_TASK_MAX=4, SLURM_ARRAY_TASK_COUNT=4) and Kubernetes Indexed Job (JOB_COMPLETION_INDEX=1, CUQ_SHARD_COUNT=4)"},
 		{[]string{"-claim", "-shard", "1/2"}, nil, "error: grid: -shard 1/2 and -claim exclude each other", ""},
 		{[]string{"-claim", "-shard", "auto"}, slurm, "error: -shard auto and -claim exclude each other", ""},
-		{[]string{"-claim", "-lease", "0s"}, nil, "error: grid: -lease 0s must be positive", ""},
+		{[]string{"-claim", "-lease", "0s"}, nil, "error: grid: -lease 0s is below the minimum of 250ms", ""},
+		{[]string{"-claim", "-lease", "1ns"}, nil, "error: grid: -lease 1ns is below the minimum of 250ms", ""},
+		{[]string{"-claim", "-lease", "1ms"}, nil, "error: grid: -lease 1ms is below the minimum of 250ms", ""},
+		{[]string{"-claim", "-lease", "250ms"}, nil, "", ""},
 		{[]string{"-lease", "1m"}, nil, "error: grid: -lease needs -claim", ""},
 	} {
 		args := append([]string{"-datasets", "synthetic", "-out", t.TempDir()}, c.args...)

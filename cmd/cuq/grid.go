@@ -81,7 +81,7 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	out := fs.String("out", "results", "output directory")
 	shard := fs.String("shard", "", "run only shard i of n, given as i/n with 0 ≤ i < n, or auto: the shard the environment assigns (a Slurm job array's SLURM_ARRAY_TASK_ID, a Kubernetes Indexed Job's JOB_COMPLETION_INDEX of CUQ_SHARD_COUNT); without -shard the environment's shard if it sets one, else the whole grid")
 	claim := fs.Bool("claim", false, "share -out with other workers of the same grid, here or on other machines: claim each job before running it, wait for the jobs of other workers and take over those whose claims expire")
-	lease := fs.Duration("lease", experiment.DefaultLease, "with -claim: how long a claim lasts without renewal (renewed four times per lease) before another worker takes its job over")
+	lease := fs.Duration("lease", experiment.DefaultLease, "with -claim: how long a claim lasts without renewal (renewed four times per lease) before another worker takes its job over; at least "+experiment.MinLease.String())
 	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: the paper's early stopping only)")
 	report := reportFlag(fs)
 	jobs := fs.Int("jobs", 1, "jobs run at once")
@@ -120,8 +120,8 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 		if *shard != "" {
 			return nil, fmt.Errorf("grid: -shard %s and -claim exclude each other: claiming workers take their jobs from the whole grid", *shard)
 		}
-		if *lease <= 0 {
-			return nil, fmt.Errorf("grid: -lease %v must be positive", *lease)
+		if *lease < experiment.MinLease {
+			return nil, fmt.Errorf("grid: -lease %v is below the minimum of %v: claims are renewed four times per lease, and shorter leases expire before a loaded machine renews them (across machines use minutes)", *lease, experiment.MinLease)
 		}
 		if env, err := experiment.ShardFromEnv(lookupEnv); env != nil || err != nil {
 			fmt.Fprintln(stderr, "notice: -claim: this worker takes its jobs from the whole grid; the environment's shard variables are ignored")

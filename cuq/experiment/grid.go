@@ -222,11 +222,13 @@ func (g *Grid) Shard(i, n int) *Grid {
 // for the jobs that other workers run, or when the jobs left failed in
 // this Run. The workers must run the same grid and their machines' clocks
 // must agree to well within a lease; the output directory's file system
-// must support hard links (local disks, NFS, Lustre and CephFS do).
-// Claim and Shard exclude each other.
+// must support hard links (local disks, NFS, Lustre and CephFS do). The
+// lease must be at least MinLease. A claim renewed further in the future
+// than its lease (the clocks disagree) is taken over at once, with a
+// reason saying so. Claim and Shard exclude each other.
 func (g *Grid) Claim(lease time.Duration) *Grid {
-	if lease <= 0 {
-		return g.fail("claim lease %v, want a positive duration", lease)
+	if lease < MinLease {
+		return g.fail("claim lease %v is below the minimum of %v: claims are renewed four times per lease, and shorter leases expire before a loaded machine renews them", lease, MinLease)
 	}
 	if g.shards > 1 {
 		return g.fail("claims in shard %d/%d: claiming workers take their jobs from the whole grid", g.shard, g.shards)
