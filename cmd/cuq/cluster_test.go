@@ -419,3 +419,20 @@ func TestClaimingWorkerTakesOverDamagedClaim(t *testing.T) {
 		t.Errorf("the damaged claim file stays: %v", err)
 	}
 }
+
+// -jobs beyond experiment.MaxWorkers is capped with a notice saying so.
+func TestGridJobsCapNotice(t *testing.T) {
+	var stderr strings.Builder
+	args := []string{"-datasets", "synthetic", "-out", t.TempDir(), "-jobs", "10000"}
+	if _, err := parseGrid(args, envOf(), &stderr); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("notice: -jobs 10000: running at most %d jobs at once", experiment.MaxWorkers())
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	stderr.Reset()
+	if _, err := parseGrid([]string{"-datasets", "synthetic", "-out", t.TempDir(), "-jobs", "2"}, envOf(), &stderr); err != nil || stderr.Len() > 0 {
+		t.Errorf("-jobs 2: %v, stderr %q", err, stderr.String())
+	}
+}

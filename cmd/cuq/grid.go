@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,11 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	p := &gridProgress{w: stderr, quiet: cfg.quiet, bar: isTerminal(stderr) && !cfg.quiet}
+	if !cfg.quiet {
+		if err := printPlan(stderr, cfg); err != nil {
+			return err
+		}
+	}
 	sum, err := cfg.grid.Progress(p.event).Run(ctx)
 	p.finish()
 	if sum != nil && sum.PreviousGrid != "" {
@@ -53,6 +59,26 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return err
 }
 
+// printPlan prints the grid's size at once, before Run looks for finished
+// records (seconds for a large grid) and loads the datasets.
+func printPlan(w io.Writer, cfg *gridConfig) error {
+	spec, err := cfg.grid.Spec()
+	if err != nil {
+		return err
+	}
+	n, err := spec.NumJobs()
+	if err != nil {
+		return err
+	}
+	part := ""
+	if cfg.shard != "" {
+		part = fmt.Sprintf(", shard %s runs %d of them", cfg.shard, (n+spec.Shards-1-spec.Shard)/spec.Shards)
+	}
+	fmt.Fprintf(w, "grid: %d jobs (%d datasets, %d models, %d splits, %d inits; settings %s) in %s%s; looking for finished records and loading the data\n",
+		n, len(spec.Datasets), len(spec.Models), spec.Splits, spec.Inits, strings.Join(spec.Settings, ", "), cfg.out, part)
+	return nil
+}
+
 // gridConfig is a parsed grid command line.
 type gridConfig struct {
 	grid  *experiment.Grid
@@ -71,7 +97,7 @@ type gridConfig struct {
 func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (*gridConfig, error) {
 	fs := newFlagSet("grid", "[flags]", stderr)
 	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files")
-	dsList := fs.String("datasets", "", "comma-separated datasets ("+strings.Join(datasets.Names(), ", ")+", "+experiment.SyntheticName+"); default: the paper's datasets present in -data, or the synthetic graph when none is")
+	dsList := fs.String("datasets", "", "comma-separated datasets ("+strings.Join(datasets.Names(), ", ")+", "+experiment.SyntheticName+", or .npz files); default: the paper's datasets present in -data, or the synthetic graph when none is")
 	modelList := fs.String("models", strings.Join(experiment.Keys(experiment.AllModels), ","),
 		"comma-separated models: the paper's (default), or also "+strings.Join(experiment.Keys(experiment.ExtendedModels), ", "))
 	settingList := fs.String("settings", strings.Join(experiment.Names(experiment.AllSettings), ","),
@@ -92,6 +118,9 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	if *out == "" {
 		return nil, fmt.Errorf("grid: -out must name a directory")
 	}
+	if *jobs > experiment.MaxWorkers() {
+		fmt.Fprintf(stderr, "notice: -jobs %d: running at most %d jobs at once (twice the %d CPUs in use); more would only add memory\n", *jobs, experiment.MaxWorkers(), runtime.GOMAXPROCS(0))
+	}
 	models, err := experiment.ParseModels(*modelList)
 	if err != nil {
 		return nil, err
@@ -111,7 +140,26 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 			names = []string{experiment.SyntheticName}
 		}
 	}
-	g := experiment.Paper().Datasets(names...).Models(models...).Settings(settings...).
+	g := experiment.Paper()
+	var registered []string
+	for _, name := range names {
+		if !isNPZ(name) {
+			registered = append(registered, name)
+		}
+	}
+	if len(registered) > 0 {
+		g.Datasets(registered...)
+	}
+	for _, name := range names {
+		if isNPZ(name) {
+			d, err := npzDataset(name, stderr)
+			if err != nil {
+				return nil, err
+			}
+			g.Dataset(d)
+		}
+	}
+	g.Models(models...).Settings(settings...).
 		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).Workers(*jobs).
 		Report(*report)
 	cfg := &gridConfig{grid: g, out: *out, claim: *claim, quiet: *quiet}

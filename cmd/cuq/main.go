@@ -91,7 +91,7 @@ var errNoCommand = errors.New("no command")
 
 func main() {
 	tuneGC()
-	ctx, stop := interruptible(context.Background(), os.Stderr, os.Exit)
+	ctx, stop := interruptible(context.Background(), os.Stderr, interruptNote(os.Args[1:]), os.Exit)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
@@ -111,13 +111,22 @@ func exitCode(err error, stderr io.Writer) int {
 	return 1
 }
 
+// interruptNote returns what the first interrupt of the command line args
+// prints: the work it stops and what is kept.
+func interruptNote(args []string) string {
+	if len(args) > 0 && args[0] == "download" {
+		return "cuq: stopping the download; datasets already downloaded are kept, the partial file is removed (interrupt again to quit at once)"
+	}
+	return "cuq: stopping after the current epoch; finished runs are kept (interrupt again to quit at once)"
+}
+
 // interruptible returns a context that the first SIGINT or SIGTERM
-// cancels, so that the work stops after the current epoch and finished
-// runs are kept. A second signal calls exit at once with the shell's
-// status for it (128 + the signal number), even when the process is
-// blocked where no context reaches, such as opening a FIFO. stop ends the
-// handling.
-func interruptible(parent context.Context, stderr io.Writer, exit func(int)) (ctx context.Context, stop func()) {
+// cancels, printing note, so that the work stops after the current epoch
+// and finished runs are kept. A second signal calls exit at once with the
+// shell's status for it (128 + the signal number), even when the process
+// is blocked where no context reaches, such as opening a FIFO. stop ends
+// the handling.
+func interruptible(parent context.Context, stderr io.Writer, note string, exit func(int)) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -125,7 +134,7 @@ func interruptible(parent context.Context, stderr io.Writer, exit func(int)) (ct
 	go func() {
 		select {
 		case <-sigs:
-			fmt.Fprintln(stderr, "cuq: stopping after the current epoch; finished runs are kept (interrupt again to quit at once)")
+			fmt.Fprintln(stderr, note)
 			cancel()
 		case <-done:
 			return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -211,7 +212,7 @@ func TestSecondInterruptQuits(t *testing.T) {
 func TestInterruptible(t *testing.T) {
 	var stderr syncBuffer
 	code := make(chan int, 1)
-	ctx, stop := interruptible(context.Background(), &stderr, func(c int) { code <- c })
+	ctx, stop := interruptible(context.Background(), &stderr, "stopping", func(c int) { code <- c })
 	defer stop()
 	self, _ := os.FindProcess(os.Getpid())
 	self.Signal(syscall.SIGTERM)
@@ -248,4 +249,45 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// An interrupt of cuq download speaks of the download, not of an epoch.
+func TestDownloadInterruptNotice(t *testing.T) {
+	// A server that accepts connections and never answers: the download
+	// waits in its TLS handshake.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	cmd := exec.Command(os.Args[0], "download", "-data", t.TempDir(), "-mirror", "https://"+ln.Addr().String(), "CoraML")
+	cmd.Env = append(os.Environ(), "CUQ_TEST_MAIN=1")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	time.Sleep(time.Second)
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the interrupt did not end the download; stderr:\n%s", stderr.String())
+	}
+	got := stderr.String()
+	if strings.Contains(got, "epoch") || !strings.Contains(got, "stopping the download") {
+		t.Errorf("stderr:\n%s\nwant a notice about stopping the download, none about epochs", got)
+	}
 }

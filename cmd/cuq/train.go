@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/experiment"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 	"github.com/cuqgnn/cuqgnn/datasets"
 )
@@ -105,7 +107,7 @@ func newRunFlags(name, synopsis string, models []string, stderr io.Writer) *runF
 	fs := newFlagSet(name, synopsis, stderr)
 	r := &runFlags{fs: fs}
 	fs.StringVar(&r.dataDir, "data", datasets.Dir(), "directory holding the dataset files")
-	fs.StringVar(&r.name, "dataset", "CoraML", "dataset ("+strings.Join(datasets.Names(), ", ")+", or synthetic)")
+	fs.StringVar(&r.name, "dataset", "CoraML", "dataset ("+strings.Join(datasets.Names(), ", ")+", synthetic, or an .npz file)")
 	fs.StringVar(&r.model, "model", "", "model ("+strings.Join(models, ", ")+")")
 	fs.IntVar(&r.split, "split", 1, "split number (1-based)")
 	fs.IntVar(&r.init, "init", 1, "initialisation number (1-based)")
@@ -129,6 +131,9 @@ func (r *runFlags) load(stderr io.Writer) (*experiment.Dataset, error) {
 // explicitly and its file is missing. A dataset the user named that
 // cannot be loaded is an error.
 func loadOrSynthetic(name, dir string, explicit bool, stderr io.Writer) (*experiment.Dataset, error) {
+	if isNPZ(name) {
+		return npzDataset(name, stderr)
+	}
 	if strings.EqualFold(name, experiment.SyntheticName) {
 		fmt.Fprintln(stderr, "notice: running on the synthetic CoraML-like graph (datasets.Synthetic: CSBM, 3000 nodes, 7 classes)")
 		return experiment.LoadDataset(experiment.SyntheticName, dir)
@@ -142,6 +147,33 @@ func loadOrSynthetic(name, dir string, explicit bool, stderr io.Writer) (*experi
 		return experiment.LoadDataset(experiment.SyntheticName, dir)
 	}
 	return d, err
+}
+
+// isNPZ reports whether a -dataset value names an .npz file rather than
+// a registered dataset.
+func isNPZ(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".npz") }
+
+// loadNPZ loads the .npz file at path (datasets.LoadNPZ) as bench, train
+// and grid take it: the graph is named after the file.
+func loadNPZ(path string) (*graph.Graph, error) {
+	return datasets.LoadNPZ(path, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+}
+
+// npzDataset loads the .npz file at path (see loadNPZ) as a dataset whose
+// last ⌊(C−1)/2⌋ classes (at least one) are left out in the
+// leave-out-classes setting, saying so on stderr.
+func npzDataset(path string, stderr io.Writer) (*experiment.Dataset, error) {
+	g, err := loadNPZ(path)
+	if err != nil {
+		return nil, err
+	}
+	k := max(1, (g.NumClasses-1)/2)
+	d, err := experiment.NewDataset(g, k)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	fmt.Fprintf(stderr, "notice: %s: graph %s, leaving out the last %d of %d classes in the leave-out-classes setting\n", path, g.Name, k, g.NumClasses)
+	return d, nil
 }
 
 // flagSet reports whether the flag name was given on the command line.
