@@ -37,7 +37,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case *epochs < 0:
 		return fmt.Errorf("export: -epochs %d: want 0 (export only) or a positive number", *epochs)
 	}
-	d, err := run.load(stderr)
+	d, err := run.load(ctx, stderr)
 	if err != nil {
 		return err
 	}

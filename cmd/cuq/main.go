@@ -3,8 +3,8 @@
 //
 // Usage:
 //
-//	cuq train  [-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-loc]
-//	cuq grid   [-data DIR] [-datasets A,B] [-models M,N] [-settings S,T] [-splits N] [-inits N] [-out OUT] [-shard i/n|auto | -claim [-lease D]]
+//	cuq train  [-data DIR] -dataset NAME|FILE.npz -model NAME [-split K] [-init K] [-loc]
+//	cuq grid   [-data DIR] [-datasets A,FILE.npz] [-models M,N] [-settings S,T] [-splits N] [-inits N] [-out OUT] [-shard i/n|auto | -claim [-lease D]]
 //	cuq merge  -out OUT DIR...
 //	cuq report [-out OUT] DIR...
 //	cuq bench  [-data DIR] [-dataset NAME|FILE.npz] [-models M,N] [-epochs N] [-fit | -write-npz FILE]
@@ -14,7 +14,9 @@
 // train trains one model and prints its accuracy and OOD-detection AUROCs;
 // with -dataset synthetic, or without -dataset when CoraML's file is
 // missing, it runs on the synthetic CoraML-like graph; a dataset named with
-// -dataset that cannot be loaded is an error. grid runs the paper's grid (package
+// -dataset that cannot be loaded is an error; an .npz file is taken as
+// bench takes it (the graph named after the file, its last ⌊(C−1)/2⌋
+// classes left out), in train and grid alike. grid runs the paper's grid (package
 // cuq/experiment), writing one record per run under OUT/runs and, once
 // every run has a record, the tables OUT/tables/id_ood.csv,
 // OUT/tables/acc_rej_<type>_<dataset>.csv and the report OUT/report.html.

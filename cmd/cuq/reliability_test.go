@@ -291,3 +291,19 @@ func TestDownloadInterruptNotice(t *testing.T) {
 		t.Errorf("stderr:\n%s\nwant a notice about stopping the download, none about epochs", got)
 	}
 }
+
+// An interrupt while train loads its dataset ends the wait for the load.
+func TestTrainStopsWhileLoading(t *testing.T) {
+	dir := testenv.RequireDatasets(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	err := run(ctx, []string{"train", "-data", dir, "-dataset", "AmazonComputers", "-model", "gkde", "-quiet"}, &stdout, &stderr)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 300*time.Millisecond {
+		t.Errorf("the interrupt took %v to end the load", d)
+	}
+}

@@ -44,7 +44,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *maxEpochs < 0 {
 		return fmt.Errorf("train: -max-epochs %d: want 0 (early stopping only) or a positive cap", *maxEpochs)
 	}
-	d, err := run.load(stderr)
+	d, err := run.load(ctx, stderr)
 	if err != nil {
 		return err
 	}
@@ -115,15 +115,31 @@ func newRunFlags(name, synopsis string, models []string, stderr io.Writer) *runF
 }
 
 // load rejects a split or initialisation numbered below 1 and loads the
-// chosen dataset (see loadOrSynthetic).
-func (r *runFlags) load(stderr io.Writer) (*experiment.Dataset, error) {
+// chosen dataset (see loadOrSynthetic). An interrupt (ctx) ends the wait
+// for a dataset that takes seconds to load.
+func (r *runFlags) load(ctx context.Context, stderr io.Writer) (*experiment.Dataset, error) {
 	switch {
 	case r.split < 1:
 		return nil, fmt.Errorf("%s: -split %d: splits are numbered from 1", r.fs.Name(), r.split)
 	case r.init < 1:
 		return nil, fmt.Errorf("%s: -init %d: initialisations are numbered from 1", r.fs.Name(), r.init)
 	}
-	return loadOrSynthetic(r.name, r.dataDir, flagSet(r.fs, "dataset"), stderr)
+	type loaded struct {
+		d   *experiment.Dataset
+		err error
+	}
+	done := make(chan loaded, 1)
+	explicit := flagSet(r.fs, "dataset")
+	go func() {
+		d, err := loadOrSynthetic(r.name, r.dataDir, explicit, stderr)
+		done <- loaded{d, err}
+	}()
+	select {
+	case l := <-done:
+		return l.d, l.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: interrupted while loading %s: %w", r.fs.Name(), r.name, ctx.Err())
+	}
 }
 
 // loadOrSynthetic loads the named dataset, or datasets.Synthetic with a

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 // A grid with other settings refuses an output directory that a running
@@ -120,10 +122,7 @@ func TestRunStopsWhilePlanning(t *testing.T) {
 
 // An interrupt while Run loads a dataset ends the wait for it.
 func TestRunStopsWhileLoading(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "datasets")
-	if _, err := os.Stat(filepath.Join(dir, "amazon_electronics_computers.npz")); err != nil {
-		t.Skip("no Amazon Computers file:", err)
-	}
+	dir := testenv.RequireDatasets(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(20*time.Millisecond, cancel)
 	g := Paper().Datasets("AmazonComputers").Models(GKDE).Settings(Classification).Splits(1).Inits(1).DataDir(dir).Out(t.TempDir())
