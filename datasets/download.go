@@ -200,7 +200,13 @@ func fetch(ctx context.Context, client *http.Client, rawURL, dst string, want ex
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("download %s: %w", rawURL, err)
 	}
-	// Renamed while open, so that its lock holds until it has its name.
+	// Where files are locked, renamed while open, so that the lock holds
+	// until the file has its name.
+	if !renameOpen {
+		if err := tmp.Close(); err != nil {
+			return fmt.Errorf("download %s: %w", rawURL, err)
+		}
+	}
 	if err := os.Rename(tmp.Name(), dst); err != nil {
 		return fmt.Errorf("download %s: %w", rawURL, err)
 	}

@@ -27,3 +27,7 @@ func lockPart(f *os.File) (unlock func(), err error) {
 
 // errNoLocks reports a file system without file locks.
 var errNoLocks = errors.New("no file locks")
+
+// renameOpen reports whether a finished download is renamed into place
+// while its locked file is open, as it is here.
+const renameOpen = true
