@@ -165,7 +165,9 @@ func TestSecondInterruptQuits(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(raw, "node-label.csv.gz"), 0o644); err != nil {
 		t.Skipf("no FIFO: %v", err)
 	}
-	cmd := exec.Command(os.Args[0], "train", "-data", dir, "-dataset", "arxiv", "-model", "gkde", "-quiet")
+	// bench loads its graph where no context reaches (train's load
+	// ends at the first interrupt: TestTrainStopsWhileLoading).
+	cmd := exec.Command(os.Args[0], "bench", "-data", dir, "-dataset", "arxiv", "-models", "gkde")
 	cmd.Env = append(os.Environ(), "CUQ_TEST_MAIN=1")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
