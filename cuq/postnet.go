@@ -10,6 +10,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/nn"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
+	"github.com/cuqgnn/cuqgnn/internal/memstat"
 )
 
 // postNet is the family of GPN, LOP-GPN and the CUQ models: encoder →
@@ -126,9 +127,17 @@ func (p *postNet) derive(adj *tensor.CSR) (*postNetOps, error) {
 		}
 		if p.pruneAt > 0 {
 			ops.mixture = pi.SparsePruned(p.pruneAt)
-		} else {
-			ops.mixture = tensor.DenseToCSR(pi.Dense())
+			break
 		}
+		// Π dense, then as a CSR matrix of N² entries (values and
+		// column indices): 24·N² bytes.
+		n := float64(adj.Rows)
+		if need, ram := 24*n*n, physicalMemory(); ram > 0 && need > float64(ram) {
+			err = fmt.Errorf("cuq: LOP-GPN without pruning needs the dense %d×%d matrix Π, about %.1f GB, more than this machine's %.1f GB of RAM; prune it (Builder.Prune(0.01), as the reference does on large graphs)",
+				adj.Rows, adj.Rows, need/1e9, float64(ram)/1e9)
+			break
+		}
+		ops.mixture = tensor.DenseToCSR(pi.Dense())
 	}
 	if err != nil {
 		return nil, err
@@ -141,6 +150,10 @@ func (p *postNet) derive(adj *tensor.CSR) (*postNetOps, error) {
 func (p *postNet) headRows(rows []int) bool {
 	return rows != nil && p.pooling == Behavioral
 }
+
+// physicalMemory returns the machine's RAM, which the dense matrices
+// whose size grows as N² are checked against; tests replace it.
+var physicalMemory = memstat.Physical
 
 // budgetConst is ½·d·log 4π, the "latent-new" certainty budget of the
 // reference: log β = log p(z|c) + log p(c) + ½ d log 4π.

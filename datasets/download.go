@@ -38,8 +38,12 @@ var stallTimeout = time.Minute
 // is it renamed into place, so the data directory never holds a partial
 // or unverified file. Processes that download the same dataset into one
 // directory at once (the pods of a job sharing a volume) each end with
-// the file in place. An interrupted download leaves at most a hidden
-// temporary file, which the next download removes. A file already present
+// the file in place. An https source that redirects to another scheme is
+// refused. An interrupted download leaves at most a hidden temporary file
+// (or directory), which the next download of the dataset removes: a
+// running download holds a lock on its temporary file, and the kernel
+// drops the lock of a killed one (on a file system without locks, the
+// file is removed once it is older than any live download can be). A file already present
 // is not downloaded again nor re-checked (Load checks its contents).
 func Download(name string, opts ...Option) (string, error) {
 	spec, err := Info(name)
@@ -84,15 +88,18 @@ func download(cfg *config, spec Spec, dst string) error {
 	if !spec.ogb {
 		return fetch(ctx, cfg.client, cfg.source(spec), dst, want)
 	}
-	zipFile, err := tempName(dst)
+	zipFile, err := newPart(dst, false)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(zipFile)
-	if err := fetch(ctx, cfg.client, cfg.source(spec), zipFile, want); err != nil {
+	defer func() {
+		os.Remove(zipFile.Name())
+		zipFile.Close()
+	}()
+	if err := fetchInto(ctx, cfg.client, cfg.source(spec), zipFile, want); err != nil {
 		return err
 	}
-	return unpackOGB(zipFile, dst, spec)
+	return unpackOGB(zipFile.Name(), dst, spec)
 }
 
 // expected is what a download is checked against; zero fields are unknown.
@@ -101,37 +108,118 @@ type expected struct {
 	size            int64
 }
 
-// tempName returns the name of a new, empty hidden temporary file beside
-// dst, matching removeStale's pattern.
-func tempName(dst string) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.part")
-	if err != nil {
-		return "", err
+// newPart creates a new hidden temporary file (with isDir, directory)
+// beside dst, matching removeStale's pattern, and returns it open and
+// locked (see lockPart), so that no other download removes it while this
+// one runs; closing it drops the lock. Where the file system has no locks
+// the file is returned unlocked.
+func newPart(dst string, isDir bool) (*os.File, error) {
+	for range 3 {
+		var name string
+		if isDir {
+			dir, err := os.MkdirTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.part")
+			if err != nil {
+				return nil, err
+			}
+			name = dir
+		} else {
+			f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.part")
+			if err != nil {
+				return nil, err
+			}
+			f.Close()
+			name = f.Name()
+		}
+		flag := os.O_RDWR
+		if isDir {
+			flag = os.O_RDONLY
+		}
+		f, err := os.OpenFile(name, flag, 0)
+		if err != nil {
+			continue // removed as stale before we locked it
+		}
+		if _, err := lockPart(f); err != nil && !errors.Is(err, errNoLocks) {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", name, err)
+		}
+		// Another download's removeStale may have removed the file
+		// between its creation and the lock: then create another.
+		st, err := f.Stat()
+		if cur, cerr := os.Stat(name); err == nil && cerr == nil && os.SameFile(st, cur) {
+			return f, nil
+		}
+		f.Close()
 	}
-	return f.Name(), f.Close()
+	return nil, fmt.Errorf("temporary files beside %s keep disappearing", dst)
 }
 
 // removeStale removes the temporary files and directories that downloads
-// of base left in dir when they were killed: those not modified for
-// longer than age, which a live download (bounded by its timeout) cannot
-// be.
+// of base left in dir when they were killed: those whose lock (see
+// lockPart) no live download holds, or, on a file system without locks,
+// those not modified for longer than age, which a live download (bounded
+// by its timeout) cannot be.
 func removeStale(dir, base string, age time.Duration) {
 	parts, _ := filepath.Glob(filepath.Join(dir, "."+base+".*.part"))
 	for _, p := range parts {
-		if st, err := os.Stat(p); err == nil && time.Since(st.ModTime()) > age {
-			os.RemoveAll(p)
+		f, err := os.Open(p)
+		if err != nil {
+			continue
 		}
+		unlock, err := lockPart(f)
+		switch {
+		case err == nil:
+			os.RemoveAll(p)
+			unlock()
+		case errors.Is(err, errNoLocks):
+			if st, err := f.Stat(); err == nil && time.Since(st.ModTime()) > age {
+				os.RemoveAll(p)
+			}
+		}
+		f.Close()
 	}
 }
 
-// fetch downloads rawURL into dst atomically: the body goes to a temporary
-// file in dst's directory, which is checked against want and then renamed
-// to dst. Only https URLs are fetched. The download fails when the server
-// announces or sends more than want.size bytes (MaxDownloadBytes when the
-// size is unknown), when the body ends early, when no byte arrives for
-// stallTimeout, when ctx ends, or when a checksum differs. On any error the
+// fetch downloads rawURL into dst atomically: the body goes to a locked
+// temporary file in dst's directory (see newPart and fetchInto), which is
+// checked against want and then renamed to dst. On any error the
 // temporary file is removed.
 func fetch(ctx context.Context, client *http.Client, rawURL, dst string, want expected) (err error) {
+	tmp, err := newPart(dst, false)
+	if err != nil {
+		return fmt.Errorf("download %s: %w", rawURL, err)
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+		tmp.Close()
+	}()
+	if err := fetchInto(ctx, client, rawURL, tmp, want); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("download %s: %w", rawURL, err)
+	}
+	// Where files are locked, renamed while open, so that the lock holds
+	// until the file has its name.
+	if !renameOpen {
+		if err := tmp.Close(); err != nil {
+			return fmt.Errorf("download %s: %w", rawURL, err)
+		}
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return fmt.Errorf("download %s: %w", rawURL, err)
+	}
+	return nil
+}
+
+// fetchInto downloads rawURL into the empty file f and checks it against
+// want. Only https URLs are fetched, and redirects only to https URLs. The
+// download fails when the server announces or sends more than want.size
+// bytes (MaxDownloadBytes when the size is unknown), when the body ends
+// early, when no byte arrives for stallTimeout, when ctx ends, or when a
+// checksum differs.
+func fetchInto(ctx context.Context, client *http.Client, rawURL string, f *os.File, want expected) error {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return fmt.Errorf("download %s: %w", rawURL, err)
@@ -155,7 +243,7 @@ func fetch(ctx context.Context, client *http.Client, rawURL, dst string, want ex
 		}
 		return err
 	}
-	resp, err := client.Do(req)
+	resp, err := httpsOnly(client).Do(req)
 	if err != nil {
 		return fmt.Errorf("download %s: %w", rawURL, why(err))
 	}
@@ -173,19 +261,9 @@ func fetch(ctx context.Context, client *http.Client, rawURL, dst string, want ex
 	if resp.ContentLength > limit {
 		return fmt.Errorf("download %s: the server announces %d bytes, more than the limit of %d", rawURL, resp.ContentLength, limit)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.part")
-	if err != nil {
-		return fmt.Errorf("download %s: %w", rawURL, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
 	h := sha256.New()
 	body := &progressReader{r: io.LimitReader(resp.Body, limit+1), onRead: func() { stall.Reset(stallTimeout) }}
-	n, err := io.Copy(io.MultiWriter(tmp, h), body)
+	n, err := io.Copy(io.MultiWriter(f, h), body)
 	if err != nil {
 		return fmt.Errorf("download %s: interrupted after %d bytes: %w", rawURL, n, why(err))
 	}
@@ -199,7 +277,7 @@ func fetch(ctx context.Context, client *http.Client, rawURL, dst string, want ex
 		return fmt.Errorf("download %s: checksum mismatch: SHA-256 %s, want %s", rawURL, got, want.sha256)
 	}
 	if want.gitBlob != "" {
-		got, err := gitBlobID(tmp, n)
+		got, err := gitBlobID(f, n)
 		if err != nil {
 			return fmt.Errorf("download %s: %w", rawURL, err)
 		}
@@ -207,16 +285,32 @@ func fetch(ctx context.Context, client *http.Client, rawURL, dst string, want ex
 			return fmt.Errorf("download %s: checksum mismatch: git blob %s, want %s", rawURL, got, want.gitBlob)
 		}
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("download %s: %w", rawURL, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("download %s: %w", rawURL, err)
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return fmt.Errorf("download %s: %w", rawURL, err)
-	}
 	return nil
+}
+
+// maxRedirects is how many redirects a download follows, as net/http's
+// default policy.
+const maxRedirects = 10
+
+// httpsOnly returns a copy of client that refuses a redirect to anything
+// but https, before its request, and otherwise follows client's policy:
+// a mirror must not downgrade a download to plain http.
+func httpsOnly(client *http.Client) *http.Client {
+	c := *client
+	policy := client.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if req.URL.Scheme != "https" {
+			return fmt.Errorf("redirected to %s, not an https URL; downloads are fetched over https only", req.URL.Redacted())
+		}
+		if policy != nil {
+			return policy(req, via)
+		}
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("stopped after %d redirects", maxRedirects)
+		}
+		return nil
+	}
+	return &c
 }
 
 // progressReader calls onRead after every read that returns data.
@@ -267,10 +361,12 @@ func unpackOGB(zipPath, dst string, spec Spec) (err error) {
 		return fmt.Errorf("unpack %s: %w", zipPath, err)
 	}
 	defer zr.Close()
-	tmp, err := os.MkdirTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.part")
+	lock, err := newPart(dst, true)
 	if err != nil {
 		return err
 	}
+	defer lock.Close()
+	tmp := lock.Name()
 	defer func() {
 		if err != nil {
 			os.RemoveAll(tmp)

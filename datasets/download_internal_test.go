@@ -158,21 +158,30 @@ func TestDownloadTimeout(t *testing.T) {
 	assertOnly(t, dir)
 }
 
-// Temporary files of killed downloads are removed by the next download
-// once they are older than any live download can be; fresh ones stay.
+// Temporary files of killed downloads are removed by the next download of
+// their dataset, however fresh; those of running downloads, which hold
+// their locks, stay, however old, as do those of other datasets.
 func TestRemoveStale(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{".cora_ml.npz.1.part", ".cora_ml.npz.2.part", ".ogbn_arxiv.3.part", "cora_ml.npz"} {
+	for _, name := range []string{".cora_ml.npz.1.part", ".ogbn_arxiv.3.part", "cora_ml.npz"} {
 		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	if err := os.Mkdir(filepath.Join(dir, ".cora_ml.npz.4.part"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	live, err := newPart(filepath.Join(dir, "cora_ml.npz"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
 	old := time.Now().Add(-3 * time.Hour)
-	for _, name := range []string{".cora_ml.npz.1.part", ".ogbn_arxiv.3.part", "cora_ml.npz"} {
+	for _, name := range []string{".ogbn_arxiv.3.part", "cora_ml.npz", filepath.Base(live.Name())} {
 		os.Chtimes(filepath.Join(dir, name), old, old)
 	}
 	removeStale(dir, "cora_ml.npz", time.Hour)
-	assertOnly(t, dir, ".cora_ml.npz.2.part", ".ogbn_arxiv.3.part", "cora_ml.npz")
+	assertOnly(t, dir, filepath.Base(live.Name()), ".ogbn_arxiv.3.part", "cora_ml.npz")
 }
 
 func ogbZip(t *testing.T, skip string) []byte {
@@ -294,4 +303,67 @@ func TestLoadSplitOfficial(t *testing.T) {
 	if _, _, err := LoadSplit("arxiv", FromDir(dir), NoDownload()); err == nil || !strings.Contains(err.Error(), "graph has 3 nodes, 2 features, 2 classes; want 3, 2, 3") {
 		t.Errorf("wrong class count: %v", err)
 	}
+}
+
+// TestFetchRefusesRedirectToHTTP checks that an https source redirecting
+// to plain http is refused before the http request, as an http mirror is.
+func TestFetchRefusesRedirectToHTTP(t *testing.T) {
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("plain-http request %s after a redirect", r.URL)
+		w.Write([]byte("hello\n"))
+	}))
+	defer plain.Close()
+	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/down":
+			http.Redirect(w, r, plain.URL+"/hello", http.StatusFound)
+		case "/up":
+			http.Redirect(w, r, "/hello", http.StatusFound)
+		case "/hello":
+			w.Write([]byte("hello\n"))
+		}
+	}))
+	defer secure.Close()
+	dir := t.TempDir()
+	err := fetch(context.Background(), secure.Client(), secure.URL+"/down", filepath.Join(dir, "f"), expected{sha256: helloSHA})
+	if err == nil || !strings.Contains(err.Error(), "redirected to "+plain.URL+"/hello") || !strings.Contains(err.Error(), "https only") {
+		t.Errorf("redirect to http: err = %v", err)
+	}
+	assertOnly(t, dir)
+	// A redirect within https is followed.
+	if err := fetch(context.Background(), secure.Client(), secure.URL+"/up", filepath.Join(dir, "f"), expected{sha256: helloSHA}); err != nil {
+		t.Errorf("redirect within https: %v", err)
+	}
+	assertOnly(t, dir, "f")
+}
+
+// TestDownloadRemovesDeadParts checks that a download removes the
+// temporary file of a download killed at once before it (kill -9 leaves
+// it, fresh), and keeps that of a download still running (whose lock is
+// held).
+func TestDownloadRemovesDeadParts(t *testing.T) {
+	srv, _ := helloServer(t)
+	dir := t.TempDir()
+	dead := filepath.Join(dir, ".hello.txt.111.part")
+	if err := os.WriteFile(dead, []byte("hel"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A running download's part: newPart holds its lock.
+	lf, err := newPart(filepath.Join(dir, "hello.txt"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := lf.Name()
+	spec := Spec{Name: "Hello", File: "hello.txt", URL: "https://example.org/hello", SHA256: helloSHA, Size: 6}
+	cfg := newConfig([]Option{FromDir(dir), BaseURL(srv.URL), HTTPClient(srv.Client())})
+	if err := download(&cfg, spec, filepath.Join(dir, spec.File)); err != nil {
+		t.Fatal(err)
+	}
+	assertOnly(t, dir, filepath.Base(live), "hello.txt")
+	lf.Close() // the download ends: its lock is gone
+	os.Remove(filepath.Join(dir, "hello.txt"))
+	if err := download(&cfg, spec, filepath.Join(dir, spec.File)); err != nil {
+		t.Fatal(err)
+	}
+	assertOnly(t, dir, "hello.txt")
 }

@@ -25,6 +25,20 @@ import (
 // after the worker's last heartbeat.
 const DefaultLease = 5 * time.Minute
 
+// MinLease is the shortest lease Grid.Claim accepts. A claim is renewed
+// every quarter lease, and each renewal and each look at another worker's
+// claim reads the file system; below some hundreds of milliseconds a
+// loaded machine or a network file system misses renewals, and workers
+// take the jobs over from each other again and again instead of running
+// them. Leases of seconds suit tests on one machine; across machines use
+// minutes (DefaultLease).
+const MinLease = 250 * time.Millisecond
+
+// maxGeneration bounds claim generations. Each takeover of a job adds one,
+// so a real job never comes near it; a claim file named with a higher
+// generation was not written by a worker and is removed as damaged.
+const maxGeneration = 1 << 20
+
 // How claims work. Workers that share an output directory (see
 // Grid.Claim) claim a job before they run it with a claim file beside the
 // job's record, runs/<dataset>/<model>/s01_i01_clean.claim.<generation>.
@@ -46,7 +60,11 @@ const DefaultLease = 5 * time.Minute
 //
 // Expiry compares a file's modification time with the reader's clock:
 // the machines' clocks must agree to well within a lease, as NTP keeps
-// them.
+// them. A claim renewed further in the future than its lease tells of
+// clocks that disagree (or of a file time set by hand); waiting for it
+// could take hours, so it is taken over at once as expired, and the
+// takeover's reason says so. Claim files whose generation is beyond
+// maxGeneration, which no worker makes, are removed as damaged.
 
 // errClaimLost is the cause of a job abandoned because its claim passed
 // to another worker.
@@ -112,28 +130,30 @@ func claimName(record string, gen int) string {
 }
 
 // generations returns the claim generations present for record, in
-// increasing order.
-func generations(record string) ([]int, error) {
+// increasing order, and the claim files whose generation is a number
+// beyond maxGeneration.
+func generations(record string) (gens []int, absurd []string, err error) {
 	ents, err := os.ReadDir(filepath.Dir(record))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("experiment: claims: %w", err)
+		return nil, nil, fmt.Errorf("experiment: claims: %w", err)
 	}
 	prefix := filepath.Base(claimPrefix(record))
-	var gens []int
 	for _, e := range ents {
 		s, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok {
+		if !ok || s == "" || strings.Trim(s, "0123456789") != "" || s[0] == '0' {
 			continue
 		}
-		if g, err := strconv.Atoi(s); err == nil && g > 0 && strconv.Itoa(g) == s {
+		if g, err := strconv.Atoi(s); err == nil && g <= maxGeneration {
 			gens = append(gens, g)
+		} else {
+			absurd = append(absurd, filepath.Join(filepath.Dir(record), e.Name()))
 		}
 	}
 	slices.Sort(gens)
-	return gens, nil
+	return gens, absurd, nil
 }
 
 // maxClaimBytes bounds a claim file; a real one is some 250 bytes.
@@ -163,7 +183,7 @@ func readClaim(path string) (claimInfo, time.Time, error) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		return claimInfo{}, st.ModTime(), err
 	}
-	if c.Worker == "" || c.Generation < 1 || !(c.LeaseSeconds > 0) || math.IsInf(c.LeaseSeconds, 0) {
+	if c.Worker == "" || c.Generation < 1 || c.Generation > maxGeneration || !(c.LeaseSeconds > 0) || math.IsInf(c.LeaseSeconds, 0) {
 		return claimInfo{}, st.ModTime(), fmt.Errorf("worker %q, generation %d, lease %g s: incomplete", c.Worker, c.Generation, c.LeaseSeconds)
 	}
 	return c, st.ModTime(), nil
@@ -196,11 +216,17 @@ func (w *claimer) acquire(j Job, record string) (attempt, error) {
 		return attempt{}, fmt.Errorf("experiment: claims: %w", err)
 	}
 	for range maxClaimRaces {
-		gens, err := generations(record)
+		gens, absurd, err := generations(record)
 		if err != nil {
 			return attempt{}, err
 		}
 		top, why := 0, ""
+		for _, path := range absurd {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return attempt{}, fmt.Errorf("experiment: claims: removing claim file %s, whose generation no worker makes: %w", path, err)
+			}
+			why = fmt.Sprintf("claim file %s has a generation beyond %d, which no worker makes; removed as damaged", path, maxGeneration)
+		}
 		if len(gens) > 0 {
 			top = gens[len(gens)-1]
 			path := claimName(record, top)
@@ -210,6 +236,9 @@ func (w *claimer) acquire(j Job, record string) (attempt, error) {
 				continue // released meanwhile
 			case err != nil:
 				why = fmt.Sprintf("claim file %s is damaged (%v); taken over as expired", path, err)
+			case time.Until(renewed) > held.lease():
+				why = fmt.Sprintf("claim file %s of worker %s was renewed %v in the future, beyond its lease of %v: this machine's clock and that worker's (or the file server's) disagree, or the file time was set by hand; taken over as expired",
+					path, held.Worker, time.Until(renewed).Round(time.Second), held.lease())
 			case time.Since(renewed) <= held.lease():
 				return attempt{holder: fmt.Sprintf("worker %s, renewed %v ago", held.Worker, time.Since(renewed).Round(time.Millisecond))}, nil
 			default:
@@ -225,7 +254,7 @@ func (w *claimer) acquire(j Job, record string) (attempt, error) {
 		if !won {
 			continue
 		}
-		if top > 0 {
+		if top > 0 || len(absurd) > 0 {
 			c.removeOlder()
 			removeLeftovers(record, w.lease)
 		}
@@ -285,7 +314,7 @@ func sameFile(a, b string) bool {
 // removeOlder removes the claim files of generations below c's: those of
 // the workers c took the job over from.
 func (c *claim) removeOlder() {
-	gens, _ := generations(c.record)
+	gens, _, _ := generations(c.record)
 	for _, g := range gens {
 		if g < c.gen {
 			os.Remove(claimName(c.record, g))
@@ -321,7 +350,7 @@ func (c *claim) check() error {
 	case info.Worker != c.w.id.Worker || info.Generation != c.gen:
 		return fmt.Errorf("%w: claim file %s now belongs to worker %s", errClaimLost, c.path, info.Worker)
 	}
-	gens, err := generations(c.record)
+	gens, _, err := generations(c.record)
 	if err != nil {
 		return err
 	}

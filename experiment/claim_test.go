@@ -3,7 +3,9 @@ package experiment
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -312,7 +314,7 @@ func TestClaimingGrids(t *testing.T) {
 					if e.Job.Path() == stolenJob.Path() {
 						stealOnce.Do(func() {
 							record := filepath.Join(shared, e.Job.Path())
-							gens, _ := generations(record)
+							gens, _, _ := generations(record)
 							c := &claim{w: thief, record: record, gen: gens[len(gens)-1] + 1}
 							c.path = claimName(record, c.gen)
 							if won, err := c.create(e.Job); !won || err != nil {
@@ -397,7 +399,7 @@ func TestClaimOptionErrors(t *testing.T) {
 		g    *Grid
 		want string
 	}{
-		{Paper().Claim(0), "claim lease 0s, want a positive duration"},
+		{Paper().Claim(0), "claim lease 0s is below the minimum of 250ms"},
 		{Paper().Claim(-time.Second), "claim lease -1s"},
 		{Paper().Shard(1, 2).Claim(time.Minute), "claims in shard 1/2: claiming workers take their jobs from the whole grid"},
 		{Paper().Claim(time.Minute).Shard(1, 2), "shard 1/2 of a claiming grid"},
@@ -429,5 +431,84 @@ func TestWaitPoll(t *testing.T) {
 		if got := waitPoll(c.held, c.lease); got != c.want {
 			t.Errorf("waitPoll(%d, %v) = %v, want %v", c.held, c.lease, got, c.want)
 		}
+	}
+}
+
+// A lease below MinLease is refused: a zero ticker period panicked, and
+// leases of a millisecond made two workers take one job over from each
+// other hundreds of times.
+func TestClaimLeaseMinimum(t *testing.T) {
+	for _, lease := range []time.Duration{time.Nanosecond, time.Millisecond, MinLease - 1} {
+		_, err := Paper().Claim(lease).Jobs()
+		if want := "claim lease " + lease.String() + " is below the minimum of " + MinLease.String(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Claim(%v): error %v, want %q", lease, err, want)
+		}
+	}
+	if _, err := Paper().Claim(MinLease).Jobs(); err != nil {
+		t.Errorf("Claim(MinLease): %v", err)
+	}
+}
+
+// A claim renewed at a time further in the future than its lease cannot
+// come from a clock that agrees with ours: it is taken over at once, with
+// a reason saying so, instead of being waited out. A claim a little ahead
+// (within its lease) is live.
+func TestClaimFromTheFuture(t *testing.T) {
+	out := t.TempDir()
+	record := filepath.Join(out, claimJob.Path())
+	a, b := newClaimer(time.Minute), newClaimer(time.Minute)
+	got, err := a.acquire(claimJob, record)
+	if err != nil || got.claim == nil {
+		t.Fatalf("first claim: %+v, %v", got, err)
+	}
+	soon := time.Now().Add(30 * time.Second)
+	must(t, os.Chtimes(got.claim.path, soon, soon))
+	if other, err := b.acquire(claimJob, record); err != nil || other.claim != nil {
+		t.Fatalf("a claim 30 s ahead with a 1-minute lease was taken over: %+v, %v", other, err)
+	}
+	later := time.Now().Add(time.Hour)
+	must(t, os.Chtimes(got.claim.path, later, later))
+	other, err := b.acquire(claimJob, record)
+	if err != nil || other.claim == nil {
+		t.Fatalf("a claim an hour ahead was not taken over: %+v, %v", other, err)
+	}
+	if want := "in the future"; !strings.Contains(other.takeover, want) || !strings.Contains(other.takeover, "clock") {
+		t.Errorf("takeover reason %q, want one saying the claim is %s and naming the clocks", other.takeover, want)
+	}
+	other.claim.release()
+}
+
+// A claim file with an absurd generation (2⁶³−1, whose successor wrapped
+// to a negative generation and blocked the job on every rerun) is removed
+// as damaged; the job is claimed afresh and stays claimed.
+func TestClaimAbsurdGeneration(t *testing.T) {
+	out := t.TempDir()
+	record := filepath.Join(out, claimJob.Path())
+	must(t, os.MkdirAll(filepath.Dir(record), 0o755))
+	absurd := claimName(record, math.MaxInt64)
+	content := fmt.Sprintf(`{"worker": "h:1:ab", "generation": %d, "lease_seconds": 60}`, int64(math.MaxInt64))
+	must(t, os.WriteFile(absurd, []byte(content), 0o644))
+	past := time.Now().Add(-time.Hour)
+	must(t, os.Chtimes(absurd, past, past))
+	w := newClaimer(time.Minute)
+	got, err := w.acquire(claimJob, record)
+	if err != nil || got.claim == nil {
+		t.Fatalf("acquire: %+v, %v", got, err)
+	}
+	if got.claim.gen < 1 || got.claim.gen > maxGeneration {
+		t.Errorf("generation %d, want one in 1..%d", got.claim.gen, maxGeneration)
+	}
+	if err := got.claim.check(); err != nil {
+		t.Errorf("the new claim is not held: %v", err)
+	}
+	if _, err := os.Stat(absurd); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the absurd claim file stays: %v", err)
+	}
+	if !strings.Contains(got.takeover, "generation") {
+		t.Errorf("takeover reason %q, want one naming the generation", got.takeover)
+	}
+	got.claim.release()
+	if files := claimFiles(t, out); len(files) != 0 {
+		t.Errorf("claim files left: %v", files)
 	}
 }

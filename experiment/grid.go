@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -165,10 +166,17 @@ func distinct[T comparable](values []T, what string) error {
 	return nil
 }
 
-// Workers sets how many jobs run at once (default 1). Jobs are independent;
-// on a few cores two workers keep the cores busy through the serial parts
-// of a training epoch.
+// Workers sets how many jobs run at once (default 1), at most MaxWorkers.
+// Jobs are independent; on a few cores two workers keep the cores busy
+// through the serial parts of a training epoch.
 func (g *Grid) Workers(n int) *Grid { return g.setCount(&g.workers, n, "workers %d") }
+
+// MaxWorkers is the most jobs Run runs at once, whatever Workers says:
+// twice GOMAXPROCS. A training epoch already uses every core, so more jobs
+// at once do not finish sooner; each holds its model, optimiser state and
+// activations (some 60 MB for CUQ-GAT on CoraML), and thousands of them
+// exhausted the memory.
+func MaxWorkers() int { return 2 * runtime.GOMAXPROCS(0) }
 
 // Splits sets the number of random splits 1..n (the paper: 10).
 func (g *Grid) Splits(n int) *Grid { return g.setCount(&g.splits, n, "%d splits") }
@@ -222,11 +230,13 @@ func (g *Grid) Shard(i, n int) *Grid {
 // for the jobs that other workers run, or when the jobs left failed in
 // this Run. The workers must run the same grid and their machines' clocks
 // must agree to well within a lease; the output directory's file system
-// must support hard links (local disks, NFS, Lustre and CephFS do).
-// Claim and Shard exclude each other.
+// must support hard links (local disks, NFS, Lustre and CephFS do). The
+// lease must be at least MinLease. A claim renewed further in the future
+// than its lease (the clocks disagree) is taken over at once, with a
+// reason saying so. Claim and Shard exclude each other.
 func (g *Grid) Claim(lease time.Duration) *Grid {
-	if lease <= 0 {
-		return g.fail("claim lease %v, want a positive duration", lease)
+	if lease < MinLease {
+		return g.fail("claim lease %v is below the minimum of %v: claims are renewed four times per lease, and shorter leases expire before a loaded machine renews them", lease, MinLease)
 	}
 	if g.shards > 1 {
 		return g.fail("claims in shard %d/%d: claiming workers take their jobs from the whole grid", g.shard, g.shards)
@@ -330,7 +340,7 @@ type Summary struct {
 	Jobs    int      // jobs of this shard
 	Skipped int      // already finished, not redone
 	Ran     int      // trained and written now
-	Redone  []string // damaged records found and redone
+	Redone  []string // damaged records found and redone (their jobs finished)
 	Failed  []error  // jobs that failed (no record written)
 	// Complete reports that every job of the whole grid (all shards) has a
 	// record in the output directory; Run then wrote the tables and the
@@ -370,13 +380,24 @@ type Summary struct {
 // are left; meanwhile it waits for the jobs other workers run, to take
 // over those whose claims expire.
 //
+// A record that cannot be written (a full disk) stops Run: no other job
+// starts, and Run returns an error saying to free space and rerun.
+//
 // Before the first epoch Run checks what it can: it records the grid's
 // Spec in OUT/grid.json (so an output directory that cannot be written
 // fails at once), the report's ECharts file must be readable, and every
-// dataset the jobs need is loaded.
+// dataset the jobs need is loaded. While it runs, Run holds a lock on
+// OUT/.grid.lock that tells other grids it uses OUT: a grid with other
+// jobs (another epoch cap, other splits, models, ...) started meanwhile
+// on OUT is refused before it changes anything, while grids with the
+// same jobs (shards, claiming workers) share OUT. The lock ends with the
+// process, however it ends, so a killed grid never blocks OUT.
 func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 	spec, err := g.Spec()
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	jobs, err := g.ShardJobs()
@@ -385,14 +406,20 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 	}
 	sum := &Summary{Jobs: len(jobs)}
 	var todo []Job
-	for _, j := range jobs {
+	damagedAt := map[string]string{} // damaged record files by job path
+	for i, j := range jobs {
+		// Looking for 100,000 records takes seconds: an interrupt must
+		// not wait for it.
+		if i%256 == 0 && ctx.Err() != nil {
+			return sum, ctx.Err()
+		}
 		done, damaged := g.finished(j)
 		if done {
 			sum.Skipped++
 			continue
 		}
 		if damaged != "" {
-			sum.Redone = append(sum.Redone, damaged)
+			damagedAt[j.Path()] = damaged
 		}
 		todo = append(todo, j)
 	}
@@ -410,18 +437,27 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 			}
 		}
 	}
-	if sum.PreviousGrid, err = g.prepareOut(spec); err != nil {
+	previous, release, err := g.prepareOut(spec)
+	if err != nil {
 		return sum, err
 	}
+	defer release()
+	sum.PreviousGrid = previous
 	loader := &datasetCache{dir: g.dataDir, memory: g.memory, loaded: map[string]*Dataset{}}
 	for _, j := range todo {
-		if _, err := loader.get(j.Dataset); err != nil {
+		if err := loader.load(ctx, j.Dataset); err != nil {
 			return sum, err
 		}
 	}
 	var queue *claimQueue
-	var mu sync.Mutex // guards sum, done and handed, and serialises emit
+	var mu sync.Mutex // guards sum, done, handed and unsaved, and serialises emit
 	done, handed := 0, 0
+	// A record that cannot be saved (a full disk) stops the grid: every
+	// other job would be trained for nothing. stopRun ends the handing
+	// out of jobs; the jobs running finish.
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	var unsaved error
 	// report counts an event's job in sum and emits the event.
 	report := func(e Event) {
 		mu.Lock()
@@ -430,6 +466,9 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 		case Finished:
 			done++
 			sum.Ran++
+			if path, ok := damagedAt[e.Job.Path()]; ok {
+				sum.Redone = append(sum.Redone, path)
+			}
 		case Failed:
 			done++
 			sum.Failed = append(sum.Failed, e.Err)
@@ -461,12 +500,12 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 	}
 	emit(Event{Kind: Planned})
 	var wg sync.WaitGroup
-	for range min(max(1, g.workers), max(1, len(todo))) {
+	for range min(max(1, g.workers), MaxWorkers(), max(1, len(todo))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				j, c, ok, err := next(ctx)
+				j, c, ok, err := next(runCtx)
 				if !ok {
 					return
 				}
@@ -478,6 +517,15 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 				start := time.Now()
 				err = g.runOne(ctx, loader, j, c)
 				elapsed := time.Since(start)
+				var save *saveError
+				if errors.As(err, &save) {
+					mu.Lock()
+					if unsaved == nil {
+						unsaved = err
+					}
+					mu.Unlock()
+					stopRun()
+				}
 				switch {
 				case err != nil && ctx.Err() != nil:
 				case errors.Is(err, errClaimLost):
@@ -497,6 +545,9 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return sum, err
+	}
+	if unsaved != nil {
+		return sum, fmt.Errorf("experiment: stopped after a record could not be saved; free space on the disk of %s (or make it writable) and rerun to go on, the finished records are kept: %w", g.out, unsaved)
 	}
 	all, err := spec.Jobs()
 	if err != nil {
@@ -521,28 +572,24 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 	return sum, nil
 }
 
-// prepareOut creates the output directory and its runs directory and
-// records spec in it, returning how the grid recorded there before
-// differed ("" if it did not, or there was none).
-func (g *Grid) prepareOut(spec *Spec) (previous string, err error) {
+// prepareOut creates the output directory and its runs directory, checks
+// that no running grid with other jobs uses it, and records spec in it
+// (see Grid.own), returning how the grid recorded there before differed
+// ("" if it did not, or there was none) and release, which gives the
+// directory up.
+func (g *Grid) prepareOut(spec *Spec) (previous string, release func(), err error) {
 	runs := filepath.Join(g.out, "runs")
 	if err := os.MkdirAll(runs, 0o755); err != nil {
-		return "", fmt.Errorf("experiment: output directory: %w", err)
+		return "", nil, fmt.Errorf("experiment: output directory: %w", err)
 	}
 	// Records are written below runs: make sure files can be created there.
 	probe, err := os.CreateTemp(runs, ".probe*")
 	if err != nil {
-		return "", fmt.Errorf("experiment: output directory: %w", err)
+		return "", nil, fmt.Errorf("experiment: output directory: %w", err)
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	if old, err := ReadSpec(g.out); err == nil {
-		previous = old.Diff(spec)
-	}
-	if err := spec.write(g.out); err != nil {
-		return "", err
-	}
-	return previous, nil
+	return g.own(spec)
 }
 
 // runOrder orders jobs for running: dataset by dataset as given, and within
@@ -609,6 +656,24 @@ func (c *datasetCache) get(name string) (*Dataset, error) {
 	return d, nil
 }
 
+// load loads the named dataset into the cache, returning ctx's error as
+// soon as ctx is done: a dataset file takes seconds to parse, and an
+// interrupt must not wait for it (the load goes on in the background and
+// is dropped).
+func (c *datasetCache) load(ctx context.Context, name string) error {
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.get(name)
+		errc <- err
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // runOne runs the job on its (cached) dataset and writes its record. With
 // a claim c it renews c while the job runs, abandons the job (with an
 // error wrapping errClaimLost) when c passes to another worker, and
@@ -636,5 +701,14 @@ func (g *Grid) runOne(ctx context.Context, datasets *datasetCache, j Job, c *cla
 			return fmt.Errorf("experiment: %v: %w", j, err)
 		}
 	}
-	return WriteRecord(filepath.Join(g.out, j.Path()), rec)
+	if err := WriteRecord(filepath.Join(g.out, j.Path()), rec); err != nil {
+		return &saveError{err}
+	}
+	return nil
 }
+
+// saveError is the error of a job whose record could not be written.
+type saveError struct{ err error }
+
+func (e *saveError) Error() string { return e.err.Error() }
+func (e *saveError) Unwrap() error { return e.err }

@@ -99,8 +99,8 @@ func TestGridOptionErrors(t *testing.T) {
 		{Paper().Models(GPN, APPNP, GPN), "model GPN given twice"},
 		{Paper().Datasets("CoraML", "cora_ml"), "dataset CoraML given twice"},
 		{Paper().Settings(LeaveOutClasses, Classification, LeaveOutClasses), "setting loc given twice"},
-		{Paper().Splits(1 << 40), "grid of more than 1000000 jobs"},
-		{Paper().Splits(1 << 62).Inits(1 << 62), "grid of more than 1000000 jobs"},
+		{Paper().Splits(1 << 40), "grid of more than 100000 jobs, the most one grid may have"},
+		{Paper().Splits(1 << 62).Inits(1 << 62), "grid of more than 100000 jobs, the most one grid may have"},
 	} {
 		if _, err := c.g.Jobs(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)

@@ -19,9 +19,10 @@ const SpecFile = "grid.json"
 const SpecVersion = 1
 
 // MaxJobs bounds the jobs of one grid. The paper's grid has 7,980; a grid
-// of a million jobs is far beyond what one can run, and listing more would
-// take gigabytes.
-const MaxJobs = 1_000_000
+// of a hundred thousand jobs, at a few seconds per job, already takes
+// days, and Run lists the jobs in memory (some hundred bytes each) and
+// looks for each job's record before the first epoch.
+const MaxJobs = 100_000
 
 // Spec defines the runs of a grid: its datasets, models, settings, the
 // number of splits and initialisations and the epoch cap. Run writes it to
@@ -62,7 +63,7 @@ func (g *Grid) Spec() (*Spec, error) {
 		s.Datasets = append(s.Datasets, SpecDataset{Name: name, FixedSplit: g.fixedSplit(name)})
 	}
 	s.Models, s.Settings = Keys(g.models), Names(g.settings)
-	if _, err := s.Jobs(); err != nil {
+	if _, err := s.NumJobs(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -97,19 +98,21 @@ func (s *Spec) parse() ([]Model, []Setting, error) {
 	return models, settings, nil
 }
 
-// Jobs returns every job of the grid (all shards) in the canonical order:
-// datasets, models, splits, inits as given, and for each the clean-graph
-// job (classification and the noise settings, which share its model)
-// before the leave-out-classes job. Sharding indexes this order. A grid of
-// more than MaxJobs jobs is an error.
-func (s *Spec) Jobs() ([]Job, error) {
+// NumJobs returns the number of jobs of the grid (all shards) without
+// listing them. A grid of more than MaxJobs jobs is an error.
+func (s *Spec) NumJobs() (int, error) {
 	models, settings, err := s.parse()
 	if err != nil {
-		return nil, fmt.Errorf("experiment: grid %w", err)
+		return 0, fmt.Errorf("experiment: grid %w", err)
 	}
-	// One job per split and init trains the classification model for the
-	// settings that share it, one more per setting with a model of its own.
-	var clean, own []Setting
+	_, _, total, err := s.plan(models, settings)
+	return total, err
+}
+
+// plan returns the settings of a grid's clean-graph jobs, those with
+// models of their own (one job each per split and init: one more per
+// setting), and its number of jobs, at most MaxJobs.
+func (s *Spec) plan(models []Model, settings []Setting) (clean, own []Setting, total int, err error) {
 	for _, st := range knownSettings {
 		switch {
 		case !slices.Contains(settings, st):
@@ -129,15 +132,38 @@ func (s *Spec) Jobs() ([]Job, error) {
 		}
 		return s.Splits
 	}
-	var total uint64
+	var sum uint64
 	for _, d := range s.Datasets {
 		for _, m := range models {
 			hi, n := bits.Mul64(uint64(splits(d)), uint64(numInits(d.Name, m, s.Inits)))
 			hi2, n := bits.Mul64(n, perRun)
-			if total += n; hi != 0 || hi2 != 0 || total > MaxJobs {
-				return nil, fmt.Errorf("experiment: grid of more than %d jobs (%d splits, %d inits)", MaxJobs, s.Splits, s.Inits)
+			if sum += n; hi != 0 || hi2 != 0 || sum > MaxJobs {
+				return nil, nil, 0, fmt.Errorf("experiment: grid of more than %d jobs, the most one grid may have (%d splits, %d inits; the paper's grid has 7,980 jobs)", MaxJobs, s.Splits, s.Inits)
 			}
 		}
+	}
+	return clean, own, int(sum), nil
+}
+
+// Jobs returns every job of the grid (all shards) in the canonical order:
+// datasets, models, splits, inits as given, and for each the clean-graph
+// job (classification and the noise settings, which share its model)
+// before the leave-out-classes job. Sharding indexes this order. A grid of
+// more than MaxJobs jobs is an error.
+func (s *Spec) Jobs() ([]Job, error) {
+	models, settings, err := s.parse()
+	if err != nil {
+		return nil, fmt.Errorf("experiment: grid %w", err)
+	}
+	clean, own, total, err := s.plan(models, settings)
+	if err != nil {
+		return nil, err
+	}
+	splits := func(d SpecDataset) int {
+		if d.FixedSplit {
+			return 1
+		}
+		return s.Splits
 	}
 	jobs := make([]Job, 0, total)
 	for _, d := range s.Datasets {

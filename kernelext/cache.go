@@ -1,6 +1,7 @@
 package kernelext
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/gob"
@@ -8,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -191,36 +194,86 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // A different key (another model, split or seed; see KeyOf) computes anew.
 //
 // The stored value is what gob encodes: exported fields only, nil pointers
-// and interfaces omitted. An error of fn is returned and nothing is stored;
-// a stored file that does not decode is computed anew. Outside GoNB Cache
-// just calls fn.
+// and interfaces omitted. A stored file begins with the SHA-256 of its
+// encoded value; a file whose value does not match its checksum (a flipped
+// bit) or does not decode is reported in one line on standard error and
+// computed anew. An error of fn is returned and nothing is stored; a value
+// that cannot be stored (a full or read-only disk) is returned with a
+// one-line warning on standard error. Outside GoNB Cache just calls fn.
 func Cache[T any](key Key, fn func() (T, error)) (T, error) {
 	dir := cacheDir()
 	if dir == "" {
 		return fn()
 	}
 	path := filepath.Join(dir, unsafeName.ReplaceAllString(key.Name, "_")+"-"+key.Digest+".gob")
-	if f, err := os.Open(path); err == nil {
-		var v T
-		err = gob.NewDecoder(f).Decode(&v)
-		f.Close()
-		if err == nil {
-			return v, nil
-		}
+	v, err := load[T](path)
+	switch {
+	case err == nil:
+		return v, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(warnings, "kernelext.Cache %q: the cached result %s is damaged (%v); computing it again\n", key.Name, path, err)
 	}
-	v, err := fn()
+	v, err = fn()
 	if err != nil {
 		return v, err
 	}
 	if err := store(path, v); err != nil {
-		return v, fmt.Errorf("kernelext.Cache %q: %w", key.Name, err)
+		fmt.Fprintf(warnings, "kernelext.Cache %q: result not cached, a later cell computes it again: %v\n", key.Name, err)
+	}
+	return v, nil
+}
+
+// warnings receives Cache's one-line reports of damaged and unwritable
+// cache files; tests replace it.
+var warnings io.Writer = os.Stderr
+
+// cacheMagic begins every cache file, followed by the hex SHA-256 of the
+// gob encoding that follows the header line.
+const cacheMagic = "cuqgnn-cache sha256:"
+
+// maxCacheBytes bounds a cache file read into memory: a trained run on OGBN
+// Arxiv's graph is some hundreds of MiB.
+const maxCacheBytes = 8 << 30
+
+// load reads the value stored at path, checking its checksum. An error
+// wrapping fs.ErrNotExist means nothing is stored; any other error means
+// the file is damaged.
+func load[T any](path string) (T, error) {
+	var v T
+	st, err := os.Stat(path)
+	if err != nil {
+		return v, err
+	}
+	if st.Size() > maxCacheBytes {
+		return v, fmt.Errorf("%d bytes, more than %d", st.Size(), maxCacheBytes)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return v, err
+	}
+	header, body, ok := bytes.Cut(b, []byte("\n"))
+	sum, hasMagic := bytes.CutPrefix(header, []byte(cacheMagic))
+	if !ok || !hasMagic {
+		return v, errors.New("no checksum header")
+	}
+	if got := sha256.Sum256(body); hex.EncodeToString(got[:]) != string(sum) {
+		return v, fmt.Errorf("checksum mismatch: SHA-256 %x, header says %.64s", got, sum)
+	}
+	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&v); err != nil {
+		return v, err
 	}
 	return v, nil
 }
 
 // store writes v to path atomically (a temporary file renamed over path),
-// so that an interrupted cell never leaves a partial file behind.
+// so that an interrupted cell never leaves a partial file behind, with the
+// checksum header load checks.
 func store(path string, v any) error {
+	var body bytes.Buffer
+	if err := gob.NewEncoder(&body).Encode(v); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(body.Bytes())
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -228,7 +281,11 @@ func store(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	err = errors.Join(gob.NewEncoder(f).Encode(v), f.Close())
+	_, err = fmt.Fprintf(f, "%s%x\n", cacheMagic, sum)
+	if err == nil {
+		_, err = f.Write(body.Bytes())
+	}
+	err = errors.Join(err, f.Close())
 	if err == nil {
 		err = os.Rename(f.Name(), path)
 	}

@@ -1,9 +1,13 @@
 package kernelext
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
@@ -134,5 +138,80 @@ func TestCacheOutsideGoNBComputes(t *testing.T) {
 	}
 	if calls != 2 {
 		t.Errorf("outside GoNB computed %d times, want every call", calls)
+	}
+}
+
+// TestCacheDetectsFlippedBits flips single bits of a cached result's file
+// and checks that every flip is either detected (a one-line warning, and
+// the result computed again) or harmless: the value Cache returns is
+// always the one fn computes.
+func TestCacheDetectsFlippedBits(t *testing.T) {
+	var warned bytes.Buffer
+	defer func(w io.Writer) { warnings = w }(warnings)
+	warnings = &warned
+	key := KeyOf("flips", 1)
+	t.Cleanup(func() { Forget("flips") })
+	want := []float64{0.25, -1.5, 3, 1e-3, 42}
+	calls := 0
+	compute := func() ([]float64, error) { calls++; return slices.Clone(want), nil }
+	if _, err := Cache(key, compute); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(cacheDir(), "flips-*.gob"))
+	if len(files) != 1 {
+		t.Fatalf("%d cache files, want 1", len(files))
+	}
+	good, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	detected := 0
+	for bit := 0; bit < 8*len(good); bit += 3 {
+		bad := slices.Clone(good)
+		bad[bit/8] ^= 1 << (bit % 8)
+		if err := os.WriteFile(files[0], bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		warned.Reset()
+		before := calls
+		v, err := Cache(key, compute)
+		if err != nil || !slices.Equal(v, want) {
+			t.Fatalf("bit %d flipped: Cache = %v, %v; want %v", bit, v, err, want)
+		}
+		if calls != before+1 {
+			t.Fatalf("bit %d flipped: not computed again", bit)
+		}
+		if lines := strings.Count(warned.String(), "\n"); lines != 1 || !strings.Contains(warned.String(), "damaged") {
+			t.Fatalf("bit %d flipped: warning %q, want one line saying the file is damaged", bit, warned.String())
+		}
+		detected++
+		// The recomputed result replaced the damaged file.
+		if again, err := os.ReadFile(files[0]); err != nil || !bytes.Equal(again, good) {
+			t.Fatalf("bit %d flipped: the file was not rewritten", bit)
+		}
+	}
+	if detected == 0 {
+		t.Fatal("no bit flipped")
+	}
+}
+
+// TestCacheUnwritableKeepsTheResult checks that a result that cannot be
+// stored is returned with a warning, not discarded.
+func TestCacheUnwritableKeepsTheResult(t *testing.T) {
+	var warned bytes.Buffer
+	defer func(w io.Writer) { warnings = w }(warnings)
+	warnings = &warned
+	dir := t.TempDir()
+	// A file where the cache directory should be: nothing can be stored.
+	if err := os.WriteFile(filepath.Join(dir, "cuqgnn-cache"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GONB_TMP_DIR", dir)
+	v, err := Cache(KeyOf("unwritable"), func() (int, error) { return 7, nil })
+	if err != nil || v != 7 {
+		t.Fatalf("Cache = %v, %v; want 7 and no error", v, err)
+	}
+	if !strings.Contains(warned.String(), "not cached") {
+		t.Errorf("warning %q, want one saying the result is not cached", warned.String())
 	}
 }

@@ -136,7 +136,9 @@ func graphOf[B Buildable](b B) *graph.Graph {
 // architecture, training schedule, seed), the split and the evaluation
 // graphs. A later cell that describes the same model gets the Run back at
 // once; changing the model, the split or the seed trains again.
-// Forget("train") drops every cached Run.
+// Forget("train") drops every cached Run. A cached Run whose file is
+// damaged is reported and trained again; a Run that cannot be cached (a
+// full disk) is returned with a warning on standard error.
 func Train[B Buildable](b B, split graph.Split, opts ...TrainOption) (*Run, error) {
 	if b == nil {
 		return nil, fmt.Errorf("kernelext.Train: nil builder")

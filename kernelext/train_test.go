@@ -1,7 +1,11 @@
 package kernelext
 
 import (
+	"bytes"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -96,5 +100,29 @@ func TestTrainEnsemble(t *testing.T) {
 	var none *cuq.EnsembleBuilder
 	if _, err := Train(none, split); err == nil || !strings.Contains(err.Error(), "nil builder") {
 		t.Errorf("nil ensemble builder: %v", err)
+	}
+}
+
+// TestTrainUnwritableCacheReturnsTheRun checks that Train returns a run it
+// finished, with a warning, when the cache cannot hold it.
+func TestTrainUnwritableCacheReturnsTheRun(t *testing.T) {
+	var warned bytes.Buffer
+	defer func(w io.Writer) { warnings = w }(warnings)
+	warnings = &warned
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cuqgnn-cache"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GONB_TMP_DIR", dir)
+	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
+	run, err := Train(cuq.CUQPPR(g).MaxEpochs(2), split, Quiet())
+	if err != nil {
+		t.Fatalf("Train: %v", err)
+	}
+	if run == nil || run.Pred == nil || run.Pred.Graph != g || len(run.Pred.TU) != g.N {
+		t.Fatalf("Train returned run %+v without its prediction", run)
+	}
+	if !strings.Contains(warned.String(), "not cached") {
+		t.Errorf("warning %q, want one saying the run is not cached", warned.String())
 	}
 }

@@ -76,7 +76,10 @@ func TestGridShardFromFlagAndEnvironment(t *testing.T) {
 		{nil, append(slices.Clone(slurm), "JOB_COMPLETION_INDEX=1", "CUQ_SHARD_COUNT=4"), "1/4", "notice: running shard 1/4 of the Slurm job array (SLURM_ARRAY_TASK_ID=2, SLURM_ARRAY_TASK_MIN=1, SLURM_ARRAY_TASK_MAX=4, SLURM_ARRAY_TASK_COUNT=4) and Kubernetes Indexed Job (JOB_COMPLETION_INDEX=1, CUQ_SHARD_COUNT=4)"},
 		{[]string{"-claim", "-shard", "1/2"}, nil, "error: grid: -shard 1/2 and -claim exclude each other", ""},
 		{[]string{"-claim", "-shard", "auto"}, slurm, "error: -shard auto and -claim exclude each other", ""},
-		{[]string{"-claim", "-lease", "0s"}, nil, "error: grid: -lease 0s must be positive", ""},
+		{[]string{"-claim", "-lease", "0s"}, nil, "error: grid: -lease 0s is below the minimum of 250ms", ""},
+		{[]string{"-claim", "-lease", "1ns"}, nil, "error: grid: -lease 1ns is below the minimum of 250ms", ""},
+		{[]string{"-claim", "-lease", "1ms"}, nil, "error: grid: -lease 1ms is below the minimum of 250ms", ""},
+		{[]string{"-claim", "-lease", "250ms"}, nil, "", ""},
 		{[]string{"-lease", "1m"}, nil, "error: grid: -lease needs -claim", ""},
 	} {
 		args := append([]string{"-datasets", "synthetic", "-out", t.TempDir()}, c.args...)
@@ -414,5 +417,22 @@ func TestClaimingWorkerTakesOverDamagedClaim(t *testing.T) {
 	}
 	if _, err := os.Stat(claim); !os.IsNotExist(err) {
 		t.Errorf("the damaged claim file stays: %v", err)
+	}
+}
+
+// -jobs beyond experiment.MaxWorkers is capped with a notice saying so.
+func TestGridJobsCapNotice(t *testing.T) {
+	var stderr strings.Builder
+	args := []string{"-datasets", "synthetic", "-out", t.TempDir(), "-jobs", "10000"}
+	if _, err := parseGrid(args, envOf(), &stderr); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("notice: -jobs 10000: running at most %d jobs at once", experiment.MaxWorkers())
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	stderr.Reset()
+	if _, err := parseGrid([]string{"-datasets", "synthetic", "-out", t.TempDir(), "-jobs", "2"}, envOf(), &stderr); err != nil || stderr.Len() > 0 {
+		t.Errorf("-jobs 2: %v, stderr %q", err, stderr.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,11 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	p := &gridProgress{w: stderr, quiet: cfg.quiet, bar: isTerminal(stderr) && !cfg.quiet}
+	if !cfg.quiet {
+		if err := printPlan(stderr, cfg); err != nil {
+			return err
+		}
+	}
 	sum, err := cfg.grid.Progress(p.event).Run(ctx)
 	p.finish()
 	if sum != nil && sum.PreviousGrid != "" {
@@ -53,6 +59,26 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return err
 }
 
+// printPlan prints the grid's size at once, before Run looks for finished
+// records (seconds for a large grid) and loads the datasets.
+func printPlan(w io.Writer, cfg *gridConfig) error {
+	spec, err := cfg.grid.Spec()
+	if err != nil {
+		return err
+	}
+	n, err := spec.NumJobs()
+	if err != nil {
+		return err
+	}
+	part := ""
+	if cfg.shard != "" {
+		part = fmt.Sprintf(", shard %s runs %d of them", cfg.shard, (n+spec.Shards-1-spec.Shard)/spec.Shards)
+	}
+	fmt.Fprintf(w, "grid: %d jobs (%d datasets, %d models, %d splits, %d inits; settings %s) in %s%s; looking for finished records and loading the data\n",
+		n, len(spec.Datasets), len(spec.Models), spec.Splits, spec.Inits, strings.Join(spec.Settings, ", "), cfg.out, part)
+	return nil
+}
+
 // gridConfig is a parsed grid command line.
 type gridConfig struct {
 	grid  *experiment.Grid
@@ -71,7 +97,7 @@ type gridConfig struct {
 func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (*gridConfig, error) {
 	fs := newFlagSet("grid", "[flags]", stderr)
 	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files")
-	dsList := fs.String("datasets", "", "comma-separated datasets ("+strings.Join(datasets.Names(), ", ")+", "+experiment.SyntheticName+"); default: the paper's datasets present in -data, or the synthetic graph when none is")
+	dsList := fs.String("datasets", "", "comma-separated datasets ("+strings.Join(datasets.Names(), ", ")+", "+experiment.SyntheticName+", or .npz files); default: the paper's datasets present in -data, or the synthetic graph when none is")
 	modelList := fs.String("models", strings.Join(experiment.Keys(experiment.AllModels), ","),
 		"comma-separated models: the paper's (default), or also "+strings.Join(experiment.Keys(experiment.ExtendedModels), ", "))
 	settingList := fs.String("settings", strings.Join(experiment.Names(experiment.AllSettings), ","),
@@ -81,7 +107,7 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	out := fs.String("out", "results", "output directory")
 	shard := fs.String("shard", "", "run only shard i of n, given as i/n with 0 ≤ i < n, or auto: the shard the environment assigns (a Slurm job array's SLURM_ARRAY_TASK_ID, a Kubernetes Indexed Job's JOB_COMPLETION_INDEX of CUQ_SHARD_COUNT); without -shard the environment's shard if it sets one, else the whole grid")
 	claim := fs.Bool("claim", false, "share -out with other workers of the same grid, here or on other machines: claim each job before running it, wait for the jobs of other workers and take over those whose claims expire")
-	lease := fs.Duration("lease", experiment.DefaultLease, "with -claim: how long a claim lasts without renewal (renewed four times per lease) before another worker takes its job over")
+	lease := fs.Duration("lease", experiment.DefaultLease, "with -claim: how long a claim lasts without renewal (renewed four times per lease) before another worker takes its job over; at least "+experiment.MinLease.String())
 	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: the paper's early stopping only)")
 	report := reportFlag(fs)
 	jobs := fs.Int("jobs", 1, "jobs run at once")
@@ -91,6 +117,9 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	}
 	if *out == "" {
 		return nil, fmt.Errorf("grid: -out must name a directory")
+	}
+	if *jobs > experiment.MaxWorkers() {
+		fmt.Fprintf(stderr, "notice: -jobs %d: running at most %d jobs at once (twice the %d CPUs in use); more would only add memory\n", *jobs, experiment.MaxWorkers(), runtime.GOMAXPROCS(0))
 	}
 	models, err := experiment.ParseModels(*modelList)
 	if err != nil {
@@ -111,7 +140,26 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 			names = []string{experiment.SyntheticName}
 		}
 	}
-	g := experiment.Paper().Datasets(names...).Models(models...).Settings(settings...).
+	g := experiment.Paper()
+	var registered []string
+	for _, name := range names {
+		if !isNPZ(name) {
+			registered = append(registered, name)
+		}
+	}
+	if len(registered) > 0 {
+		g.Datasets(registered...)
+	}
+	for _, name := range names {
+		if isNPZ(name) {
+			d, err := npzDataset(name, stderr)
+			if err != nil {
+				return nil, err
+			}
+			g.Dataset(d)
+		}
+	}
+	g.Models(models...).Settings(settings...).
 		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).Workers(*jobs).
 		Report(*report)
 	cfg := &gridConfig{grid: g, out: *out, claim: *claim, quiet: *quiet}
@@ -120,8 +168,8 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 		if *shard != "" {
 			return nil, fmt.Errorf("grid: -shard %s and -claim exclude each other: claiming workers take their jobs from the whole grid", *shard)
 		}
-		if *lease <= 0 {
-			return nil, fmt.Errorf("grid: -lease %v must be positive", *lease)
+		if *lease < experiment.MinLease {
+			return nil, fmt.Errorf("grid: -lease %v is below the minimum of %v: claims are renewed four times per lease, and shorter leases expire before a loaded machine renews them (across machines use minutes)", *lease, experiment.MinLease)
 		}
 		if env, err := experiment.ShardFromEnv(lookupEnv); env != nil || err != nil {
 			fmt.Fprintln(stderr, "notice: -claim: this worker takes its jobs from the whole grid; the environment's shard variables are ignored")

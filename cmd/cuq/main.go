@@ -3,8 +3,8 @@
 //
 // Usage:
 //
-//	cuq train  [-data DIR] -dataset NAME -model NAME [-split K] [-init K] [-loc]
-//	cuq grid   [-data DIR] [-datasets A,B] [-models M,N] [-settings S,T] [-splits N] [-inits N] [-out OUT] [-shard i/n|auto | -claim [-lease D]]
+//	cuq train  [-data DIR] -dataset NAME|FILE.npz -model NAME [-split K] [-init K] [-loc]
+//	cuq grid   [-data DIR] [-datasets A,FILE.npz] [-models M,N] [-settings S,T] [-splits N] [-inits N] [-out OUT] [-shard i/n|auto | -claim [-lease D]]
 //	cuq merge  -out OUT DIR...
 //	cuq report [-out OUT] DIR...
 //	cuq bench  [-data DIR] [-dataset NAME|FILE.npz] [-models M,N] [-epochs N] [-fit | -write-npz FILE]
@@ -13,7 +13,9 @@
 // train trains one model and prints its accuracy and OOD-detection AUROCs;
 // with -dataset synthetic, or without -dataset when CoraML's file is
 // missing, it runs on the synthetic CoraML-like graph; a dataset named with
-// -dataset that cannot be loaded is an error. grid runs the paper's grid (package
+// -dataset that cannot be loaded is an error; an .npz file is taken as
+// bench takes it (the graph named after the file, its last ⌊(C−1)/2⌋
+// classes left out), in train and grid alike. grid runs the paper's grid (package
 // experiment), writing one record per run under OUT/runs and, once
 // every run has a record, the tables OUT/tables/id_ood.csv,
 // OUT/tables/acc_rej_<type>_<dataset>.csv and the report OUT/report.html.
@@ -88,7 +90,7 @@ var errNoCommand = errors.New("no command")
 
 func main() {
 	tuneGC()
-	ctx, stop := interruptible(context.Background(), os.Stderr, os.Exit)
+	ctx, stop := interruptible(context.Background(), os.Stderr, interruptNote(os.Args[1:]), os.Exit)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
@@ -108,13 +110,22 @@ func exitCode(err error, stderr io.Writer) int {
 	return 1
 }
 
+// interruptNote returns what the first interrupt of the command line args
+// prints: the work it stops and what is kept.
+func interruptNote(args []string) string {
+	if len(args) > 0 && args[0] == "download" {
+		return "cuq: stopping the download; datasets already downloaded are kept, the partial file is removed (interrupt again to quit at once)"
+	}
+	return "cuq: stopping after the current epoch; finished runs are kept (interrupt again to quit at once)"
+}
+
 // interruptible returns a context that the first SIGINT or SIGTERM
-// cancels, so that the work stops after the current epoch and finished
-// runs are kept. A second signal calls exit at once with the shell's
-// status for it (128 + the signal number), even when the process is
-// blocked where no context reaches, such as opening a FIFO. stop ends the
-// handling.
-func interruptible(parent context.Context, stderr io.Writer, exit func(int)) (ctx context.Context, stop func()) {
+// cancels, printing note, so that the work stops after the current epoch
+// and finished runs are kept. A second signal calls exit at once with the
+// shell's status for it (128 + the signal number), even when the process
+// is blocked where no context reaches, such as opening a FIFO. stop ends
+// the handling.
+func interruptible(parent context.Context, stderr io.Writer, note string, exit func(int)) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -122,7 +133,7 @@ func interruptible(parent context.Context, stderr io.Writer, exit func(int)) (ct
 	go func() {
 		select {
 		case <-sigs:
-			fmt.Fprintln(stderr, "cuq: stopping after the current epoch; finished runs are kept (interrupt again to quit at once)")
+			fmt.Fprintln(stderr, note)
 			cancel()
 		case <-done:
 			return

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 // runCLI runs the command line with args and returns its output and error.
@@ -48,7 +51,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"grid", "-datasets", "CoraML,cora_ml", "-out", dir}, "dataset CoraML given twice"},
 		{[]string{"grid", "-datasets", " , ", "-out", dir}, `-datasets " , " names no dataset`},
 		{[]string{"grid", "-out", ""}, "-out must name a directory"},
-		{[]string{"grid", "-splits", "100000000000", "-out", dir}, "grid of more than 1000000 jobs"},
+		{[]string{"grid", "-splits", "100000000000", "-out", dir}, "grid of more than 100000 jobs, the most one grid may have"},
 		{[]string{"bench", "extra"}, "unexpected arguments"},
 		{[]string{"download"}, "name at least one dataset"},
 		{[]string{"download", "-data", dir, "CoraML,Karate"}, `unknown dataset "Karate"`},
@@ -253,5 +256,68 @@ func TestUsageAndExitCodes(t *testing.T) {
 	err = run(context.Background(), []string{"fly"}, &out, &errOut)
 	if code := exitCode(err, &errOut); code != 1 || !strings.Contains(err.Error(), "valid: train, grid, merge, report, bench, download") {
 		t.Errorf("unknown command: status %d, error %v", code, err)
+	}
+}
+
+// train and grid take an .npz file as their dataset, as bench does: the
+// graph is named after the file, and its last ⌊(C−1)/2⌋ classes are left
+// out in the leave-out-classes setting.
+func TestTrainAndGridAcceptNPZ(t *testing.T) {
+	g, err := datasets.CSBM(200, 4).Features(8).Seed(3).Name("ignored").Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mygraph.npz")
+	if err := datasets.WriteNPZ(path, g); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runCLI("train", "-dataset", path, "-model", "gkde", "-loc", "-quiet")
+	if err != nil || !strings.Contains(out, "GKDE on mygraph (200 nodes, 4 classes)") {
+		t.Fatalf("train on the npz: %v\n%s%s", err, out, errOut)
+	}
+	if !strings.Contains(errOut, "leaving out the last 1 of 4 classes") {
+		t.Errorf("train: stderr %q, want the left-out classes", errOut)
+	}
+	dir := t.TempDir()
+	out, errOut, err = runCLI("grid", "-datasets", path, "-models", "gkde", "-splits", "1", "-inits", "1", "-out", dir, "-quiet")
+	if err != nil || !strings.Contains(out, "tables in") {
+		t.Fatalf("grid on the npz: %v\n%s%s", err, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs", "mygraph", "gkde", "s01_i01_clean.json")); err != nil {
+		t.Errorf("grid on the npz: %v", err)
+	}
+	if _, _, err := runCLI("train", "-dataset", filepath.Join(dir, "none.npz"), "-model", "gkde"); err == nil || !strings.Contains(err.Error(), "none.npz") {
+		t.Errorf("missing npz: %v", err)
+	}
+}
+
+// The grid shows its plan before it looks for records or loads data (a
+// large grid printed nothing for 20 s).
+func TestGridPrintsPlanFirst(t *testing.T) {
+	out := t.TempDir()
+	_, stderr, err := runCLI("grid", "-datasets", "synthetic", "-models", "gkde,gpn", "-settings", "classification,loc", "-splits", "2", "-inits", "3", "-max-epochs", "2", "-out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// GKDE has one init: 2 splits × (1 + 3 inits) × 2 (clean, loc) jobs.
+	want := "grid: 16 jobs (1 datasets, 2 models, 2 splits, 3 inits; settings classification, loc) in " + out
+	if first, _, _ := strings.Cut(stderr, "\n"); !strings.HasPrefix(first, want) {
+		t.Errorf("first line of stderr %q, want %q", first, want)
+	}
+}
+
+// A grid of a million jobs is refused at once with the bound, before it
+// takes seconds and hundreds of MB to list and look for them.
+func TestGridRefusesAbsurdSplits(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	err := run(ctx, []string{"grid", "-datasets", "synthetic", "-models", "gkde", "-settings", "classification", "-inits", "1", "-splits", "1000000", "-out", t.TempDir()}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "grid of more than 100000 jobs, the most one grid may have") {
+		t.Errorf("error %v, want the bound of 100000 jobs", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("refusing took %v", d)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,7 +165,9 @@ func TestSecondInterruptQuits(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(raw, "node-label.csv.gz"), 0o644); err != nil {
 		t.Skipf("no FIFO: %v", err)
 	}
-	cmd := exec.Command(os.Args[0], "train", "-data", dir, "-dataset", "arxiv", "-model", "gkde", "-quiet")
+	// bench loads its graph where no context reaches (train's load
+	// ends at the first interrupt: TestTrainStopsWhileLoading).
+	cmd := exec.Command(os.Args[0], "bench", "-data", dir, "-dataset", "arxiv", "-models", "gkde")
 	cmd.Env = append(os.Environ(), "CUQ_TEST_MAIN=1")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
@@ -211,7 +214,7 @@ func TestSecondInterruptQuits(t *testing.T) {
 func TestInterruptible(t *testing.T) {
 	var stderr syncBuffer
 	code := make(chan int, 1)
-	ctx, stop := interruptible(context.Background(), &stderr, func(c int) { code <- c })
+	ctx, stop := interruptible(context.Background(), &stderr, "stopping", func(c int) { code <- c })
 	defer stop()
 	self, _ := os.FindProcess(os.Getpid())
 	self.Signal(syscall.SIGTERM)
@@ -248,4 +251,61 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// An interrupt of cuq download speaks of the download, not of an epoch.
+func TestDownloadInterruptNotice(t *testing.T) {
+	// A server that accepts connections and never answers: the download
+	// waits in its TLS handshake.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	cmd := exec.Command(os.Args[0], "download", "-data", t.TempDir(), "-mirror", "https://"+ln.Addr().String(), "CoraML")
+	cmd.Env = append(os.Environ(), "CUQ_TEST_MAIN=1")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+	time.Sleep(time.Second)
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the interrupt did not end the download; stderr:\n%s", stderr.String())
+	}
+	got := stderr.String()
+	if strings.Contains(got, "epoch") || !strings.Contains(got, "stopping the download") {
+		t.Errorf("stderr:\n%s\nwant a notice about stopping the download, none about epochs", got)
+	}
+}
+
+// An interrupt while train loads its dataset ends the wait for the load.
+func TestTrainStopsWhileLoading(t *testing.T) {
+	dir := testenv.RequireDatasets(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	err := run(ctx, []string{"train", "-data", dir, "-dataset", "AmazonComputers", "-model", "gkde", "-quiet"}, &stdout, &stderr)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 300*time.Millisecond {
+		t.Errorf("the interrupt took %v to end the load", d)
+	}
 }

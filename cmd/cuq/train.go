@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/experiment"
@@ -42,7 +44,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *maxEpochs < 0 {
 		return fmt.Errorf("train: -max-epochs %d: want 0 (early stopping only) or a positive cap", *maxEpochs)
 	}
-	d, err := run.load(stderr)
+	d, err := run.load(ctx, stderr)
 	if err != nil {
 		return err
 	}
@@ -105,7 +107,7 @@ func newRunFlags(name, synopsis string, models []string, stderr io.Writer) *runF
 	fs := newFlagSet(name, synopsis, stderr)
 	r := &runFlags{fs: fs}
 	fs.StringVar(&r.dataDir, "data", datasets.Dir(), "directory holding the dataset files")
-	fs.StringVar(&r.name, "dataset", "CoraML", "dataset ("+strings.Join(datasets.Names(), ", ")+", or synthetic)")
+	fs.StringVar(&r.name, "dataset", "CoraML", "dataset ("+strings.Join(datasets.Names(), ", ")+", synthetic, or an .npz file)")
 	fs.StringVar(&r.model, "model", "", "model ("+strings.Join(models, ", ")+")")
 	fs.IntVar(&r.split, "split", 1, "split number (1-based)")
 	fs.IntVar(&r.init, "init", 1, "initialisation number (1-based)")
@@ -113,15 +115,31 @@ func newRunFlags(name, synopsis string, models []string, stderr io.Writer) *runF
 }
 
 // load rejects a split or initialisation numbered below 1 and loads the
-// chosen dataset (see loadOrSynthetic).
-func (r *runFlags) load(stderr io.Writer) (*experiment.Dataset, error) {
+// chosen dataset (see loadOrSynthetic). An interrupt (ctx) ends the wait
+// for a dataset that takes seconds to load.
+func (r *runFlags) load(ctx context.Context, stderr io.Writer) (*experiment.Dataset, error) {
 	switch {
 	case r.split < 1:
 		return nil, fmt.Errorf("%s: -split %d: splits are numbered from 1", r.fs.Name(), r.split)
 	case r.init < 1:
 		return nil, fmt.Errorf("%s: -init %d: initialisations are numbered from 1", r.fs.Name(), r.init)
 	}
-	return loadOrSynthetic(r.name, r.dataDir, flagSet(r.fs, "dataset"), stderr)
+	type loaded struct {
+		d   *experiment.Dataset
+		err error
+	}
+	done := make(chan loaded, 1)
+	explicit := flagSet(r.fs, "dataset")
+	go func() {
+		d, err := loadOrSynthetic(r.name, r.dataDir, explicit, stderr)
+		done <- loaded{d, err}
+	}()
+	select {
+	case l := <-done:
+		return l.d, l.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: interrupted while loading %s: %w", r.fs.Name(), r.name, ctx.Err())
+	}
 }
 
 // loadOrSynthetic loads the named dataset, or datasets.Synthetic with a
@@ -129,6 +147,9 @@ func (r *runFlags) load(stderr io.Writer) (*experiment.Dataset, error) {
 // explicitly and its file is missing. A dataset the user named that
 // cannot be loaded is an error.
 func loadOrSynthetic(name, dir string, explicit bool, stderr io.Writer) (*experiment.Dataset, error) {
+	if isNPZ(name) {
+		return npzDataset(name, stderr)
+	}
 	if strings.EqualFold(name, experiment.SyntheticName) {
 		fmt.Fprintln(stderr, "notice: running on the synthetic CoraML-like graph (datasets.Synthetic: CSBM, 3000 nodes, 7 classes)")
 		return experiment.LoadDataset(experiment.SyntheticName, dir)
@@ -142,6 +163,33 @@ func loadOrSynthetic(name, dir string, explicit bool, stderr io.Writer) (*experi
 		return experiment.LoadDataset(experiment.SyntheticName, dir)
 	}
 	return d, err
+}
+
+// isNPZ reports whether a -dataset value names an .npz file rather than
+// a registered dataset.
+func isNPZ(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".npz") }
+
+// loadNPZ loads the .npz file at path (datasets.LoadNPZ) as bench, train
+// and grid take it: the graph is named after the file.
+func loadNPZ(path string) (*graph.Graph, error) {
+	return datasets.LoadNPZ(path, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+}
+
+// npzDataset loads the .npz file at path (see loadNPZ) as a dataset whose
+// last ⌊(C−1)/2⌋ classes (at least one) are left out in the
+// leave-out-classes setting, saying so on stderr.
+func npzDataset(path string, stderr io.Writer) (*experiment.Dataset, error) {
+	g, err := loadNPZ(path)
+	if err != nil {
+		return nil, err
+	}
+	k := max(1, (g.NumClasses-1)/2)
+	d, err := experiment.NewDataset(g, k)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	fmt.Fprintf(stderr, "notice: %s: graph %s, leaving out the last %d of %d classes in the leave-out-classes setting\n", path, g.Name, k, g.NumClasses)
+	return d, nil
 }
 
 // flagSet reports whether the flag name was given on the command line.
