@@ -109,8 +109,8 @@ func (t *CSBMTruth) Uncertainty(g *graph.Graph, observed []int) (GroundTruth, er
 	}
 	for i, y := range g.Labels {
 		la, lt := alea.At(i, y), total.At(i, y)
-		u.Total[i] = -math.Expm1(lt)
-		u.Aleatoric[i] = -math.Expm1(la)
+		u.Total[i] = oneMinusExp(lt)
+		u.Aleatoric[i] = oneMinusExp(la)
 		u.Epistemic[i] = la - lt
 	}
 	return u, nil
@@ -645,6 +645,9 @@ func normaliseLog(row []float64) error {
 	}
 	return nil
 }
+
+// oneMinusExp is 1 − eˡ, accurate for l near 0 and +0 (not −0) at l = 0.
+func oneMinusExp(l float64) float64 { return 0 - math.Expm1(l) }
 
 func expDense(lp *tensor.Dense) *tensor.Dense {
 	out := tensor.New(lp.Rows, lp.Cols)
