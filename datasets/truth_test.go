@@ -376,6 +376,29 @@ func TestTotalMeanFieldOneUnobserved(t *testing.T) {
 	}
 }
 
+// With homophily 1/C the edges carry no class information (p_in = p_out),
+// the joint factorises over the nodes, and mean field is exact.
+func TestTotalMeanFieldUninformativeEdges(t *testing.T) {
+	g, truth, err := datasets.CSBM(16, 2).BernoulliEdges().Homophily(0.5).AvgDegree(4).Features(3).Seed(6).DoneWithTruth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	observed := []int{0, 5, 9}
+	ex, err := truth.Total(g, observed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf, err := truth.TotalMeanField(g, observed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range ex.Data {
+		if d := math.Abs(ex.Data[k] - mf.Data[k]); d > 1e-12 {
+			t.Fatalf("entry %d: mean field %v, exact %v", k, mf.Data[k], ex.Data[k])
+		}
+	}
+}
+
 // The Bayes-optimal posterior is calibrated under its own generator: among
 // nodes whose largest aleatoric probability is about q, the label equals the
 // arg max for a fraction q of them. Pooled over three graphs of 3000 nodes,
