@@ -18,6 +18,7 @@ package truth
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -290,38 +291,36 @@ func (t Table) Markdown() string {
 		h, s    float64
 		measure uq.Measure
 	}
+	type sums struct{ rho, nRho, auroc, nAUROC, acc, bayes, n float64 }
 	var keys []key
-	sums := map[key]*[5]float64{} // Spearman, n, AUROC, n, accuracy
-	bayes := map[key]float64{}
+	acc := map[key]*sums{}
 	for _, r := range t {
 		k := key{r.Model, r.Homophily, r.Signal, r.Measure}
-		if sums[k] == nil {
+		a := acc[k]
+		if a == nil {
 			keys = append(keys, k)
-			sums[k] = new([5]float64)
+			a = &sums{}
+			acc[k] = a
 		}
-		a := sums[k]
-		if r.Spearman == r.Spearman {
-			a[0] += r.Spearman
-			a[1]++
+		if !math.IsNaN(r.Spearman) {
+			a.rho += r.Spearman
+			a.nRho++
 		}
-		if r.AUROC == r.AUROC {
-			a[2] += r.AUROC
-			a[3]++
+		if !math.IsNaN(r.AUROC) {
+			a.auroc += r.AUROC
+			a.nAUROC++
 		}
-		a[4] += r.Accuracy
-		bayes[k] += r.BayesAccuracy
-	}
-	count := map[key]float64{}
-	for _, r := range t {
-		count[key{r.Model, r.Homophily, r.Signal, r.Measure}]++
+		a.acc += r.Accuracy
+		a.bayes += r.BayesAccuracy
+		a.n++
 	}
 	var b strings.Builder
 	b.WriteString("| model | h | s | measure | ground truth | Spearman | AUROC | accuracy | Bayes accuracy |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range keys {
-		a, n := sums[k], count[k]
+		a := acc[k]
 		fmt.Fprintf(&b, "| %s | %g | %g | %s | %s | %.3f | %.3f | %.3f | %.3f |\n",
-			k.model, k.h, k.s, k.measure, TruthOf(k.measure), a[0]/a[1], a[2]/a[3], a[4]/n, bayes[k]/n)
+			k.model, k.h, k.s, k.measure, TruthOf(k.measure), a.rho/a.nRho, a.auroc/a.nAUROC, a.acc/a.n, a.bayes/a.n)
 	}
 	return b.String()
 }

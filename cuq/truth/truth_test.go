@@ -142,3 +142,14 @@ func TestSweepTrainedModels(t *testing.T) {
 		t.Errorf("%d rows checked, want 6", checked)
 	}
 }
+
+func TestTableMarkdown(t *testing.T) {
+	table := truth.Table{
+		{Model: "GPN", Homophily: 0.9, Signal: 2, Seed: 1, Measure: uq.AU, Truth: truth.Aleatoric, Spearman: 0.2, AUROC: 0.6, Accuracy: 0.9, BayesAccuracy: 1},
+		{Model: "GPN", Homophily: 0.9, Signal: 2, Seed: 2, Measure: uq.AU, Truth: truth.Aleatoric, Spearman: math.NaN(), AUROC: 0.8, Accuracy: 0.8, BayesAccuracy: 0.9},
+	}
+	want := "| GPN | 0.9 | 2 | AU | aleatoric | 0.200 | 0.700 | 0.850 | 0.950 |\n"
+	if got := table.Markdown(); !strings.HasSuffix(got, want) || strings.Count(got, "\n") != 3 {
+		t.Errorf("Markdown:\n%s\nwant a header and the line\n%s", got, want)
+	}
+}
