@@ -17,6 +17,8 @@ type CSBMConfig struct {
 	nodes     int
 	homophily float64
 	avgDegree float64
+	bernoulli bool      // independent edges and i.i.d. labels (BernoulliEdges)
+	prior     []float64 // class prior of BernoulliEdges, nil for uniform
 }
 
 // CSBM starts a contextual stochastic block model with the given numbers of
@@ -27,7 +29,9 @@ type CSBMConfig struct {
 // uniform node of another class. Duplicate pairs are coalesced, so the
 // realised edge count is slightly below M and the edge homophily (fraction
 // of intra-class edges) is close to h; h = 1/C gives a graph whose edges
-// carry no class information.
+// carry no class information. This pair-sampling process is the default;
+// BernoulliEdges selects the independent-edge model whose exact posterior
+// DoneWithTruth provides.
 //
 // Defaults: homophily 0.8, average degree 5, 32 Gaussian features with
 // signal 1 (see Features and BagOfWords), seed 1.
@@ -49,6 +53,10 @@ func (c *CSBMConfig) Done() (*graph.Graph, error) {
 	if err := c.validate(); err != nil {
 		return nil, fmt.Errorf("datasets.CSBM: %w", err)
 	}
+	if c.bernoulli {
+		g, _, err := c.bernoulliGraph()
+		return g, err
+	}
 	r := c.rand(0x63736d62)
 	labels, members := blockLabels(c.nodes, c.classes)
 	m := int(math.Round(float64(c.nodes) * c.avgDegree / 2))
@@ -68,6 +76,14 @@ func (c *CSBMConfig) validate() error {
 	}
 	if !(c.avgDegree >= 0 && c.avgDegree <= float64(c.nodes-1)/2) {
 		return fmt.Errorf("average degree %v outside [0, (N-1)/2 = %v]", c.avgDegree, float64(c.nodes-1)/2)
+	}
+	if c.prior != nil && !c.bernoulli {
+		return fmt.Errorf("a class prior needs BernoulliEdges: the default process gives class c the nodes ⌊i·C/N⌋ = c")
+	}
+	if c.bernoulli {
+		if err := c.validateBernoulli(); err != nil {
+			return err
+		}
 	}
 	return c.features.validate()
 }

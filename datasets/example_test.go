@@ -60,3 +60,22 @@ func ExampleDownload() {
 	}
 	fmt.Println(g.N, len(split.Train), len(split.Val), len(split.Test))
 }
+
+func ExampleCSBMConfig_DoneWithTruth() {
+	g, truth, err := datasets.CSBM(300, 3).BernoulliEdges().Homophily(0.9).AvgDegree(5).Seed(1).DoneWithTruth()
+	if err != nil {
+		log.Fatal(err)
+	}
+	// p_in = h·d·C/(N−1), p_out = (1−h)·d·C/((N−1)(C−1)) under a uniform prior.
+	fmt.Printf("p_in %.5f, p_out %.5f\n", truth.PIn, truth.POut)
+	train := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	u, err := truth.Uncertainty(g, train)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// 290 unobserved nodes: the total posterior is the mean-field one.
+	fmt.Println(len(u.Aleatoric), u.Exact, u.Total[0])
+	// Output:
+	// p_in 0.04515, p_out 0.00251
+	// 300 false 0
+}

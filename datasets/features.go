@@ -55,6 +55,14 @@ func (f featureModel) validate() error {
 // class's block with probability s and from the whole vocabulary otherwise
 // (uniformly in either case). x_ij = 1 when word j occurs. Stored as CSR.
 func (f featureModel) generate(r *rand.Rand, labels []int, numClasses int) tensor.Matrix {
+	x, _ := f.generateWithMeans(r, labels, numClasses)
+	return x
+}
+
+// generateWithMeans is generate that also returns, for Gaussian features,
+// the numClasses×dim matrix of the class means s·μ_c of x (nil for bag of
+// words). The random draws are those of generate.
+func (f featureModel) generateWithMeans(r *rand.Rand, labels []int, numClasses int) (tensor.Matrix, *tensor.Dense) {
 	n := len(labels)
 	if f.kind == gaussianFeatures {
 		mu := make([]float64, numClasses*f.dim)
@@ -69,16 +77,19 @@ func (f featureModel) generate(r *rand.Rand, labels []int, numClasses int) tenso
 				row[j] = float64(f.signal*m[j]) + r.NormFloat64()
 			}
 		}
-		return x
+		means := tensor.New(numClasses, f.dim)
+		for k, m := range mu {
+			means.Data[k] = f.signal * m
+		}
+		return x, means
 	}
-	block := max(f.dim/numClasses, 1)
 	ri := make([]int, 0, n*f.words)
 	ci := make([]int, 0, n*f.words)
 	for i, y := range labels {
 		for range f.words {
 			var w int
 			if r.Float64() < f.signal {
-				lo := min(y*block, f.dim-block)
+				lo, block := f.topic(y, numClasses)
 				w = lo + r.IntN(block)
 			} else {
 				w = r.IntN(f.dim)
@@ -91,5 +102,13 @@ func (f featureModel) generate(r *rand.Rand, labels []int, numClasses int) tenso
 	for k := range x.Val {
 		x.Val[k] = 1
 	}
-	return x
+	return x, nil
+}
+
+// topic returns the first word and the size of class y's topic block of
+// bag-of-words features: block = max(⌊dim/C⌋, 1) words from
+// lo = min(y·block, dim − block).
+func (f featureModel) topic(y, numClasses int) (lo, block int) {
+	block = max(f.dim/numClasses, 1)
+	return min(y*block, f.dim-block), block
 }
