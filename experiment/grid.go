@@ -400,176 +400,112 @@ func (g *Grid) Run(ctx context.Context) (*Summary, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	x, err := g.plan(ctx)
+	if err != nil {
+		return x.sum, err
+	}
+	release, err := g.prepare(ctx, spec, x)
+	if err != nil {
+		return x.sum, err
+	}
+	defer release()
+	x.run(ctx)
+	sum := x.sum
+	if err := ctx.Err(); err != nil {
+		return sum, err
+	}
+	if x.unsaved != nil {
+		return sum, fmt.Errorf("experiment: stopped after a record could not be saved; free space on the disk of %s (or make it writable) and rerun to go on, the finished records are kept: %w", g.out, x.unsaved)
+	}
+	if sum.Complete, err = g.complete(spec); err != nil {
+		return sum, err
+	}
+	if sum.Complete {
+		if err := g.writeResults(spec); err != nil {
+			return sum, err
+		}
+	}
+	if len(sum.Failed) > 0 {
+		return sum, fmt.Errorf("experiment: %d of %d jobs failed: %w", len(sum.Failed), len(x.todo), errors.Join(sum.Failed...))
+	}
+	return sum, nil
+}
+
+// plan returns the execution of the grid's shard: the jobs without a
+// finished record, in run order (runOrder), and the damaged records
+// among theirs. It stops on ctx, checked every 256 jobs, for looking for
+// 100,000 records takes seconds.
+func (g *Grid) plan(ctx context.Context) (*execution, error) {
 	jobs, err := g.ShardJobs()
 	if err != nil {
-		return nil, err
+		return &execution{}, err
 	}
-	sum := &Summary{Jobs: len(jobs)}
-	var todo []Job
-	damagedAt := map[string]string{} // damaged record files by job path
+	x := &execution{g: g, sum: &Summary{Jobs: len(jobs)}, damagedAt: map[string]string{}}
 	for i, j := range jobs {
-		// Looking for 100,000 records takes seconds: an interrupt must
-		// not wait for it.
 		if i%256 == 0 && ctx.Err() != nil {
-			return sum, ctx.Err()
+			return x, ctx.Err()
 		}
 		done, damaged := g.finished(j)
 		if done {
-			sum.Skipped++
+			x.sum.Skipped++
 			continue
 		}
 		if damaged != "" {
-			damagedAt[j.Path()] = damaged
+			x.damagedAt[j.Path()] = damaged
 		}
-		todo = append(todo, j)
+		x.todo = append(x.todo, j)
 	}
-	todo = runOrder(todo)
-	emit := func(e Event) {
-		if g.progress != nil {
-			e.Total, e.Skipped = len(todo), sum.Skipped
-			g.progress(e)
-		}
-	}
-	for _, j := range todo {
+	x.todo = runOrder(x.todo)
+	return x, nil
+}
+
+// prepare checks before the first epoch what can fail early: every
+// dataset file the jobs need is there, the output directory takes the
+// grid's Spec (and its lock, which release gives back), and every dataset
+// loads.
+func (g *Grid) prepare(ctx context.Context, spec *Spec, x *execution) (release func(), err error) {
+	for _, j := range x.todo {
 		if _, ok := g.memory[j.Dataset]; !ok && j.Dataset != SyntheticName {
 			if _, err := datasetFile(j.Dataset, g.dataDir); err != nil {
-				return sum, err
+				return nil, err
 			}
 		}
 	}
 	previous, release, err := g.prepareOut(spec)
 	if err != nil {
-		return sum, err
+		return nil, err
 	}
-	defer release()
-	sum.PreviousGrid = previous
-	loader := &datasetCache{dir: g.dataDir, memory: g.memory, loaded: map[string]*Dataset{}}
-	for _, j := range todo {
-		if err := loader.load(ctx, j.Dataset); err != nil {
-			return sum, err
+	x.sum.PreviousGrid = previous
+	x.loader = &datasetCache{dir: g.dataDir, memory: g.memory, loaded: map[string]*Dataset{}}
+	for _, j := range x.todo {
+		if err := x.loader.load(ctx, j.Dataset); err != nil {
+			release()
+			return nil, err
 		}
 	}
-	var queue *claimQueue
-	var mu sync.Mutex // guards sum, done, handed and unsaved, and serialises emit
-	done, handed := 0, 0
-	// A record that cannot be saved (a full disk) stops the grid: every
-	// other job would be trained for nothing. stopRun ends the handing
-	// out of jobs; the jobs running finish.
-	runCtx, stopRun := context.WithCancel(ctx)
-	defer stopRun()
-	var unsaved error
-	// report counts an event's job in sum and emits the event.
-	report := func(e Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e.Kind {
-		case Finished:
-			done++
-			sum.Ran++
-			if path, ok := damagedAt[e.Job.Path()]; ok {
-				sum.Redone = append(sum.Redone, path)
-			}
-		case Failed:
-			done++
-			sum.Failed = append(sum.Failed, e.Err)
-		case TakenOver:
-			sum.TakenOver = append(sum.TakenOver, fmt.Sprintf("%v: %s", e.Job, e.Note))
-		}
-		e.Done = done
-		if queue != nil {
-			e.Done += int(queue.elsewhere.Load())
-		}
-		emit(e)
-	}
-	// next hands the workers their jobs: in run order, or in a claiming
-	// grid the next one claimed.
-	next := func(ctx context.Context) (j Job, c *claim, ok bool, err error) {
-		if queue != nil {
-			return queue.next(ctx)
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if handed == len(todo) || ctx.Err() != nil {
-			return Job{}, nil, false, nil
-		}
-		handed++
-		return todo[handed-1], nil, true, nil
-	}
-	if g.lease > 0 {
-		queue = &claimQueue{g: g, w: newClaimer(g.lease), pending: slices.Clone(todo), notify: report}
-	}
-	emit(Event{Kind: Planned})
-	var wg sync.WaitGroup
-	for range min(max(1, g.workers), MaxWorkers(), max(1, len(todo))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				j, c, ok, err := next(runCtx)
-				if !ok {
-					return
-				}
-				if err != nil {
-					report(Event{Kind: Failed, Job: j, Err: err})
-					continue
-				}
-				report(Event{Kind: Started, Job: j})
-				start := time.Now()
-				err = g.runOne(ctx, loader, j, c)
-				elapsed := time.Since(start)
-				var save *saveError
-				if errors.As(err, &save) {
-					mu.Lock()
-					if unsaved == nil {
-						unsaved = err
-					}
-					mu.Unlock()
-					stopRun()
-				}
-				switch {
-				case err != nil && ctx.Err() != nil:
-				case errors.Is(err, errClaimLost):
-					queue.requeue(j)
-					report(Event{Kind: Abandoned, Job: j, Note: err.Error(), Elapsed: elapsed})
-				case err != nil:
-					report(Event{Kind: Failed, Job: j, Err: err, Elapsed: elapsed})
-				default:
-					report(Event{Kind: Finished, Job: j, Elapsed: elapsed})
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if queue != nil {
-		sum.Elsewhere = int(queue.elsewhere.Load())
-	}
-	if err := ctx.Err(); err != nil {
-		return sum, err
-	}
-	if unsaved != nil {
-		return sum, fmt.Errorf("experiment: stopped after a record could not be saved; free space on the disk of %s (or make it writable) and rerun to go on, the finished records are kept: %w", g.out, unsaved)
-	}
+	return release, nil
+}
+
+// complete reports whether every job of the grid, all shards, has a
+// finished record.
+func (g *Grid) complete(spec *Spec) (bool, error) {
 	all, err := spec.Jobs()
 	if err != nil {
-		return sum, err
+		return false, err
 	}
-	sum.Complete = !slices.ContainsFunc(all, func(j Job) bool { done, _ := g.finished(j); return !done })
-	if sum.Complete {
-		res, err := collectGrid([]*Spec{spec}, []string{g.out})
-		if err == nil {
-			err = res.WriteTables(g.out)
-		}
-		if err == nil {
-			err = res.WriteReport(g.out, g.report)
-		}
-		if err != nil {
-			return sum, err
-		}
+	return !slices.ContainsFunc(all, func(j Job) bool { done, _ := g.finished(j); return !done }), nil
+}
+
+// writeResults writes the tables and the report of the complete grid.
+func (g *Grid) writeResults(spec *Spec) error {
+	res, err := collectGrid([]*Spec{spec}, []string{g.out})
+	if err != nil {
+		return err
 	}
-	if len(sum.Failed) > 0 {
-		return sum, fmt.Errorf("experiment: %d of %d jobs failed: %w", len(sum.Failed), len(todo), errors.Join(sum.Failed...))
+	if err := res.WriteTables(g.out); err != nil {
+		return err
 	}
-	return sum, nil
+	return res.WriteReport(g.out, g.report)
 }
 
 // prepareOut creates the output directory and its runs directory, checks

@@ -11,7 +11,7 @@
 // and EU, EU_PC and EU_SO with the epistemic
 // ln p(yᵢ | X, A, y₋ᵢ) − ln p(yᵢ | X, A, y_train), by Spearman's rank
 // correlation and by the AUROC of detecting the nodes in the ground
-// truth's top fraction q (package eval). docs/groundtruth.md holds the
+// truth's top fraction q (package eval). docs/guide/groundtruth.md holds the
 // definitions and measured results.
 package truth
 
