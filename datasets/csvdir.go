@@ -250,25 +250,16 @@ func loadCSV(fsys fs.FS, dir string) (*Loaded, error) {
 		if err != nil {
 			return fmt.Errorf("destination: %w", err)
 		}
-		rep.EdgeRows++
-		if u == v {
-			rep.SelfLoops++
-			return nil
-		}
 		src, dst = append(src, u), append(dst, v)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	directed, err := tensor.FromCOO(n, n, src, dst, nil)
+	adj, err := undirected(n, src, dst, &rep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", at("edges"), err)
 	}
-	adj := graph.ToUndirected(directed)
-	rep.Duplicates = len(src) - directed.NNZ()
-	rep.Mirrored = adj.NNZ() - directed.NNZ()
-	rep.Edges = adj.NNZ() / 2
 
 	// Split.
 	var split *graph.Split
@@ -596,4 +587,31 @@ func delimiter(br *bufio.Reader, tsv bool) rune {
 		return '\t'
 	}
 	return ','
+}
+
+// undirected returns the n×n adjacency of the edges (src[k], dst[k]), all
+// in [0, n): the 0/1 pattern of A + Aᵀ without diagonal. It counts in rep
+// the edge rows, the self loops dropped, the repeated rows coalesced, the
+// reverse edges added and the undirected edges.
+func undirected(n int, src, dst []int, rep *Report) (*tensor.CSR, error) {
+	rep.EdgeRows = len(src)
+	k := 0
+	for e := range src {
+		if src[e] == dst[e] {
+			rep.SelfLoops++
+			continue
+		}
+		src[k], dst[k] = src[e], dst[e]
+		k++
+	}
+	src, dst = src[:k], dst[:k]
+	directed, err := tensor.FromCOO(n, n, src, dst, nil)
+	if err != nil {
+		return nil, err
+	}
+	adj := graph.ToUndirected(directed)
+	rep.Duplicates = k - directed.NNZ()
+	rep.Mirrored = adj.NNZ() - directed.NNZ()
+	rep.Edges = adj.NNZ() / 2
+	return adj, nil
 }
