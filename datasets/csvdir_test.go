@@ -248,3 +248,30 @@ func TestWriteCSVSharedRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadCSVHostileSizes: a sparse feature index near MaxFeatures makes a
+// graph of that many columns without reserving memory for them.
+func TestLoadCSVHostileSizes(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"labels.csv":          "a,0\nb,0\n",
+		"edges.csv":           "a,b\n",
+		"sparse_features.csv": "a,16777215,1\n",
+	})
+	var l *datasets.Loaded
+	var err error
+	alloc := testenv.AllocatedBy(func() { l, err = datasets.LoadCSV(dir) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Graph.NumFeatures() != datasets.MaxFeatures {
+		t.Errorf("%d features, want %d", l.Graph.NumFeatures(), datasets.MaxFeatures)
+	}
+	if alloc > 1<<20 {
+		t.Errorf("allocated %d bytes for a 2-node graph", alloc)
+	}
+	if _, err := datasets.LoadCSV(writeFiles(t, map[string]string{
+		"labels.csv": "a,0\nb,0\n", "edges.csv": "a,b\n", "sparse_features.csv": "a,16777216,1\n",
+	})); err == nil || !strings.Contains(err.Error(), "sparse_features.csv line 1: feature \"16777216\", want a column index in [0, 16777216)") {
+		t.Errorf("feature beyond MaxFeatures: %v", err)
+	}
+}
