@@ -8,6 +8,11 @@
 // teaching. WriteNPZ writes any graph in the gnn-benchmark .npz layout, so
 // that other programs (the PyTorch baselines) read the very same graph.
 //
+// LoadPath reads a graph of the user's own: a directory of CSV files
+// (LoadCSV, written by WriteCSV), an OGB directory, or an .npz file in the
+// gnn-benchmark layout or as exported from PyTorch Geometric or DGL; IsPath
+// tells such a path from a registry name.
+//
 // Every loader processes its files as PyTorch Geometric does for the
 // reference implementation, so node, edge, feature and class counts equal
 // PyG's, and every loader returns an error naming the file and the problem
