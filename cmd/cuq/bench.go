@@ -32,7 +32,7 @@ const arxivLikeName = "arxivlike"
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", "[-data DIR] [-dataset NAME|FILE.npz] [-models M,N] [-epochs N] [-fit | -write-npz FILE]", stderr)
 	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files ($CUQ_DATA, else the user cache directory)")
-	name := fs.String("dataset", "CoraML", "dataset name, synthetic, "+arxivLikeName+" (synthetic, OGBN Arxiv's size), or an .npz file")
+	name := fs.String("dataset", "CoraML", "dataset name, synthetic, "+arxivLikeName+" (synthetic, OGBN Arxiv's size), or a path: an .npz file, a directory of CSV files or an OGB directory")
 	writeNPZ := fs.String("write-npz", "", "write the benchmark graph to this .npz file and time nothing")
 	models := fs.String("models", strings.Join(experiment.Keys(experiment.AllModels), ","), "comma-separated models (the paper's by default)")
 	epochs := fs.Int("epochs", 50, "timed training epochs per model (evaluation passes: epochs/5)")
@@ -107,10 +107,12 @@ func benchGraph(name, dir string, explicit bool, stderr io.Writer) (*graph.Graph
 		if g, err = datasets.ArxivLike(1); err != nil {
 			return nil, graph.Split{}, err
 		}
-	case isNPZ(name):
-		if g, err = loadNPZ(name); err != nil {
+	case isPath(name):
+		l, err := loadPath(name)
+		if err != nil {
 			return nil, graph.Split{}, err
 		}
+		g, official = l.Graph, l.Split
 	default:
 		d, err := loadOrSynthetic(name, dir, explicit, stderr)
 		if err != nil {

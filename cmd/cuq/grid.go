@@ -97,7 +97,7 @@ type gridConfig struct {
 func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.Writer) (*gridConfig, error) {
 	fs := newFlagSet("grid", "[flags]", stderr)
 	dataDir := fs.String("data", datasets.Dir(), "directory holding the dataset files")
-	dsList := fs.String("datasets", "", "comma-separated datasets ("+strings.Join(datasets.Names(), ", ")+", "+experiment.SyntheticName+", or .npz files); default: the paper's datasets present in -data, or the synthetic graph when none is")
+	dsList := fs.String("datasets", "", "comma-separated datasets ("+strings.Join(datasets.Names(), ", ")+", "+experiment.SyntheticName+", or paths: .npz files, directories of CSV files, OGB directories); default: the paper's datasets present in -data, or the synthetic graph when none is")
 	modelList := fs.String("models", strings.Join(experiment.Keys(experiment.AllModels), ","),
 		"comma-separated models: the paper's (default), or also "+strings.Join(experiment.Keys(experiment.ExtendedModels), ", "))
 	settingList := fs.String("settings", strings.Join(experiment.Names(experiment.AllSettings), ","),
@@ -143,7 +143,7 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	g := experiment.Paper()
 	var registered []string
 	for _, name := range names {
-		if !isNPZ(name) {
+		if !isPath(name) {
 			registered = append(registered, name)
 		}
 	}
@@ -151,8 +151,8 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 		g.Datasets(registered...)
 	}
 	for _, name := range names {
-		if isNPZ(name) {
-			d, err := npzDataset(name, stderr)
+		if isPath(name) {
+			d, err := pathDataset(name, stderr)
 			if err != nil {
 				return nil, err
 			}

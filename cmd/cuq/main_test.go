@@ -321,3 +321,30 @@ func TestGridRefusesAbsurdSplits(t *testing.T) {
 		t.Errorf("refusing took %v", d)
 	}
 }
+
+// train and grid take a directory of CSV files as their dataset
+// (datasets.LoadPath): the shipped sample graph, with its own split as the
+// only split and what loading did on stderr.
+func TestTrainAndGridOnCSVDirectory(t *testing.T) {
+	dir := filepath.Join("..", "..", "notebooks", "data", "smallgraph")
+	out, errOut, err := runCLI("train", "-dataset", dir, "-model", "gkde")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"300 nodes (15 unlabelled), 4 classes", "its split (27 training, 23 validation, 186 test nodes) is the only split"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if !strings.Contains(out, "GKDE on smallgraph (300 nodes, 4 classes)") {
+		t.Errorf("output:\n%s", out)
+	}
+	res := t.TempDir()
+	if _, _, err := runCLI("grid", "-datasets", dir, "-models", "gkde", "-settings", "classification,loc", "-splits", "3", "-out", res); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := filepath.Glob(filepath.Join(res, "runs", "smallgraph", "gkde", "*.json"))
+	if err != nil || len(runs) != 2 {
+		t.Errorf("records %v (%v), want the clean and the loc run of the one split", runs, err)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
-	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/experiment"
@@ -83,7 +81,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if j.Trained == experiment.LeaveOutClasses {
 			kind = fmt.Sprintf("the graph without the last %d classes", d.LeftOut)
 		}
-		fmt.Fprintf(stdout, "trained on %s: %d epochs (best %d) in %.1f s\n", kind, rec.Epochs, rec.BestEpoch, rec.TrainSeconds)
+		fmt.Fprintf(stdout, "trained on %s: %d epochs including the warm-up, best at main epoch %d, in %.1f s\n", kind, rec.Epochs, rec.BestEpoch, rec.TrainSeconds)
 		results = append(results, rec)
 	}
 	cl := results[0].Results[experiment.Classification.String()]
@@ -107,7 +105,7 @@ func newRunFlags(name, synopsis string, models []string, stderr io.Writer) *runF
 	fs := newFlagSet(name, synopsis, stderr)
 	r := &runFlags{fs: fs}
 	fs.StringVar(&r.dataDir, "data", datasets.Dir(), "directory holding the dataset files")
-	fs.StringVar(&r.name, "dataset", "CoraML", "dataset ("+strings.Join(datasets.Names(), ", ")+", synthetic, or an .npz file)")
+	fs.StringVar(&r.name, "dataset", "CoraML", "dataset ("+strings.Join(datasets.Names(), ", ")+", synthetic, or a path: an .npz file, a directory of CSV files or an OGB directory)")
 	fs.StringVar(&r.model, "model", "", "model ("+strings.Join(models, ", ")+")")
 	fs.IntVar(&r.split, "split", 1, "split number (1-based)")
 	fs.IntVar(&r.init, "init", 1, "initialisation number (1-based)")
@@ -147,8 +145,8 @@ func (r *runFlags) load(ctx context.Context, stderr io.Writer) (*experiment.Data
 // explicitly and its file is missing. A dataset the user named that
 // cannot be loaded is an error.
 func loadOrSynthetic(name, dir string, explicit bool, stderr io.Writer) (*experiment.Dataset, error) {
-	if isNPZ(name) {
-		return npzDataset(name, stderr)
+	if isPath(name) {
+		return pathDataset(name, stderr)
 	}
 	if strings.EqualFold(name, experiment.SyntheticName) {
 		fmt.Fprintln(stderr, "notice: running on the synthetic CoraML-like graph (datasets.Synthetic: CSBM, 3000 nodes, 7 classes)")
@@ -165,30 +163,37 @@ func loadOrSynthetic(name, dir string, explicit bool, stderr io.Writer) (*experi
 	return d, err
 }
 
-// isNPZ reports whether a -dataset value names an .npz file rather than
-// a registered dataset.
-func isNPZ(name string) bool { return strings.HasSuffix(strings.ToLower(name), ".npz") }
+// isPath reports whether a -dataset value names a file or directory (an
+// .npz file, a directory of CSV files, an OGB directory; see
+// datasets.IsPath) rather than a registered dataset.
+func isPath(name string) bool { return datasets.IsPath(name) }
 
-// loadNPZ loads the .npz file at path (datasets.LoadNPZ) as bench, train
-// and grid take it: the graph is named after the file.
-func loadNPZ(path string) (*graph.Graph, error) {
-	return datasets.LoadNPZ(path, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
-}
+// loadPath loads the graph at path (datasets.LoadPath) as bench, train
+// and grid take it: the graph is named after the file or directory, and
+// the split is the file's when it has one.
+func loadPath(path string) (*datasets.Loaded, error) { return datasets.LoadPath(path) }
 
-// npzDataset loads the .npz file at path (see loadNPZ) as a dataset whose
+// pathDataset loads the graph at path (see loadPath) as a dataset whose
 // last ⌊(C−1)/2⌋ classes (at least one) are left out in the
-// leave-out-classes setting, saying so on stderr.
-func npzDataset(path string, stderr io.Writer) (*experiment.Dataset, error) {
-	g, err := loadNPZ(path)
+// leave-out-classes setting, and whose split, if the files give one, is
+// its only split; it says so, and what loading changed, on stderr.
+func pathDataset(path string, stderr io.Writer) (*experiment.Dataset, error) {
+	l, err := loadPath(path)
 	if err != nil {
 		return nil, err
 	}
+	g := l.Graph
 	k := max(1, (g.NumClasses-1)/2)
 	d, err := experiment.NewDataset(g, k)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	fmt.Fprintf(stderr, "notice: %s: %v\n", path, l.Report)
 	fmt.Fprintf(stderr, "notice: %s: graph %s, leaving out the last %d of %d classes in the leave-out-classes setting\n", path, g.Name, k, g.NumClasses)
+	if l.Split != nil {
+		d.Official = l.Split
+		fmt.Fprintf(stderr, "notice: %s: its split (%d training, %d validation, %d test nodes) is the only split\n", path, len(l.Split.Train), len(l.Split.Val), len(l.Split.Test))
+	}
 	return d, nil
 }
 
