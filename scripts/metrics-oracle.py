@@ -11,7 +11,8 @@ to the Go results. Each case is an object with a "kind":
   detection    negative, positive (scores, larger flags positives)
                -> auroc, aupr_positive, aupr_negative, fpr95
   selective    uncertainty, correct, rejection, accuracy (a curve)
-               -> risk (per coverage k/n), aurc, area (of the curve)
+               -> risk (per coverage k/n), aurc, area (of the curve);
+               NaN uncertainties rank below -inf, as the ARC's
 
 Scores may be the strings "NaN", "Inf" and "-Inf". The answer is the
 list of results in order, with null for an undefined number (an empty
@@ -152,8 +153,16 @@ def detection(case):
     }
 
 
+def selective_keys(xs):
+    """Ranks of the uncertainties, NaN below every number (-inf included)."""
+    u = np.array([num(x) for x in xs], dtype=np.float64)
+    nan = np.isnan(u)
+    values = np.unique(u[~nan])
+    return np.where(nan, 0, np.searchsorted(values, np.where(nan, 0.0, u)) + 1)
+
+
 def selective(case):
-    u = scores(case["uncertainty"])
+    u = selective_keys(case["uncertainty"])
     wrong = 1.0 - np.array(case["correct"], dtype=np.float64)
     n = len(u)
     # Expected errors among the k least uncertain are piecewise linear in

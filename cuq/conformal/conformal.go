@@ -46,16 +46,24 @@ import (
 // that hold the label of 90% of the nodes.
 const DefaultAlpha = 0.1
 
-// quantileRankSlack is subtracted from (n+1)(1−α) before rounding up, so
-// that a product that is an integer in exact arithmetic but lands just
-// above it in floating point, such as 10·(1−0.1) could, is not rounded up
-// to the next rank.
+// quantileRankSlack is the tolerance QuantileRank subtracts from
+// (n+1)(1−α) before rounding up; see QuantileRank.
 const quantileRankSlack = 1e-9
 
-// QuantileRank returns the rank k = ⌈(n+1)(1−α)⌉ of the conformal
+// QuantileRank returns the rank k = ⌈(n+1)(1−α) − 10⁻⁹⌉ of the conformal
 // quantile among n calibration scores (at least 1), which exceeds n when
 // there are too few of them for α. It returns an error for α outside
 // (0, 1) or n < 1.
+//
+// The tolerance 10⁻⁹ serves levels α meant as exact fractions that are
+// not float64 numbers: α = 1.0/3 is stored a little below ⅓, so with
+// n = 2 the exact product 3·(1−α) lies just above 2 and the exact rule
+// gives k = 3 > n and q̂ = +∞, where the ⅓ meant gives k = 2: so
+// Quantile([0.2, 0.7], 1.0/3) is 0.7, not +∞. It also absorbs the
+// rounding of the product, which can land an integer (n+1)(1−α) just
+// above itself. The tolerance lowers k by one only when (n+1)(1−α)
+// exceeds an integer by at most 10⁻⁹, so the guarantee k/(n+1) ≥ 1−α
+// weakens by at most 10⁻⁹/(n+1): it holds for α + 10⁻⁹/(n+1).
 func QuantileRank(n int, alpha float64) (int, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return 0, fmt.Errorf("conformal: α = %v, need 0 < α < 1", alpha)
