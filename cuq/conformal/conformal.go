@@ -106,6 +106,12 @@ type Result struct {
 	Classes int
 	// Quantile is q̂, +∞ when the calibration nodes are too few for α.
 	Quantile float64
+	// Quantiles holds the threshold q̂_i of each of Nodes when it differs
+	// from node to node (NAPS), nil when every node uses Quantile. Local[k]
+	// says whether Nodes[k] was calibrated on its own neighbourhood (NAPS;
+	// false: it fell back to Quantile), nil for the other scores.
+	Quantiles []float64
+	Local     []bool
 	// Calibration and Nodes hold the calibration and the evaluation
 	// nodes, each sorted.
 	Calibration, Nodes []int
@@ -140,28 +146,9 @@ func (r Result) SizeCounts() []int {
 // given twice, either node set is empty, a score of a calibration or
 // evaluation node is NaN, or α is outside (0, 1).
 func Calibrate(scores []float64, classes int, labels, calibration, evaluation []int, alpha float64) (Result, error) {
-	if classes < 1 || len(scores) != classes*len(labels) {
-		return Result{}, fmt.Errorf("conformal: %d scores for %d labels of %d classes", len(scores), len(labels), classes)
-	}
-	if len(calibration) == 0 {
-		return Result{}, fmt.Errorf("conformal: no calibration nodes")
-	}
-	if len(evaluation) == 0 {
-		return Result{}, fmt.Errorf("conformal: no evaluation nodes")
-	}
-	if err := checkNodes(labels, classes, calibration, evaluation); err != nil {
+	trueScores, err := checkCalibration(scores, classes, labels, calibration, evaluation)
+	if err != nil {
 		return Result{}, err
-	}
-	for _, i := range slices.Concat(calibration, evaluation) {
-		for c, s := range scores[i*classes : (i+1)*classes] {
-			if math.IsNaN(s) {
-				return Result{}, fmt.Errorf("conformal: node %d has a NaN score for class %d", i, c)
-			}
-		}
-	}
-	trueScores := make([]float64, len(calibration))
-	for k, i := range calibration {
-		trueScores[k] = scores[i*classes+labels[i]]
 	}
 	q, err := Quantile(trueScores, alpha)
 	if err != nil {
@@ -169,13 +156,50 @@ func Calibrate(scores []float64, classes int, labels, calibration, evaluation []
 	}
 	r := Result{Alpha: alpha, Classes: classes, Quantile: q,
 		Calibration: slices.Sorted(slices.Values(calibration)), Nodes: slices.Sorted(slices.Values(evaluation))}
-	m := len(r.Nodes)
+	r.predict(scores, labels, func(int) float64 { return q })
+	return r, nil
+}
+
+// checkCalibration returns the true-label scores s(i, y_i) of the
+// calibration nodes, or the errors of Calibrate but α's.
+func checkCalibration(scores []float64, classes int, labels, calibration, evaluation []int) ([]float64, error) {
+	if classes < 1 || len(scores) != classes*len(labels) {
+		return nil, fmt.Errorf("conformal: %d scores for %d labels of %d classes", len(scores), len(labels), classes)
+	}
+	if len(calibration) == 0 {
+		return nil, fmt.Errorf("conformal: no calibration nodes")
+	}
+	if len(evaluation) == 0 {
+		return nil, fmt.Errorf("conformal: no evaluation nodes")
+	}
+	if err := checkNodes(labels, classes, calibration, evaluation); err != nil {
+		return nil, err
+	}
+	for _, i := range slices.Concat(calibration, evaluation) {
+		for c, s := range scores[i*classes : (i+1)*classes] {
+			if math.IsNaN(s) {
+				return nil, fmt.Errorf("conformal: node %d has a NaN score for class %d", i, c)
+			}
+		}
+	}
+	trueScores := make([]float64, len(calibration))
+	for k, i := range calibration {
+		trueScores[k] = scores[i*classes+labels[i]]
+	}
+	return trueScores, nil
+}
+
+// predict gives each of r.Nodes, the k-th with threshold q(k), its set
+// {c : s(i, c) ≤ q(k)} and fills in the sizes and rates.
+func (r *Result) predict(scores []float64, labels []int, q func(k int) float64) {
+	classes, m := r.Classes, len(r.Nodes)
 	r.Sets, r.Sizes, r.Covered = make([][]int, m), make([]int, m), make([]bool, m)
 	var covered, size, singletons, empty int
 	for k, i := range r.Nodes {
 		set := []int{}
+		qk := q(k)
 		for c, s := range scores[i*classes : (i+1)*classes] {
-			if s <= q {
+			if s <= qk {
 				set = append(set, c)
 			}
 		}
@@ -196,7 +220,6 @@ func Calibrate(scores []float64, classes int, labels, calibration, evaluation []
 	r.MeanSize = float64(size) / float64(m)
 	r.SingletonRate = float64(singletons) / float64(m)
 	r.EmptyRate = float64(empty) / float64(m)
-	return r, nil
 }
 
 // checkNodes reports a node outside the labels, unlabelled, or in the two
