@@ -5,7 +5,7 @@ JSON list of cases to this script's standard input and compares its answer
 to the Go results. Each case is an object with a "kind":
 
   calibration  prob (rows of class probabilities), labels, bins
-               -> ece, mce, adaptive_ece, brier, nll, accuracy,
+               -> ece, mce, adaptive_ece, classwise_ece, brier, nll, accuracy,
                   confidence, and per equal-width / equal-mass bin its
                   count, confidence and accuracy
   detection    negative, positive (scores, larger flags positives)
@@ -85,7 +85,18 @@ def calibration(case):
     onehot = np.zeros_like(prob)
     onehot[np.arange(n), labels] = 1
     p_true = prob[np.arange(n), labels]
+    # Classwise: per class, the equal-width bins of p_ik found by
+    # searchsorted again, gaps weighted by counts through bincount.
+    classwise = 0.0
+    for c in range(prob.shape[1]):
+        p = np.minimum(prob[:, c], 1.0)
+        b = np.clip(np.searchsorted(edges, p, side="left") - 1, 0, bins - 1)
+        counts = np.bincount(b, minlength=bins)
+        sum_p = np.bincount(b, weights=p, minlength=bins)
+        sum_y = np.bincount(b, weights=(labels == c).astype(np.float64), minlength=bins)
+        classwise += np.abs(sum_y - sum_p).sum() / n
     return {
+        "classwise_ece": classwise / prob.shape[1],
         "accuracy": correct.mean(),
         "confidence": conf.mean(),
         "ece": ece(width),
