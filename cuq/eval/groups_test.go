@@ -65,7 +65,9 @@ func TestDegreeGroupsByHand(t *testing.T) {
 	}
 }
 
-func sameGroup(a, b Group) bool { return a.Lo == b.Lo && a.Hi == b.Hi && slices.Equal(a.Nodes, b.Nodes) }
+func sameGroup(a, b Group) bool {
+	return a.Lo == b.Lo && a.Hi == b.Hi && slices.Equal(a.Nodes, b.Nodes)
+}
 
 func TestHomophilyGroupsByHand(t *testing.T) {
 	h := []float64{2.0 / 3, 0.5, 0, 1, math.NaN(), math.NaN()}
