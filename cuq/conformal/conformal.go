@@ -124,6 +124,9 @@ type Result struct {
 	// set, MeanSize the mean set size, SingletonRate and EmptyRate the
 	// fractions of sets of one class and of none.
 	Coverage, MeanSize, SingletonRate, EmptyRate float64
+	// Diagnostics are the conditional-coverage diagnostics when Evaluate
+	// was asked for them (Options.Diagnostics), nil otherwise.
+	Diagnostics *Diagnostics
 }
 
 // SizeCounts returns how many evaluation nodes have a set of each size

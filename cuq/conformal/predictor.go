@@ -171,13 +171,18 @@ type Options struct {
 	CalibrationFraction float64
 	// Seed seeds the split and the uniform numbers of the scores.
 	Seed uint64
+	// Diagnostics, when not nil, has every Result carry its
+	// conditional-coverage diagnostics computed with these options (see
+	// Diagnose, Result.Diagnostics).
+	Diagnostics *DiagnosticOptions
 }
 
 // Evaluate runs split conformal prediction with each of opts.Scores on the
 // same random split of nodes and the same uniform numbers, and returns
-// one Result per score, in order. adj may be nil when no score uses the
-// graph (DAPS, SNAPS, NAPS).
-// The errors are those of Predictor.Done.
+// one Result per score, in order, with its Diagnostics when
+// opts.Diagnostics is set. adj may be nil when no score uses the graph
+// (DAPS, SNAPS, NAPS). The errors are those of Predictor.Done and
+// Diagnose.
 func Evaluate(prob []float64, classes int, labels []int, adj *tensor.CSR, nodes []int, opts Options) ([]Result, error) {
 	scores := opts.Scores
 	if len(scores) == 0 {
@@ -196,6 +201,13 @@ func Evaluate(prob []float64, classes int, labels []int, adj *tensor.CSR, nodes 
 			Nodes(nodes).CalibrationFraction(fraction).Seed(opts.Seed).Done()
 		if err != nil {
 			return nil, err
+		}
+		if opts.Diagnostics != nil {
+			d, err := Diagnose(r, prob, labels, adj, *opts.Diagnostics)
+			if err != nil {
+				return nil, fmt.Errorf("%w (%v)", err, s)
+			}
+			r.Diagnostics = &d
 		}
 		out[k] = r
 	}

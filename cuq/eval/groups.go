@@ -66,10 +66,37 @@ func LocalHomophily(ptr, ind []int, labels []int, classes int) ([]float64, error
 	return h, nil
 }
 
+// Degrees returns the degree of every node of a graph in CSR form (ptr and
+// ind, as tensor.CSR's Ptr and Ind): the number of stored entries j ≠ i of
+// row i, whatever their weights, self loops left out. It returns an error
+// if ptr is empty or not non-decreasing offsets into ind, or an index is
+// outside [0, n), n = len(ptr) − 1.
+func Degrees(ptr, ind []int) ([]int, error) {
+	if len(ptr) == 0 || ptr[0] != 0 || ptr[len(ptr)-1] != len(ind) {
+		return nil, fmt.Errorf("eval: Degrees: row pointer of %d entries for %d indices", len(ptr), len(ind))
+	}
+	n := len(ptr) - 1
+	d := make([]int, n)
+	for i := range n {
+		if ptr[i+1] < ptr[i] {
+			return nil, fmt.Errorf("eval: Degrees: row pointer decreases at row %d", i)
+		}
+		for _, j := range ind[ptr[i]:ptr[i+1]] {
+			if j < 0 || j >= n {
+				return nil, fmt.Errorf("eval: Degrees: neighbour %d of node %d outside [0, %d)", j, i, n)
+			}
+			if j != i {
+				d[i]++
+			}
+		}
+	}
+	return d, nil
+}
+
 // DegreeGroups bins nodes by degree on a doubling scale: the degrees 0,
 // 1, 2, 3–4, 5–8, 9–16, …, bin b ≥ 2 holding 2^(b−2) < d ≤ 2^(b−1), up to
 // the bin of the largest degree among the nodes; empty bins are kept.
-// degree holds every node's degree (as graph.Graph.Degrees), nodes the
+// degree holds every node's degree (see Degrees), nodes the
 // nodes to bin, nil for all. It returns an error for a negative degree,
 // no nodes, or a node out of range.
 func DegreeGroups(degree []int, nodes []int) ([]Group, error) {

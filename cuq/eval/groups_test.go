@@ -39,6 +39,19 @@ func TestLocalHomophilyByHand(t *testing.T) {
 	}
 }
 
+func TestDegreesByHand(t *testing.T) {
+	d, err := Degrees(handPtr, handInd)
+	if err != nil || !slices.Equal(d, []int{3, 2, 2, 1, 1, 1}) {
+		t.Errorf("degrees %v, %v; want 3, 2, 2, 1 (self loop left out), 1, 1", d, err)
+	}
+	if _, err := Degrees([]int{0, 2}, []int{0, 1}); err == nil || !strings.Contains(err.Error(), "neighbour 1 of node 0 outside [0, 1)") {
+		t.Errorf("bad neighbour: %v", err)
+	}
+	if _, err := Degrees(nil, nil); err == nil {
+		t.Error("no row pointer: no error")
+	}
+}
+
 func TestDegreeGroupsByHand(t *testing.T) {
 	degree := []int{0, 1, 2, 3, 4, 5, 8, 9}
 	g, err := DegreeGroups(degree, nil)
