@@ -15,7 +15,8 @@ import (
 // fraction of a node's neighbours sharing its label (see
 // eval.CalibrationOf; opts.Bins defaults to 10; opts.Degree and
 // opts.Homophily, when nil, are the graph's, eval.Degrees and
-// eval.LocalHomophily of its adjacency and labels). Calibration concerns
+// eval.LocalHomophily of its adjacency and labels, if it has an
+// adjacency). Calibration concerns
 // the predicted distribution only, so it applies to every model alike. It
 // returns an error for a prediction without probabilities or labels, and
 // the errors of eval.CalibrationOf (an unlabelled node among nodes, say).
@@ -28,13 +29,13 @@ func (p *Prediction) Calibration(nodes []int, opts eval.CalibrationOptions) (eva
 			p.Model, p.Prob.Rows, p.Prob.Cols, len(p.Graph.Labels), p.Classes)
 	}
 	var err error
-	if opts.Degree == nil {
-		if opts.Degree, err = eval.Degrees(p.Graph.Adj.Ptr, p.Graph.Adj.Ind); err != nil {
+	if adj := p.Graph.Adj; adj != nil && opts.Degree == nil {
+		if opts.Degree, err = eval.Degrees(adj.Ptr, adj.Ind); err != nil {
 			return eval.Calibration{}, fmt.Errorf("cuq: %s: %w", p.Model, err)
 		}
 	}
-	if opts.Homophily == nil {
-		if opts.Homophily, err = eval.LocalHomophily(p.Graph.Adj.Ptr, p.Graph.Adj.Ind, p.Graph.Labels, p.Classes); err != nil {
+	if adj := p.Graph.Adj; adj != nil && opts.Homophily == nil {
+		if opts.Homophily, err = eval.LocalHomophily(adj.Ptr, adj.Ind, p.Graph.Labels, p.Classes); err != nil {
 			return eval.Calibration{}, fmt.Errorf("cuq: %s: %w", p.Model, err)
 		}
 	}
