@@ -3,7 +3,8 @@
 // of a graph.
 //
 // A non-conformity score s(i, c) says how unusual class c is as the label
-// of node i (see APS, RAPS and DAPS). The labelled nodes given (in the
+// of node i (see APS and RAPS, and DAPS and SNAPS, which average the
+// scores over the graph). The labelled nodes given (in the
 // paper's setting the test nodes) are split at random into calibration
 // nodes, whose true-label scores s(i, y_i) fix the threshold, and
 // evaluation nodes, which get the sets. With n calibration nodes and
@@ -30,6 +31,13 @@
 // The guarantee is marginal: it averages over the random split, and the
 // coverage of one split deviates from 1−α by about
 // sqrt(α(1−α)(1/n + 1/m)) for m evaluation nodes.
+//
+// NAPS instead calibrates each node on the calibration nodes near it in
+// the graph, with a threshold q̂_i of its own.
+//
+// The guarantee being marginal, Diagnose measures how conditional the
+// coverage is: per class (CovGap), per set size (SSCV), in the worst slab
+// of feature space, and by degree and local homophily.
 //
 // New runs one score from class probabilities; Evaluate runs several on
 // the same split; cuq.Prediction.Conformal runs them on a model's

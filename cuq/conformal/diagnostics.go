@@ -80,7 +80,9 @@ type Stratum struct {
 // 4–10, 11–100, 101–1000). nil upper gives the strata 0–1, 2, 3, …,
 // Classes: every size alone, but for the empty sets, which randomised
 // APS can give and which never cover, joined with the singletons as
-// Angelopoulos et al. do. It returns an error for strata that are not
+// Angelopoulos et al. do. A full set (size Classes) always covers, so
+// SSCV ≥ α as soon as one set is full, however conditional the coverage
+// of the others. It returns an error for strata that are not
 // increasing or not within [0, Classes), no sizes, or sizes and coverage
 // flags of different lengths.
 func SizeStratified(r Result, upper []int) (strata []Stratum, sscv float64, err error) {

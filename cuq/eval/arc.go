@@ -1,8 +1,11 @@
 // Package eval computes the evaluation metrics of the paper: accuracy,
 // accuracy-rejection curves (ARC), OOD-detection AUROC, the relative
 // uncertainty change between OOD and ID nodes, and the aggregation of
-// per-run results (mean, variance, standard error). The reference's table
-// formats are in package reftables.
+// per-run results (mean, variance, standard error); and beyond the paper
+// calibration (ECE, classwise ECE, Brier, NLL, and calibration by degree
+// and local homophily), misclassification and OOD detection and
+// risk-coverage curves. The reference's table formats are in package
+// reftables.
 //
 // Scores are UNCERTAINTIES (larger = more uncertain), as produced by package
 // uq. The reference implementation ranks CONFIDENCES c = −u; every rule below
