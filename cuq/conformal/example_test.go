@@ -151,3 +151,34 @@ func ExampleSizeStratified() {
 	// sizes 3–3: 1 nodes, coverage 1.00
 	// SSCV 0.467
 }
+
+// SNAPS averages each node's scores with those of the nodes of most
+// similar features and of its graph neighbours. Four nodes on the path
+// 0 – 1 – 2 – 3 with features such that node 0 is most like node 3; the
+// non-randomised APS scores of node 0, (0.5, 0.8, 1), mix equally with
+// node 3's, (1, 1, 0.6), and its neighbour 1's, (1, 0.6, 0.9).
+func ExampleSNAPS() {
+	prob := []float64{0.5, 0.3, 0.2, 0.1, 0.6, 0.3, 0.4, 0.4, 0.2, 0.2, 0.2, 0.6}
+	features := &tensor.Dense{Rows: 4, Cols: 2, Data: []float64{1, 0, 0, 1, 0.5, 1, 1, 0.1}}
+	similar, err := conformal.KNNSimilarity(features, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	adj, err := tensor.FromCOO(4, 4, []int{0, 1, 1, 2, 2, 3}, []int{1, 0, 2, 1, 3, 2}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	snaps := conformal.SNAPS{Similarity: similar, Base: conformal.APS{NonRandomized: true}}
+	s, err := snaps.Scores(conformal.Input{Prob: prob, Classes: 3, Adj: adj})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("node 0's most similar node: %d\n", similar.Ind[similar.Ptr[0]])
+	fmt.Printf("%v of node 0: %.3f\n", snaps, s[:3])
+	// Output:
+	// node 0's most similar node: 3
+	// SNAPS (λ 0.333, μ 0.333) of APS (non-randomised) of node 0: [0.833 0.800 0.833]
+}

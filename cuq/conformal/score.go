@@ -27,7 +27,8 @@ type Input struct {
 	Prob    []float64
 	Classes int
 	// Adj is the graph's n×n adjacency (entry (i, j) an edge from j to i
-	// of weight A_ij ≥ 0), needed by DAPS only; nil without a graph.
+	// of weight A_ij ≥ 0), needed by DAPS, SNAPS and NAPS; nil without a
+	// graph.
 	Adj *tensor.CSR
 	// U holds U_i ∈ [0, 1] for each node, nil for none (then the
 	// randomised scores are computed with U_i = 0, as the non-randomised).
