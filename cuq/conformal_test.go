@@ -57,6 +57,55 @@ func TestConformalOfPrediction(t *testing.T) {
 	}
 }
 
+// TestConformalGraphScores checks what Prediction.Conformal fills in from
+// the graph: a SNAPS score without a similarity graph runs as one with
+// the KNNSimilarity of the graph's features, and diagnostics without
+// features take the worst slabs in the graph's features.
+func TestConformalGraphScores(t *testing.T) {
+	b := graph.NewBuilder(3)
+	x := []float64{1, 0, 2, 1, 1, 0, 3, 2, 0, 1, 2, 1}
+	for i := range 12 {
+		b.Node(i%3, x[i], x[(i+5)%12], x[(i+7)%12])
+	}
+	g, err := b.Chain(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := [][]float64{{0.5, 0.3, 0.2}, {0.2, 0.5, 0.3}, {0.3, 0.2, 0.5}, {0.6, 0.1, 0.3}}
+	var prob []float64
+	for i := range 12 {
+		prob = append(prob, rows[i%4]...)
+	}
+	p := &cuq.Prediction{Model: "Toy", Graph: g, Classes: 3, Class: make([]int, 12), Prob: tensor.MustFromSlice(12, 3, prob)}
+	nodes := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	diag := &conformal.DiagnosticOptions{Slab: conformal.SlabOptions{Directions: 10}}
+	scores := []conformal.Score{conformal.SNAPS{}, conformal.NAPS{MinCalibration: 1}}
+	res, err := p.Conformal(nodes, conformal.Options{Scores: scores, Alpha: 0.3, Seed: 4, Diagnostics: diag})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scores[0].(conformal.SNAPS).Similarity != nil || diag.Features != nil {
+		t.Error("Conformal changed the caller's options")
+	}
+	sim, err := conformal.KNNSimilarity(g.Features, conformal.DefaultSimilarNodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withGraph := conformal.DiagnosticOptions{Features: g.Features, Slab: diag.Slab}
+	want, err := conformal.Evaluate(prob, 3, g.Labels, g.Adj, nodes,
+		conformal.Options{Scores: []conformal.Score{conformal.SNAPS{Similarity: sim}, scores[1]}, Alpha: 0.3, Seed: 4, Diagnostics: &withGraph})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range res {
+		r, w := res[k], want[k]
+		if r.Score != w.Score || !slices.EqualFunc(r.Sets, w.Sets, slices.Equal) || r.Diagnostics == nil || r.Diagnostics.WorstSlab != w.Diagnostics.WorstSlab ||
+			r.Diagnostics.CovGap != w.Diagnostics.CovGap {
+			t.Errorf("%s: %+v, want %+v", r.Score, r, w)
+		}
+	}
+}
+
 // TestConformalCoverageCoraML trains APPNP and GPN briefly on CoraML and
 // checks the guarantee on their test nodes: the mean coverage over 20
 // random calibration splits (half of the test nodes each) is at least

@@ -10,9 +10,14 @@ import (
 // Calibration returns how well the prediction's class probabilities p̄ are
 // calibrated on the given nodes (nil: every node) against the graph's
 // labels: ECE and MCE over equal-width confidence bins, the adaptive ECE,
-// the Brier score, the NLL and the reliability-diagram bins (see
-// eval.CalibrationOf; opts.Bins defaults to 10). Calibration concerns the
-// predicted distribution only, so it applies to every model alike. It
+// the Brier score, the NLL, the classwise ECE, the reliability-diagram
+// bins, and the calibration by degree and by local homophily, the
+// fraction of a node's neighbours sharing its label (see
+// eval.CalibrationOf; opts.Bins defaults to 10; opts.Degree and
+// opts.Homophily, when nil, are the graph's, eval.Degrees and
+// eval.LocalHomophily of its adjacency and labels, if it has an
+// adjacency). Calibration concerns
+// the predicted distribution only, so it applies to every model alike. It
 // returns an error for a prediction without probabilities or labels, and
 // the errors of eval.CalibrationOf (an unlabelled node among nodes, say).
 func (p *Prediction) Calibration(nodes []int, opts eval.CalibrationOptions) (eval.Calibration, error) {
@@ -22,6 +27,17 @@ func (p *Prediction) Calibration(nodes []int, opts eval.CalibrationOptions) (eva
 	if p.Prob.Cols != p.Classes || p.Prob.Rows != len(p.Graph.Labels) {
 		return eval.Calibration{}, fmt.Errorf("cuq: %s: %dx%d probabilities for %d labelled nodes of %d classes",
 			p.Model, p.Prob.Rows, p.Prob.Cols, len(p.Graph.Labels), p.Classes)
+	}
+	var err error
+	if adj := p.Graph.Adj; adj != nil && opts.Degree == nil {
+		if opts.Degree, err = eval.Degrees(adj.Ptr, adj.Ind); err != nil {
+			return eval.Calibration{}, fmt.Errorf("cuq: %s: %w", p.Model, err)
+		}
+	}
+	if adj := p.Graph.Adj; adj != nil && opts.Homophily == nil {
+		if opts.Homophily, err = eval.LocalHomophily(adj.Ptr, adj.Ind, p.Graph.Labels, p.Classes); err != nil {
+			return eval.Calibration{}, fmt.Errorf("cuq: %s: %w", p.Model, err)
+		}
 	}
 	c, err := eval.CalibrationOf(p.Prob.Data, p.Classes, p.Graph.Labels, nodes, opts)
 	if err != nil {

@@ -50,6 +50,36 @@ func TestPredictionCalibration(t *testing.T) {
 	}
 }
 
+// TestPredictionCalibrationByGraph checks the calibration by degree and by
+// local homophily that Prediction.Calibration takes from its graph, the
+// path 0 – 1 – … – 5, by hand for nodes 0 – 3: degree 1 holds node 0 (0.9
+// ✓), degree 2 nodes 1 – 3 (0.8 ✗, 0.6 ✓, 0.55 ✓: accuracy ⅔, confidence
+// 0.65, ECE (0.8 + 2·|1 − 0.575|)/3 = 0.55). Nodes 0 and 1 have both
+// neighbours labelled alike (homophily 1: accuracy ½, confidence 0.85),
+// node 2 one of two (½: 1, 0.6), node 3 none (0: 1, 0.55).
+func TestPredictionCalibrationByGraph(t *testing.T) {
+	p := metricsPrediction(t)
+	c, err := p.Calibration([]int{0, 1, 2, 3}, eval.CalibrationOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
+	d, h := c.ByDegree, c.ByHomophily
+	if len(d) != 3 || d[0].Count != 0 || d[1].Count != 1 || !near(d[1].ECE, 0.1) ||
+		d[2].Count != 3 || !near(d[2].Accuracy, 2.0/3) || !near(d[2].Confidence, 0.65) || !near(d[2].ECE, 0.55) {
+		t.Errorf("by degree %+v", d)
+	}
+	if len(h) != 5 || h[0].Count != 1 || !near(h[0].Confidence, 0.55) || h[2].Count != 1 || !near(h[2].Confidence, 0.6) ||
+		h[4].Count != 2 || h[4].Accuracy != 0.5 || !near(h[4].Confidence, 0.85) || h[1].Count+h[3].Count != 0 {
+		t.Errorf("by homophily %+v", h)
+	}
+	// Covariates given by the caller replace the graph's.
+	c, err = p.Calibration([]int{0, 1, 2, 3}, eval.CalibrationOptions{Degree: []int{0, 0, 0, 0, 0, 0}, Homophily: []float64{0, 0, 0, 0, 0, 0}, HomophilyBins: 2})
+	if err != nil || len(c.ByDegree) != 1 || c.ByDegree[0].Count != 4 || len(c.ByHomophily) != 2 || c.ByHomophily[0].Count != 4 {
+		t.Errorf("given covariates: %+v, %+v, %v", c.ByDegree, c.ByHomophily, err)
+	}
+}
+
 func TestPredictionMisclassificationDetection(t *testing.T) {
 	p := metricsPrediction(t)
 	// Right: TU 0.1, 0.4, 0.8; wrong: 0.4, 0.9. Pairs wrong above right:

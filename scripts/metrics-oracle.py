@@ -5,13 +5,14 @@ JSON list of cases to this script's standard input and compares its answer
 to the Go results. Each case is an object with a "kind":
 
   calibration  prob (rows of class probabilities), labels, bins
-               -> ece, mce, adaptive_ece, brier, nll, accuracy,
+               -> ece, mce, adaptive_ece, classwise_ece, brier, nll, accuracy,
                   confidence, and per equal-width / equal-mass bin its
                   count, confidence and accuracy
   detection    negative, positive (scores, larger flags positives)
                -> auroc, aupr_positive, aupr_negative, fpr95
   selective    uncertainty, correct, rejection, accuracy (a curve)
-               -> risk (per coverage k/n), aurc, area (of the curve)
+               -> risk (per coverage k/n), aurc, area (of the curve);
+               NaN uncertainties rank below -inf, as the ARC's
 
 Scores may be the strings "NaN", "Inf" and "-Inf". The answer is the
 list of results in order, with null for an undefined number (an empty
@@ -84,7 +85,18 @@ def calibration(case):
     onehot = np.zeros_like(prob)
     onehot[np.arange(n), labels] = 1
     p_true = prob[np.arange(n), labels]
+    # Classwise: per class, the equal-width bins of p_ik found by
+    # searchsorted again, gaps weighted by counts through bincount.
+    classwise = 0.0
+    for c in range(prob.shape[1]):
+        p = np.minimum(prob[:, c], 1.0)
+        b = np.clip(np.searchsorted(edges, p, side="left") - 1, 0, bins - 1)
+        counts = np.bincount(b, minlength=bins)
+        sum_p = np.bincount(b, weights=p, minlength=bins)
+        sum_y = np.bincount(b, weights=(labels == c).astype(np.float64), minlength=bins)
+        classwise += np.abs(sum_y - sum_p).sum() / n
     return {
+        "classwise_ece": classwise / prob.shape[1],
         "accuracy": correct.mean(),
         "confidence": conf.mean(),
         "ece": ece(width),
@@ -152,8 +164,16 @@ def detection(case):
     }
 
 
+def selective_keys(xs):
+    """Ranks of the uncertainties, NaN below every number (-inf included)."""
+    u = np.array([num(x) for x in xs], dtype=np.float64)
+    nan = np.isnan(u)
+    values = np.unique(u[~nan])
+    return np.where(nan, 0, np.searchsorted(values, np.where(nan, 0.0, u)) + 1)
+
+
 def selective(case):
-    u = scores(case["uncertainty"])
+    u = selective_keys(case["uncertainty"])
     wrong = 1.0 - np.array(case["correct"], dtype=np.float64)
     n = len(u)
     # Expected errors among the k least uncertain are piecewise linear in

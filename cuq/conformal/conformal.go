@@ -3,7 +3,8 @@
 // of a graph.
 //
 // A non-conformity score s(i, c) says how unusual class c is as the label
-// of node i (see APS, RAPS and DAPS). The labelled nodes given (in the
+// of node i (see APS and RAPS, and DAPS and SNAPS, which average the
+// scores over the graph). The labelled nodes given (in the
 // paper's setting the test nodes) are split at random into calibration
 // nodes, whose true-label scores s(i, y_i) fix the threshold, and
 // evaluation nodes, which get the sets. With n calibration nodes and
@@ -31,6 +32,13 @@
 // coverage of one split deviates from 1−α by about
 // sqrt(α(1−α)(1/n + 1/m)) for m evaluation nodes.
 //
+// NAPS instead calibrates each node on the calibration nodes near it in
+// the graph, with a threshold q̂_i of its own.
+//
+// The guarantee being marginal, Diagnose measures how conditional the
+// coverage is: per class (CovGap), per set size (SSCV), in the worst slab
+// of feature space, and by degree and local homophily.
+//
 // New runs one score from class probabilities; Evaluate runs several on
 // the same split; cuq.Prediction.Conformal runs them on a model's
 // prediction. The functions are pure: randomness comes from a seed.
@@ -46,16 +54,24 @@ import (
 // that hold the label of 90% of the nodes.
 const DefaultAlpha = 0.1
 
-// quantileRankSlack is subtracted from (n+1)(1−α) before rounding up, so
-// that a product that is an integer in exact arithmetic but lands just
-// above it in floating point, such as 10·(1−0.1) could, is not rounded up
-// to the next rank.
+// quantileRankSlack is the tolerance QuantileRank subtracts from
+// (n+1)(1−α) before rounding up; see QuantileRank.
 const quantileRankSlack = 1e-9
 
-// QuantileRank returns the rank k = ⌈(n+1)(1−α)⌉ of the conformal
+// QuantileRank returns the rank k = ⌈(n+1)(1−α) − 10⁻⁹⌉ of the conformal
 // quantile among n calibration scores (at least 1), which exceeds n when
 // there are too few of them for α. It returns an error for α outside
 // (0, 1) or n < 1.
+//
+// The tolerance 10⁻⁹ serves levels α meant as exact fractions that are
+// not float64 numbers: α = 1.0/3 is stored a little below ⅓, so with
+// n = 2 the exact product 3·(1−α) lies just above 2 and the exact rule
+// gives k = 3 > n and q̂ = +∞, where the ⅓ meant gives k = 2: so
+// Quantile([0.2, 0.7], 1.0/3) is 0.7, not +∞. It also absorbs the
+// rounding of the product, which can land an integer (n+1)(1−α) just
+// above itself. The tolerance lowers k by one only when (n+1)(1−α)
+// exceeds an integer by at most 10⁻⁹, so the guarantee k/(n+1) ≥ 1−α
+// weakens by at most 10⁻⁹/(n+1): it holds for α + 10⁻⁹/(n+1).
 func QuantileRank(n int, alpha float64) (int, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return 0, fmt.Errorf("conformal: α = %v, need 0 < α < 1", alpha)
@@ -98,6 +114,12 @@ type Result struct {
 	Classes int
 	// Quantile is q̂, +∞ when the calibration nodes are too few for α.
 	Quantile float64
+	// Quantiles holds the threshold q̂_i of each of Nodes when it differs
+	// from node to node (NAPS), nil when every node uses Quantile. Local[k]
+	// says whether Nodes[k] was calibrated on its own neighbourhood (NAPS;
+	// false: it fell back to Quantile), nil for the other scores.
+	Quantiles []float64
+	Local     []bool
 	// Calibration and Nodes hold the calibration and the evaluation
 	// nodes, each sorted.
 	Calibration, Nodes []int
@@ -110,6 +132,9 @@ type Result struct {
 	// set, MeanSize the mean set size, SingletonRate and EmptyRate the
 	// fractions of sets of one class and of none.
 	Coverage, MeanSize, SingletonRate, EmptyRate float64
+	// Diagnostics are the conditional-coverage diagnostics when Evaluate
+	// was asked for them (Options.Diagnostics), nil otherwise.
+	Diagnostics *Diagnostics
 }
 
 // SizeCounts returns how many evaluation nodes have a set of each size
@@ -132,28 +157,9 @@ func (r Result) SizeCounts() []int {
 // given twice, either node set is empty, a score of a calibration or
 // evaluation node is NaN, or α is outside (0, 1).
 func Calibrate(scores []float64, classes int, labels, calibration, evaluation []int, alpha float64) (Result, error) {
-	if classes < 1 || len(scores) != classes*len(labels) {
-		return Result{}, fmt.Errorf("conformal: %d scores for %d labels of %d classes", len(scores), len(labels), classes)
-	}
-	if len(calibration) == 0 {
-		return Result{}, fmt.Errorf("conformal: no calibration nodes")
-	}
-	if len(evaluation) == 0 {
-		return Result{}, fmt.Errorf("conformal: no evaluation nodes")
-	}
-	if err := checkNodes(labels, classes, calibration, evaluation); err != nil {
+	trueScores, err := checkCalibration(scores, classes, labels, calibration, evaluation)
+	if err != nil {
 		return Result{}, err
-	}
-	for _, i := range slices.Concat(calibration, evaluation) {
-		for c, s := range scores[i*classes : (i+1)*classes] {
-			if math.IsNaN(s) {
-				return Result{}, fmt.Errorf("conformal: node %d has a NaN score for class %d", i, c)
-			}
-		}
-	}
-	trueScores := make([]float64, len(calibration))
-	for k, i := range calibration {
-		trueScores[k] = scores[i*classes+labels[i]]
 	}
 	q, err := Quantile(trueScores, alpha)
 	if err != nil {
@@ -161,13 +167,50 @@ func Calibrate(scores []float64, classes int, labels, calibration, evaluation []
 	}
 	r := Result{Alpha: alpha, Classes: classes, Quantile: q,
 		Calibration: slices.Sorted(slices.Values(calibration)), Nodes: slices.Sorted(slices.Values(evaluation))}
-	m := len(r.Nodes)
+	r.predict(scores, labels, func(int) float64 { return q })
+	return r, nil
+}
+
+// checkCalibration returns the true-label scores s(i, y_i) of the
+// calibration nodes, or the errors of Calibrate but α's.
+func checkCalibration(scores []float64, classes int, labels, calibration, evaluation []int) ([]float64, error) {
+	if classes < 1 || len(scores) != classes*len(labels) {
+		return nil, fmt.Errorf("conformal: %d scores for %d labels of %d classes", len(scores), len(labels), classes)
+	}
+	if len(calibration) == 0 {
+		return nil, fmt.Errorf("conformal: no calibration nodes")
+	}
+	if len(evaluation) == 0 {
+		return nil, fmt.Errorf("conformal: no evaluation nodes")
+	}
+	if err := checkNodes(labels, classes, calibration, evaluation); err != nil {
+		return nil, err
+	}
+	for _, i := range slices.Concat(calibration, evaluation) {
+		for c, s := range scores[i*classes : (i+1)*classes] {
+			if math.IsNaN(s) {
+				return nil, fmt.Errorf("conformal: node %d has a NaN score for class %d", i, c)
+			}
+		}
+	}
+	trueScores := make([]float64, len(calibration))
+	for k, i := range calibration {
+		trueScores[k] = scores[i*classes+labels[i]]
+	}
+	return trueScores, nil
+}
+
+// predict gives each of r.Nodes, the k-th with threshold q(k), its set
+// {c : s(i, c) ≤ q(k)} and fills in the sizes and rates.
+func (r *Result) predict(scores []float64, labels []int, q func(k int) float64) {
+	classes, m := r.Classes, len(r.Nodes)
 	r.Sets, r.Sizes, r.Covered = make([][]int, m), make([]int, m), make([]bool, m)
 	var covered, size, singletons, empty int
 	for k, i := range r.Nodes {
 		set := []int{}
+		qk := q(k)
 		for c, s := range scores[i*classes : (i+1)*classes] {
-			if s <= q {
+			if s <= qk {
 				set = append(set, c)
 			}
 		}
@@ -188,7 +231,6 @@ func Calibrate(scores []float64, classes int, labels, calibration, evaluation []
 	r.MeanSize = float64(size) / float64(m)
 	r.SingletonRate = float64(singletons) / float64(m)
 	r.EmptyRate = float64(empty) / float64(m)
-	return r, nil
 }
 
 // checkNodes reports a node outside the labels, unlabelled, or in the two

@@ -2,6 +2,7 @@ package conformal
 
 import (
 	"math"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -144,6 +145,29 @@ func TestQuantileRule(t *testing.T) {
 	}
 	if !slices.Equal(scores, []float64{0.3, 0.1, 0.5, 0.2, 0.4}) {
 		t.Errorf("Quantile sorted its input: %v", scores)
+	}
+}
+
+// TestQuantileRankTolerance pins the tolerance of QuantileRank: with α =
+// 1.0/3, a float64 a little below ⅓, the exact product 3·(1−α) exceeds 2
+// (checked in exact rational arithmetic), so the exact rule would give
+// rank 3 of 2 scores and q̂ = +∞; the tolerance gives rank 2 and q̂ = 0.7,
+// the value of the ⅓ meant. A level 10⁻⁶ below ⅓ is beyond the tolerance
+// and keeps q̂ = +∞.
+func TestQuantileRankTolerance(t *testing.T) {
+	alpha := 1.0 / 3
+	exact := new(big.Rat).Mul(big.NewRat(3, 1), new(big.Rat).Sub(big.NewRat(1, 1), new(big.Rat).SetFloat64(alpha)))
+	if exact.Cmp(big.NewRat(2, 1)) <= 0 {
+		t.Fatalf("3·(1−α) = %v exactly, want it above 2 for this test", exact.FloatString(20))
+	}
+	if k, err := QuantileRank(2, alpha); err != nil || k != 2 {
+		t.Errorf("QuantileRank(2, 1.0/3) = %d, %v; want 2", k, err)
+	}
+	if q, err := Quantile([]float64{0.2, 0.7}, alpha); err != nil || q != 0.7 {
+		t.Errorf("Quantile([0.2, 0.7], 1.0/3) = %v, %v; want 0.7", q, err)
+	}
+	if q, err := Quantile([]float64{0.2, 0.7}, 1.0/3-1e-6); err != nil || !math.IsInf(q, 1) {
+		t.Errorf("Quantile([0.2, 0.7], ⅓ − 10⁻⁶) = %v, %v; want +Inf", q, err)
 	}
 }
 

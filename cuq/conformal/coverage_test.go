@@ -95,6 +95,111 @@ func TestCoverageGuarantee(t *testing.T) {
 	}
 }
 
+// TestGraphCoverageGuarantee extends TestCoverageGuarantee to SNAPS and
+// NAPS on the same known categorical model, 200 random splits of 400
+// nodes at α = 0.1 and 0.2. SNAPS averages over the graph's neighbours and
+// a k-nearest-neighbour graph of random features; its scores use no
+// label, so the split-conformal bounds hold as for DAPS. NAPS calibrates
+// each node on the calibration nodes within 2 hops (at least 5 of them,
+// else the split-conformal q̂). Here the labels and probabilities are
+// drawn independently of the graph, so a node's score is exchangeable
+// with its neighbours' and each node's coverage is known exactly: with
+// n_i calibration nodes of continuous (randomised) scores,
+// min(1, ⌈(n_i+1)(1−α)⌉/(n_i+1)) ≥ 1−α. The mean coverage must lie
+// within four standard errors of the mean of these exact values for
+// uniform weights, and above 1−α minus four for linear weights (weighted
+// conformal prediction keeps 1−α under exchangeability). The standard
+// error is the larger of TestCoverageGuarantee's and the spread of the
+// 200 coverages over √200: the local quantiles of few nodes vary more.
+func TestGraphCoverageGuarantee(t *testing.T) {
+	const nodes, classes, splits = 400, 4, 200
+	rng := rand.New(rand.NewPCG(3, 14))
+	prob, labels, adj := categoricalData(t, rng, nodes, classes)
+	features := &tensor.Dense{Rows: nodes, Cols: 8, Data: make([]float64, nodes*8)}
+	for i := range features.Data {
+		features.Data[i] = rng.NormFloat64()
+	}
+	sim, err := KNNSimilarity(features, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := make([]int, nodes)
+	for i := range all {
+		all[i] = i
+	}
+	uniform, linear := NAPS{MinCalibration: 5}, NAPS{MinCalibration: 5, Weighting: LinearWeights}
+	scores := []Score{SNAPS{Similarity: sim}, SNAPS{Lambda: 0.5, Mu: 0.2, Similarity: sim, Base: DefaultRAPS}, uniform, linear}
+	exact := func(n int, alpha float64) float64 {
+		k, err := QuantileRank(n, alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return min(1, float64(k)/float64(n+1))
+	}
+	hood := newNeighbourhoods(adj)
+	for _, alpha := range []float64{0.1, 0.2} {
+		coverages := make([][]float64, len(scores))
+		var expected float64 // mean exact coverage of uniform NAPS
+		var n, m int
+		for seed := range uint64(splits) {
+			res, err := Evaluate(prob, classes, labels, adj, all, Options{Scores: scores, Alpha: alpha, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, r := range res {
+				coverages[k] = append(coverages[k], r.Coverage)
+			}
+			r := res[2]
+			n, m = len(r.Calibration), len(r.Nodes)
+			var sum float64
+			for k, i := range r.Nodes {
+				local := 0
+				for _, jd := range hood.within(i, 2) {
+					if _, ok := slices.BinarySearch(r.Calibration, jd[0]); ok {
+						local++
+					}
+				}
+				if (local >= 5) != r.Local[k] {
+					t.Fatalf("node %d has %d calibration nodes within 2 hops, local %v", i, local, r.Local[k])
+				}
+				if !r.Local[k] {
+					local = n
+				}
+				sum += exact(local, alpha)
+			}
+			expected += sum / float64(m) / splits
+		}
+		se := math.Sqrt(alpha * (1 - alpha) * (1/float64(n) + 1/float64(m)) / splits)
+		for k, s := range scores {
+			mean, spread := meanSD(coverages[k])
+			se := max(se, spread/math.Sqrt(splits))
+			lo, hi := 1-alpha-4*se, 1-alpha+1/float64(n+1)+4*se
+			switch s {
+			case uniform:
+				lo, hi = expected-4*se, expected+4*se
+			case linear:
+				hi = 1
+			}
+			t.Logf("α %.1f %-40v mean coverage %.4f in [%.4f, %.4f]", alpha, s, mean, lo, hi)
+			if !(mean >= lo && mean <= hi) {
+				t.Errorf("α %.1f, %v: mean coverage %.4f over %d splits, want it in [%.4f, %.4f]", alpha, s, mean, splits, lo, hi)
+			}
+		}
+	}
+}
+
+// meanSD returns the mean and the sample standard deviation of x.
+func meanSD(x []float64) (mean, sd float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	for _, v := range x {
+		sd += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(x)-1))
+}
+
 // TestEvaluateDefaults checks that the zero Options (and an empty list of
 // scores) mean α = 0.1, half the nodes calibrating and DefaultScores, and
 // that every score sees the same split.

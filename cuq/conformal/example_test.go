@@ -91,3 +91,94 @@ func ExampleQuantile() {
 	// 0.95
 	// +Inf
 }
+
+// NAPS calibrates each evaluation node on the calibration nodes near it.
+// On the graph 4 – 0 – 1 – 2 – 3 (node 5 isolated), node 0 sees the
+// calibration scores 0.3 and 0.5 at one hop, 0.6 at two and 0.1 at three.
+// Within three hops and weights 1/d, the weighted quantile at α = 0.6 is
+// 0.5, so node 0's set takes both classes; node 5 has no neighbour and
+// falls back to the split-conformal q̂ of all four calibration nodes, 0.3.
+func ExampleNAPS_Calibrate() {
+	scores := []float64{0.2, 0.4, 0.3, 0.7, 0.8, 0.6, 0.1, 0.2, 0.9, 0.5, 0.35, 0.25}
+	labels := []int{1, 0, 1, 0, 1, 0}
+	adj, err := tensor.FromCOO(6, 6, []int{0, 1, 0, 4, 1, 2, 2, 3}, []int{1, 0, 4, 0, 2, 1, 3, 2}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	naps := conformal.NAPS{Hops: 3, Weighting: conformal.LinearWeights, MinCalibration: 2}
+	r, err := naps.Calibrate(scores, 2, labels, adj, []int{1, 2, 3, 4}, []int{0, 5}, 0.6)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%v: split-conformal q̂ = %.1f\n", naps, r.Quantile)
+	for k, node := range r.Nodes {
+		fmt.Printf("node %d: q̂ = %.1f (local %v), set %v\n", node, r.Quantiles[k], r.Local[k], r.Sets[k])
+	}
+	// Output:
+	// NAPS (3 hops, linear, ≥ 2): split-conformal q̂ = 0.3
+	// node 0: q̂ = 0.5 (local true), set [0 1]
+	// node 5: q̂ = 0.3 (local false), set [1]
+}
+
+// The conditional-coverage diagnostics of a hand-made result at α = 0.2:
+// six nodes of three classes, covered ✓ ✗ ✓ ✓ ✗ ✗ with set sizes 1, 0, 2,
+// 3, 1, 2. The classes are covered ½, 1 and 0; the strata of sizes 0–1, 2
+// and 3 ⅓, ½ and 1.
+func ExampleSizeStratified() {
+	r := conformal.Result{Alpha: 0.2, Classes: 3, Nodes: []int{0, 1, 2, 3, 4, 5},
+		Sizes: []int{1, 0, 2, 3, 1, 2}, Covered: []bool{true, false, true, true, false, false}}
+	perClass, covGap, err := conformal.ClassCoverage(r, []int{0, 0, 1, 1, 2, 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	strata, sscv, err := conformal.SizeStratified(r, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("class coverage %.2f, CovGap %.3f\n", perClass, covGap)
+	for _, s := range strata {
+		fmt.Printf("sizes %d–%d: %d nodes, coverage %.2f\n", s.Lo, s.Hi, s.Count, s.Coverage)
+	}
+	fmt.Printf("SSCV %.3f\n", sscv)
+	// Output:
+	// class coverage [0.50 1.00 0.00], CovGap 0.433
+	// sizes 0–1: 3 nodes, coverage 0.33
+	// sizes 2–2: 2 nodes, coverage 0.50
+	// sizes 3–3: 1 nodes, coverage 1.00
+	// SSCV 0.467
+}
+
+// SNAPS averages each node's scores with those of the nodes of most
+// similar features and of its graph neighbours. Four nodes on the path
+// 0 – 1 – 2 – 3 with features such that node 0 is most like node 3; the
+// non-randomised APS scores of node 0, (0.5, 0.8, 1), mix equally with
+// node 3's, (1, 1, 0.6), and its neighbour 1's, (1, 0.6, 0.9).
+func ExampleSNAPS() {
+	prob := []float64{0.5, 0.3, 0.2, 0.1, 0.6, 0.3, 0.4, 0.4, 0.2, 0.2, 0.2, 0.6}
+	features := &tensor.Dense{Rows: 4, Cols: 2, Data: []float64{1, 0, 0, 1, 0.5, 1, 1, 0.1}}
+	similar, err := conformal.KNNSimilarity(features, 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	adj, err := tensor.FromCOO(4, 4, []int{0, 1, 1, 2, 2, 3}, []int{1, 0, 2, 1, 3, 2}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	snaps := conformal.SNAPS{Similarity: similar, Base: conformal.APS{NonRandomized: true}}
+	s, err := snaps.Scores(conformal.Input{Prob: prob, Classes: 3, Adj: adj})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("node 0's most similar node: %d\n", similar.Ind[similar.Ptr[0]])
+	fmt.Printf("%v of node 0: %.3f\n", snaps, s[:3])
+	// Output:
+	// node 0's most similar node: 3
+	// SNAPS (λ 0.333, μ 0.333) of APS (non-randomised) of node 0: [0.833 0.800 0.833]
+}

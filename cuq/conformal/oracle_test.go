@@ -20,21 +20,26 @@ type oracleCase struct {
 	Labels      []int        `json:"labels"`
 	U           []float64    `json:"u"`
 	Edges       [][3]float64 `json:"edges"`
+	Similar     [][3]float64 `json:"similar"`
 	Calibration []int        `json:"calibration"`
 	Evaluation  []int        `json:"evaluation"`
 	Alpha       float64      `json:"alpha"`
 	Scores      []oracleSpec `json:"scores"`
 
-	scores []Score
-	adj    *tensor.CSR
+	scores   []Score
+	adj, sim *tensor.CSR
 }
 
 // oracleSpec describes a Score to the script.
 type oracleSpec struct {
 	Kind       string      `json:"kind"`
 	Lambda     float64     `json:"lambda"`
+	Mu         float64     `json:"mu"`
 	KReg       int         `json:"kreg"`
 	Randomized bool        `json:"randomized"`
+	Hops       int         `json:"hops"`
+	Weighting  int         `json:"weighting"`
+	Min        int         `json:"min"`
 	Base       *oracleSpec `json:"base,omitempty"`
 }
 
@@ -47,15 +52,23 @@ func specOf(s Score) oracleSpec {
 	case DAPS:
 		base := specOf(s.base())
 		return oracleSpec{Kind: "daps", Lambda: s.lambda(), Base: &base}
+	case SNAPS:
+		base := specOf(s.base())
+		lambda, mu := s.weights()
+		return oracleSpec{Kind: "snaps", Lambda: lambda, Mu: mu, Base: &base}
+	case NAPS:
+		base := specOf(s.base())
+		return oracleSpec{Kind: "naps", Hops: s.hops(), Weighting: int(s.Weighting), Min: s.minCalibration(), Base: &base}
 	}
 	panic("unknown score")
 }
 
 // oracleResult is the script's answer for one score; qhat is null for +∞.
 type oracleResult struct {
-	Scores [][]float64 `json:"scores"`
-	QHat   *float64    `json:"qhat"`
-	Sets   [][]int     `json:"sets"`
+	Scores    [][]float64 `json:"scores"`
+	QHat      *float64    `json:"qhat"`
+	Sets      [][]int     `json:"sets"`
+	Quantiles []*float64  `json:"quantiles"`
 }
 
 // randomOracleCase draws nodes, classes, graph, split and scores. Half the
@@ -98,6 +111,13 @@ func randomOracleCase(rng *rand.Rand) oracleCase {
 		ri, ci, w = append(ri, i), append(ci, j), append(w, wt)
 	}
 	c.adj, _ = tensor.FromCOO(n, n, ri, ci, w)
+	ri, ci, w = nil, nil, nil
+	for range rng.IntN(2 * n) {
+		i, j, wt := rng.IntN(n), rng.IntN(n), float64(1+rng.IntN(4))/4
+		c.Similar = append(c.Similar, [3]float64{float64(i), float64(j), wt})
+		ri, ci, w = append(ri, i), append(ci, j), append(w, wt)
+	}
+	c.sim, _ = tensor.FromCOO(n, n, ri, ci, w)
 	perm := rng.Perm(n)
 	split := 1 + rng.IntN(n-1)
 	c.Calibration, c.Evaluation = perm[:split], perm[split:]
@@ -107,6 +127,11 @@ func randomOracleCase(rng *rand.Rand) oracleCase {
 		APS{}, APS{NonRandomized: true},
 		RAPS{Lambda: []float64{0, 0.125, 0.5}[rng.IntN(3)], KReg: rng.IntN(3), NonRandomized: rng.IntN(2) == 0},
 		DAPS{Lambda: lambda}, DAPS{Lambda: lambda, Base: RAPS{Lambda: 0.25, KReg: 1, NonRandomized: true}},
+		SNAPS{Similarity: c.sim},
+		SNAPS{Lambda: []float64{0, 0.25, 0.5}[rng.IntN(3)], Mu: []float64{0.125, 0.25, 0.5}[rng.IntN(3)], Similarity: c.sim,
+			Base: RAPS{Lambda: 0.125, KReg: 1, NonRandomized: rng.IntN(2) == 0}},
+		NAPS{Hops: 1 + rng.IntN(3), Weighting: Weighting(rng.IntN(3)), MinCalibration: 1 + rng.IntN(4)},
+		NAPS{Hops: 2, MinCalibration: 2, Base: APS{NonRandomized: true}},
 	}
 	for _, s := range c.scores {
 		c.Scores = append(c.Scores, specOf(s))
@@ -114,8 +139,8 @@ func randomOracleCase(rng *rand.Rand) oracleCase {
 	return c
 }
 
-// TestConformalAgreesWithPython compares the scores, q̂ and sets of every
-// score with an independent numpy implementation on 150 random cases,
+// TestConformalAgreesWithPython compares the scores, q̂ (NAPS's per node)
+// and sets of every score with an independent numpy implementation on 150 random cases,
 // skipping where no Python with numpy is installed. A class whose score
 // lies within the tolerance of q̂ may fall on either side by rounding when
 // the two computations of its score or of q̂ differ in the last bits; it
@@ -150,7 +175,12 @@ func TestConformalAgreesWithPython(t *testing.T) {
 					t.Errorf("case %d, %v: s(%d, %d) = %.17g, numpy %.17g", i, s, e/k, e%k, v, w.Scores[e/k][e%k])
 				}
 			}
-			r, err := Calibrate(scores, k, c.Labels, c.Calibration, c.Evaluation, c.Alpha)
+			var r Result
+			if naps, ok := s.(NAPS); ok {
+				r, err = naps.Calibrate(scores, k, c.Labels, c.adj, c.Calibration, c.Evaluation, c.Alpha)
+			} else {
+				r, err = Calibrate(scores, k, c.Labels, c.Calibration, c.Evaluation, c.Alpha)
+			}
 			if err != nil {
 				t.Fatalf("case %d, %v: %v", i, s, err)
 			}
@@ -161,11 +191,22 @@ func TestConformalAgreesWithPython(t *testing.T) {
 			} else if d := math.Abs(r.Quantile - *w.QHat); !(d <= oracleTolerance) {
 				t.Errorf("case %d, %v: q̂ = %.17g, numpy %.17g", i, s, r.Quantile, *w.QHat)
 			}
+			if (r.Quantiles != nil) != (w.Quantiles != nil) || (r.Quantiles != nil && len(r.Quantiles) != len(w.Quantiles)) {
+				t.Fatalf("case %d, %v: %d thresholds, numpy %d", i, s, len(r.Quantiles), len(w.Quantiles))
+			}
 			for m, node := range r.Nodes {
 				sets++
+				// q is the node's threshold and wq numpy's, nil for +∞.
+				q, wq := r.Quantile, w.QHat
+				if r.Quantiles != nil {
+					q, wq = r.Quantiles[m], w.Quantiles[m]
+					if wq == nil && !math.IsInf(q, 1) || wq != nil && !(math.Abs(q-*wq) <= oracleTolerance) {
+						t.Errorf("case %d, %v: node %d has q̂ = %v, numpy %v", i, s, node, q, wq)
+					}
+				}
 				var got, exp []int
 				for cl, v := range scores[node*k : (node+1)*k] {
-					if math.Abs(v-r.Quantile) <= oracleTolerance && (v != w.Scores[node][cl] || w.QHat == nil || r.Quantile != *w.QHat) {
+					if math.Abs(v-q) <= oracleTolerance && (v != w.Scores[node][cl] || wq == nil || q != *wq) {
 						borderline++
 						continue
 					}

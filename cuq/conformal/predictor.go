@@ -86,7 +86,8 @@ func (p *Predictor) Score(s Score) *Predictor { p.score = s; return p }
 // with probability at least 1−α.
 func (p *Predictor) Alpha(alpha float64) *Predictor { p.alpha = alpha; return p }
 
-// Graph sets the n×n adjacency that DAPS diffuses over.
+// Graph sets the n×n adjacency that DAPS and SNAPS average over and NAPS
+// takes its neighbourhoods from.
 func (p *Predictor) Graph(adj *tensor.CSR) *Predictor { p.in.Adj = adj; return p }
 
 // Nodes sets the labelled nodes to split at random into calibration and
@@ -110,7 +111,7 @@ func (p *Predictor) Split(calibration, evaluation []int) *Predictor {
 
 // Done computes the scores of every node, calibrates q̂ and returns the
 // sets of the evaluation nodes with their coverage and sizes (see
-// Calibrate). It returns an error for a nil score, neither Nodes nor
+// Calibrate, and NAPS.Calibrate for NAPS). It returns an error for a nil score, neither Nodes nor
 // Split set, labels not one per node, and the errors of RandomSplit,
 // Input.Check, the score (DAPS without Graph, say) and Calibrate.
 func (p *Predictor) Done() (Result, error) {
@@ -142,7 +143,12 @@ func (p *Predictor) Done() (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	r, err := Calibrate(scores, in.Classes, p.labels, calibration, evaluation, p.alpha)
+	var r Result
+	if naps, ok := p.score.(NAPS); ok {
+		r, err = naps.Calibrate(scores, in.Classes, p.labels, in.Adj, calibration, evaluation, p.alpha)
+	} else {
+		r, err = Calibrate(scores, in.Classes, p.labels, calibration, evaluation, p.alpha)
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("%w (%v)", err, p.score)
 	}
@@ -165,12 +171,18 @@ type Options struct {
 	CalibrationFraction float64
 	// Seed seeds the split and the uniform numbers of the scores.
 	Seed uint64
+	// Diagnostics, when not nil, has every Result carry its
+	// conditional-coverage diagnostics computed with these options (see
+	// Diagnose, Result.Diagnostics).
+	Diagnostics *DiagnosticOptions
 }
 
 // Evaluate runs split conformal prediction with each of opts.Scores on the
 // same random split of nodes and the same uniform numbers, and returns
-// one Result per score, in order. adj may be nil when no score is DAPS.
-// The errors are those of Predictor.Done.
+// one Result per score, in order, with its Diagnostics when
+// opts.Diagnostics is set. adj may be nil when no score uses the graph
+// (DAPS, SNAPS, NAPS). The errors are those of Predictor.Done and
+// Diagnose.
 func Evaluate(prob []float64, classes int, labels []int, adj *tensor.CSR, nodes []int, opts Options) ([]Result, error) {
 	scores := opts.Scores
 	if len(scores) == 0 {
@@ -189,6 +201,13 @@ func Evaluate(prob []float64, classes int, labels []int, adj *tensor.CSR, nodes 
 			Nodes(nodes).CalibrationFraction(fraction).Seed(opts.Seed).Done()
 		if err != nil {
 			return nil, err
+		}
+		if opts.Diagnostics != nil {
+			d, err := Diagnose(r, prob, labels, adj, *opts.Diagnostics)
+			if err != nil {
+				return nil, fmt.Errorf("%w (%v)", err, s)
+			}
+			r.Diagnostics = &d
 		}
 		out[k] = r
 	}

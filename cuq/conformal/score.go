@@ -27,7 +27,8 @@ type Input struct {
 	Prob    []float64
 	Classes int
 	// Adj is the graph's n×n adjacency (entry (i, j) an edge from j to i
-	// of weight A_ij ≥ 0), needed by DAPS only; nil without a graph.
+	// of weight A_ij ≥ 0), needed by DAPS, SNAPS and NAPS; nil without a
+	// graph.
 	Adj *tensor.CSR
 	// U holds U_i ∈ [0, 1] for each node, nil for none (then the
 	// randomised scores are computed with U_i = 0, as the non-randomised).
@@ -78,17 +79,24 @@ func (in Input) Check() error {
 			}
 		}
 	}
-	if a := in.Adj; a != nil {
-		if a.Rows != n || a.Cols != n {
-			return fmt.Errorf("conformal: %s adjacency for %d nodes", a.Shape(), n)
-		}
-		if _, err := tensor.NewCSR(a.Rows, a.Cols, a.Ptr, a.Ind, a.Val); err != nil {
-			return fmt.Errorf("conformal: adjacency: %w", err)
-		}
-		for k, w := range a.Val {
-			if !(w >= 0) || math.IsInf(w, 1) {
-				return fmt.Errorf("conformal: adjacency entry %d has weight %v, not finite and non-negative", k, w)
-			}
+	if in.Adj != nil {
+		return checkGraph("adjacency", in.Adj, n)
+	}
+	return nil
+}
+
+// checkGraph reports a graph a that is not a well-formed n×n CSR matrix
+// with finite, non-negative weights.
+func checkGraph(name string, a *tensor.CSR, n int) error {
+	if a.Rows != n || a.Cols != n {
+		return fmt.Errorf("conformal: %s %s for %d nodes", a.Shape(), name, n)
+	}
+	if _, err := tensor.NewCSR(a.Rows, a.Cols, a.Ptr, a.Ind, a.Val); err != nil {
+		return fmt.Errorf("conformal: %s: %w", name, err)
+	}
+	for k, w := range a.Val {
+		if !(w >= 0) || math.IsInf(w, 1) {
+			return fmt.Errorf("conformal: %s entry %d has weight %v, not finite and non-negative", name, k, w)
 		}
 	}
 	return nil
@@ -248,29 +256,36 @@ func (d DAPS) Scores(in Input) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, a := in.Classes, in.Adj
+	k := in.Classes
 	out := make([]float64, len(s))
-	mean := make([]float64, k)
+	sum := make([]float64, k)
 	for i := range in.Nodes() {
 		own, diffused := s[i*k:(i+1)*k], out[i*k:(i+1)*k]
-		var degree float64
-		clear(mean)
-		for e := a.Ptr[i]; e < a.Ptr[i+1]; e++ {
-			w, j := a.Val[e], a.Ind[e]
-			degree += w
-			for c, v := range s[j*k : (j+1)*k] {
-				mean[c] += float64(w * v)
-			}
-		}
+		degree := neighbourSum(in.Adj, s, k, i, sum)
 		if degree == 0 {
 			copy(diffused, own)
 			continue
 		}
 		for c := range diffused {
-			diffused[c] = float64((1-lambda)*own[c]) + lambda*mean[c]/degree
+			diffused[c] = float64((1-lambda)*own[c]) + lambda*sum[c]/degree
 		}
 	}
 	return out, nil
+}
+
+// neighbourSum sets sum[c] = Σ_j A_ij s(j, c) over the entries of row i of
+// a, for the row-major scores s of k classes, and returns Σ_j A_ij.
+func neighbourSum(a *tensor.CSR, s []float64, k, i int, sum []float64) float64 {
+	var degree float64
+	clear(sum)
+	for e := a.Ptr[i]; e < a.Ptr[i+1]; e++ {
+		w, j := a.Val[e], a.Ind[e]
+		degree += w
+		for c, v := range s[j*k : (j+1)*k] {
+			sum[c] += float64(w * v)
+		}
+	}
+	return degree
 }
 
 // String returns "DAPS (λ …)", followed by "of <base>" for a base other

@@ -1,12 +1,27 @@
 // Package eval computes the evaluation metrics of the paper: accuracy,
 // accuracy-rejection curves (ARC), OOD-detection AUROC, the relative
 // uncertainty change between OOD and ID nodes, and the aggregation of
-// per-run results (mean, variance, standard error). The reference's table
-// formats are in package reftables.
+// per-run results (mean, variance, standard error); and beyond the paper
+// calibration (ECE, classwise ECE, Brier, NLL, and calibration by degree
+// and local homophily), misclassification and OOD detection and
+// risk-coverage curves. The reference's table formats are in package
+// reftables.
 //
 // Scores are UNCERTAINTIES (larger = more uncertain), as produced by package
 // uq. The reference implementation ranks CONFIDENCES c = −u; every rule below
 // is stated in both terms where the difference matters (ties, NaN).
+//
+// # NaN uncertainties in selective prediction
+//
+// The accuracy-rejection curve (ARC) and the risk-coverage curve
+// (RiskCoverageOf) order the nodes alike: by uncertainty, with a NaN
+// uncertainty below every other value, −∞ included, and NaNs tied with
+// each other. A node of NaN uncertainty thus counts as the most certain:
+// the ARC rejects it last and the risk-coverage curve keeps it first.
+// This is the reference's rule for ARCs, which sorts the confidences −u
+// ascending with torch, NaN last, and rejects from the front. ±∞ are
+// ordered as numbers. The detection metrics (AUROC, DetectionOf) follow
+// the reference's numpy nan_to_num instead, scoring NaN as 0.
 //
 // The package is pure numerics on slices: it does not depend on the models.
 package eval
@@ -112,8 +127,8 @@ func RejectionIndices(n int) []int {
 // orders confidences c = −u ascending: most uncertain first. The sort is
 // STABLE, so nodes with equal uncertainty keep their input order (the
 // reference's torch argsort leaves ties unspecified), and NaN uncertainties
-// (NaN confidences, which torch sorts last) come last, i.e. they are rejected
-// last. Then Acc[i] = mean(correct[idx_i:]) with idx_i from RejectionIndices
+// come last, i.e. they are rejected last (see "NaN uncertainties in
+// selective prediction" in the package documentation). Then Acc[i] = mean(correct[idx_i:]) with idx_i from RejectionIndices
 // and P[i] = i/100. It returns an error if the lengths differ or the input is
 // empty.
 func ARC(uncertainty []float64, correct []bool) (Curve, error) {

@@ -81,18 +81,10 @@ func EqualWidthBins(conf []float64, correct []bool, bins int) ([]Bin, error) {
 	if err := checkConfidences("EqualWidthBins", conf, correct, bins); err != nil {
 		return nil, err
 	}
-	edge := func(b int) float64 { return float64(b) / float64(bins) }
 	out := make([]Bin, bins)
 	sumConf, sumRight := make([]float64, bins), make([]float64, bins)
 	for i, c := range conf {
-		b := min(max(int(math.Ceil(c*float64(bins)))-1, 0), bins-1)
-		// c·bins is rounded: move to the bin whose edges hold c.
-		for b > 0 && c <= edge(b) {
-			b--
-		}
-		for b < bins-1 && c > edge(b+1) {
-			b++
-		}
+		b := equalWidthBin(c, bins)
 		out[b].Count++
 		sumConf[b] += c
 		if correct[i] {
@@ -100,10 +92,25 @@ func EqualWidthBins(conf []float64, correct []bool, bins int) ([]Bin, error) {
 		}
 	}
 	for b := range out {
-		out[b].Lo, out[b].Hi = edge(b), edge(b+1)
+		out[b].Lo, out[b].Hi = float64(b)/float64(bins), float64(b+1)/float64(bins)
 		out[b].Confidence, out[b].Accuracy = meanOf(sumConf[b], out[b].Count), meanOf(sumRight[b], out[b].Count)
 	}
 	return out, nil
+}
+
+// equalWidthBin returns the equal-width bin b of c ∈ [0, 1], the one with
+// b/bins < c ≤ (b+1)/bins (0 for c = 0), the edges rounded to float64.
+func equalWidthBin(c float64, bins int) int {
+	edge := func(b int) float64 { return float64(b) / float64(bins) }
+	b := min(max(int(math.Ceil(c*float64(bins)))-1, 0), bins-1)
+	// c·bins is rounded: move to the bin whose edges hold c.
+	for b > 0 && c <= edge(b) {
+		b--
+	}
+	for b < bins-1 && c > edge(b+1) {
+		b++
+	}
+	return b
 }
 
 // EqualMassBins sorts nodes with the given confidences and correctness
@@ -267,6 +274,17 @@ type CalibrationOptions struct {
 	// Bins is the number of bins of the equal-width and of the equal-mass
 	// binning; 0 means DefaultBins.
 	Bins int
+	// Degree and Homophily, when not nil, hold every node's degree and
+	// local homophily (see LocalHomophily), len(labels) values each;
+	// CalibrationOf then also reports the calibration of the nodes grouped
+	// by them: ByDegree over DegreeGroups and ByHomophily over
+	// HomophilyGroups. cuq.Prediction.Calibration fills both in from its
+	// graph.
+	Degree    []int
+	Homophily []float64
+	// HomophilyBins is the number of homophily bins; 0 means
+	// DefaultHomophilyBins.
+	HomophilyBins int
 }
 
 // Calibration summarises how well a prediction's confidences match its
@@ -287,15 +305,26 @@ type Calibration struct {
 	Brier, NLL float64
 	// Bins are the equal-width bins: the data of a reliability diagram.
 	Bins []Bin
+	// ClasswiseECE is the mean over classes of the ECE of each class's
+	// probability over equal-width bins (see ClasswiseECE).
+	ClasswiseECE float64
+	// ByDegree and ByHomophily are the calibration of the nodes grouped by
+	// degree and by local homophily (see CalibrationByGroup), nil unless
+	// the options give the degrees and the homophilies.
+	ByDegree, ByHomophily []GroupCalibration
 }
 
 // CalibrationOf returns every calibration metric of the class probabilities
 // at the given nodes (see Confidences for the layout): the accuracy, the
 // mean confidence, ECE and MCE over EqualWidthBins, the adaptive ECE over
-// EqualMassBins, Brier and NLL. A perfectly calibrated prediction has
-// accuracy equal to confidence in every bin, so ECE = MCE = 0 up to
-// sampling noise, which is large in bins of few nodes. It returns the
-// errors of Confidences, and an error if opts.Bins is negative.
+// EqualMassBins, Brier, NLL and the classwise ECE, and with opts.Degree
+// and opts.Homophily the calibration by degree and by local homophily. A
+// perfectly calibrated prediction has accuracy equal to confidence in
+// every bin, so ECE = MCE = 0 up to sampling noise, which is large in
+// bins of few nodes. It returns the errors of Confidences, and an error
+// if opts.Bins or opts.HomophilyBins is negative, or opts.Degree or
+// opts.Homophily is not nil but not one value per label, and those of
+// DegreeGroups and HomophilyGroups.
 func CalibrationOf(prob []float64, classes int, labels, nodes []int, opts CalibrationOptions) (Calibration, error) {
 	bins := opts.Bins
 	if bins == 0 {
@@ -328,7 +357,48 @@ func CalibrationOf(prob []float64, classes int, labels, nodes []int, opts Calibr
 	}
 	c.AdaptiveECE = ECE(mass)
 	c.Brier, c.NLL = brier(prob, classes, labels, nodes), nll(prob, classes, labels, nodes)
+	c.ClasswiseECE = classwiseECE(prob, classes, labels, nodes, bins)
+	if c.ByDegree, c.ByHomophily, err = groupCalibration(prob, classes, labels, nodes, bins, opts); err != nil {
+		return Calibration{}, err
+	}
 	return c, nil
+}
+
+// groupCalibration returns the calibration by degree and by homophily that
+// opts asks for.
+func groupCalibration(prob []float64, classes int, labels, nodes []int, bins int, opts CalibrationOptions) (byDegree, byHomophily []GroupCalibration, err error) {
+	hbins := opts.HomophilyBins
+	if hbins == 0 {
+		hbins = DefaultHomophilyBins
+	}
+	if hbins < 0 {
+		return nil, nil, fmt.Errorf("eval: CalibrationOf: %d homophily bins", hbins)
+	}
+	if opts.Degree != nil {
+		if len(opts.Degree) != len(labels) {
+			return nil, nil, fmt.Errorf("eval: CalibrationOf: %d degrees for %d nodes", len(opts.Degree), len(labels))
+		}
+		groups, err := DegreeGroups(opts.Degree, nodes)
+		if err != nil {
+			return nil, nil, err
+		}
+		if byDegree, err = CalibrationByGroup(prob, classes, labels, groups, bins); err != nil {
+			return nil, nil, err
+		}
+	}
+	if opts.Homophily != nil {
+		if len(opts.Homophily) != len(labels) {
+			return nil, nil, fmt.Errorf("eval: CalibrationOf: %d homophilies for %d nodes", len(opts.Homophily), len(labels))
+		}
+		groups, err := HomophilyGroups(opts.Homophily, nodes, hbins)
+		if err != nil {
+			return nil, nil, err
+		}
+		if byHomophily, err = CalibrationByGroup(prob, classes, labels, groups, bins); err != nil {
+			return nil, nil, err
+		}
+	}
+	return byDegree, byHomophily, nil
 }
 
 // checkProbabilities validates class probabilities and labels at nodes (all

@@ -77,3 +77,26 @@ func ExampleRiskCoverageOf() {
 	// coverage 1.00: risk 0.500
 	// AURC 0.458
 }
+
+// The classwise ECE looks at every class's probability, not only the top
+// one: four nodes of three classes over two bins (TestClasswiseECEByHand
+// has the hand computation, ⅙), against the top-label ECE: confidences
+// 0.5 ✗ and 0.4 ✗ in the low bin (gap 0.45), 0.7 ✓ and 0.8 ✓ in the high
+// one (gap 0.25), ECE 0.35.
+func ExampleClasswiseECE() {
+	prob := []float64{0.7, 0.2, 0.1, 0.5, 0.3, 0.2, 0.1, 0.1, 0.8, 0.4, 0.4, 0.2}
+	labels := []int{0, 1, 2, 2}
+	cw, err := eval.ClasswiseECE(prob, 3, labels, nil, 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c, err := eval.CalibrationOf(prob, 3, labels, nil, eval.CalibrationOptions{Bins: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("classwise ECE %.4f, ECE %.4f\n", cw, c.ECE)
+	// Output:
+	// classwise ECE 0.1667, ECE 0.3500
+}

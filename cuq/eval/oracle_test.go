@@ -63,6 +63,7 @@ type oracleResult struct {
 	ECE          *float64      `json:"ece"`
 	MCE          *float64      `json:"mce"`
 	AdaptiveECE  *float64      `json:"adaptive_ece"`
+	ClasswiseECE *float64      `json:"classwise_ece"`
 	Brier        *float64      `json:"brier"`
 	NLL          *float64      `json:"nll"`
 	Width        [][3]*float64 `json:"width"`
@@ -236,6 +237,7 @@ func TestMetricsAgreeWithPython(t *testing.T) {
 			compare(i, "ECE", cal.ECE, w.ECE)
 			compare(i, "MCE", cal.MCE, w.MCE)
 			compare(i, "adaptive ECE", cal.AdaptiveECE, w.AdaptiveECE)
+			compare(i, "classwise ECE", cal.ClasswiseECE, w.ClasswiseECE)
 			compare(i, "Brier", cal.Brier, w.Brier)
 			compare(i, "NLL", cal.NLL, w.NLL)
 			compareBins(i, "equal-width", cal.Bins, w.Width)

@@ -82,9 +82,11 @@ func (rc RiskCoverage) AURC() float64 {
 // expectation: if k lies inside a tied group of g nodes with e wrong ones,
 // of which j are kept, the group adds j·e/g errors. The curve and AURC
 // therefore do not depend on the input order, and AURC is the expected
-// AURC over that random order, just as AUROC counts ties ½. NaN and ±Inf
-// uncertainties are mapped as in AUROC (NaN counts as 0). It returns an
-// error if the lengths differ or there are no nodes.
+// AURC over that random order, just as AUROC counts ties ½. A NaN
+// uncertainty ranks below every other value, as in ARC, so nodes of NaN
+// uncertainty are kept first (see "NaN uncertainties in selective
+// prediction" in the package documentation). It returns an error if the
+// lengths differ or there are no nodes.
 func RiskCoverageOf(uncertainty []float64, correct []bool) (RiskCoverage, error) {
 	if err := checkUncertainties("RiskCoverageOf", uncertainty, correct); err != nil {
 		return RiskCoverage{}, err
@@ -96,15 +98,16 @@ func RiskCoverageOf(uncertainty []float64, correct []bool) (RiskCoverage, error)
 	}
 	nodes := make([]node, n)
 	for i, u := range uncertainty {
-		nodes[i] = node{nanToNum(u), !correct[i]}
+		nodes[i] = node{u, !correct[i]}
 	}
+	// cmp.Compare orders NaN below −∞ and equal to NaN, the package's rule.
 	slices.SortFunc(nodes, func(a, b node) int { return cmp.Compare(a.u, b.u) })
 	rc := RiskCoverage{Coverage: make([]float64, n), Risk: make([]float64, n)}
 	var errorsBefore float64 // wrong nodes in the groups already kept
 	for lo := 0; lo < n; {
 		hi := lo
 		var wrong float64
-		for ; hi < n && nodes[hi].u == nodes[lo].u; hi++ {
+		for ; hi < n && cmp.Compare(nodes[hi].u, nodes[lo].u) == 0; hi++ {
 			if nodes[hi].wrong {
 				wrong++
 			}

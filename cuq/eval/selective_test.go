@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -134,4 +135,43 @@ func permutations(s []int) [][]int {
 		}
 	}
 	return out
+}
+
+// TestNaNUncertaintyOrder checks the package's one rule for NaN
+// uncertainties on both paths. With u = (0.9, NaN, −∞, 0.2) and the
+// nodes wrong, right, wrong, right, by hand: NaN ranks below −∞, so the
+// risk-coverage curve keeps NaN (right), −∞ (wrong), 0.2 (right), 0.9
+// (wrong) in this order, risks 0, ½, ⅓, ½; and the ARC rejects them in
+// the reverse order, accuracies ½, ⅔, ½, 1 at rejected fractions 0, ¼, ½,
+// ¾ (1 − Risk_k at P = 1 − k/n). Before the rule, RiskCoverageOf read
+// NaN as 0 and kept it third, risks 1, ½, ⅓, ½.
+func TestNaNUncertaintyOrder(t *testing.T) {
+	u := []float64{0.9, math.NaN(), math.Inf(-1), 0.2}
+	correct := []bool{false, true, false, true}
+	rc, err := RiskCoverageOf(u, correct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRisk := []float64{0, 0.5, 1.0 / 3, 0.5}
+	if !slices.EqualFunc(rc.Risk, wantRisk, func(a, b float64) bool { return math.Abs(a-b) <= 1e-15 }) {
+		t.Errorf("risk-coverage: risks %v, want %v", rc.Risk, wantRisk)
+	}
+	c, err := ARC(u, correct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range map[int]float64{0: 0.5, 25: 2.0 / 3, 50: 0.5, 75: 1, 100: 1} {
+		if math.Abs(c.Acc[i]-want) > 1e-15 {
+			t.Errorf("ARC: accuracy %v at P = %v, want %v", c.Acc[i], c.P[i], want)
+		}
+	}
+	// Several NaNs tie with each other: two NaNs, one right and one wrong,
+	// share their expected risk ½ at k = 1 and 2.
+	rc, err = RiskCoverageOf([]float64{math.NaN(), 1, math.NaN()}, []bool{true, true, false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{0.5, 0.5, 1.0 / 3}; !slices.EqualFunc(rc.Risk, want, func(a, b float64) bool { return math.Abs(a-b) <= 1e-15 }) {
+		t.Errorf("tied NaNs: risks %v, want %v", rc.Risk, want)
+	}
 }
