@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/conformal"
@@ -153,8 +154,8 @@ func classificationMetrics(pred *cuq.Prediction, split graph.Split, res *Result)
 	return nil
 }
 
-// graphCalibration records the test accuracy and the ECE and NLL of the
-// test nodes of pred before calibration, after temperature scaling
+// graphCalibration records the test accuracy, the classwise ECE and the
+// ECE and NLL of the test nodes of pred before calibration, after temperature scaling
 // (fitted on the validation nodes) and after CaGCN and GATS with their
 // defaults (fitted on the split: GATS also uses the training nodes).
 func graphCalibration(pred *cuq.Prediction, split graph.Split) (*Result, error) {
@@ -172,6 +173,11 @@ func graphCalibration(pred *cuq.Prediction, split graph.Split) (*Result, error) 
 		res.Metrics[ece.Key("")], res.Metrics[nll.Key("")] = cal.ECE, cal.NLL
 		return nil
 	}
+	cal, err := pred.Calibration(test, eval.CalibrationOptions{})
+	if err != nil {
+		return nil, err
+	}
+	res.Metrics[ClasswiseECE.Key("")] = cal.ClasswiseECE
 	if err := record(pred, ECE, NLL); err != nil {
 		return nil, err
 	}
@@ -194,4 +200,49 @@ func graphCalibration(pred *cuq.Prediction, split graph.Split) (*Result, error) 
 		return nil, fmt.Errorf("GATS: %w", err)
 	}
 	return res, record(gats, ECEGATS, NLLGATS)
+}
+
+// GraphConformalScores are the scores of the GraphConformal setting, with
+// their names in records and tables: the grid's scores and the
+// graph-aware SNAPS and NAPS with their defaults.
+var (
+	graphConformalScores = append(conformal.DefaultScores(), conformal.SNAPS{}, conformal.NAPS{})
+	graphScoreNames      = append(slices.Clone(scoreNames), "SNAPS", "NAPS")
+)
+
+// graphSlabDirections is the number of random directions of the
+// GraphConformal setting's worst-slab coverage (conformal's default is
+// 1000): the worst slab's search dominates the setting's time.
+const graphSlabDirections = 100
+
+// graphConformal records the test accuracy and, for each of the
+// graphConformalScores at level ConformalAlpha, calibrated on half of the
+// test nodes (seed ConformalSeed), the coverage, mean set size and
+// singleton rate and the conditional-coverage diagnostics CovGap, SSCV and
+// worst-slab coverage (in the node features, graphSlabDirections
+// directions).
+func graphConformal(pred *cuq.Prediction, split graph.Split) (*Result, error) {
+	test := split.Test
+	acc, err := eval.Accuracy(pred.Class, pred.Graph.Labels, test)
+	if err != nil {
+		return nil, err
+	}
+	sets, err := pred.Conformal(test, conformal.Options{Scores: graphConformalScores, Alpha: ConformalAlpha, Seed: ConformalSeed,
+		Diagnostics: &conformal.DiagnosticOptions{Slab: conformal.SlabOptions{Directions: graphSlabDirections, Seed: ConformalSeed}}})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Accuracy: acc, Metrics: map[string]float64{}}
+	for k, c := range sets {
+		name := graphScoreNames[k]
+		res.Metrics[Coverage.Key(name)] = c.Coverage
+		res.Metrics[SetSize.Key(name)] = c.MeanSize
+		res.Metrics[Singletons.Key(name)] = c.SingletonRate
+		if d := c.Diagnostics; d != nil {
+			res.Metrics[CovGap.Key(name)] = d.CovGap
+			res.Metrics[SSCV.Key(name)] = d.SSCV
+			res.Metrics[WorstSlab.Key(name)] = d.WorstSlab
+		}
+	}
+	return res, nil
 }

@@ -214,10 +214,20 @@ func extendedTables() []extendedTable {
 		{fmt.Sprintf("conformal prediction sets at α = %v (calibrated on half of the test nodes)", ConformalAlpha), Classification, sets},
 	}
 	for _, s := range knownSettings[1:] {
-		if s.record().metricsOnly {
+		switch s {
+		case GraphCalibration:
 			tables = append(tables, extendedTable{s.Title() + " (test nodes; each calibrator fitted on the run's split)", s,
-				[]extendedColumn{acc, metricColumn(ECE, ""), metricColumn(NLL, ""), metricColumn(ECEScaled, ""), metricColumn(NLLScaled, ""),
+				[]extendedColumn{acc, metricColumn(ClasswiseECE, ""), metricColumn(ECE, ""), metricColumn(NLL, ""), metricColumn(ECEScaled, ""), metricColumn(NLLScaled, ""),
 					metricColumn(ECECaGCN, ""), metricColumn(NLLCaGCN, ""), metricColumn(ECEGATS, ""), metricColumn(NLLGATS, "")}})
+			continue
+		case GraphConformal:
+			cols := []extendedColumn{acc}
+			for _, m := range []Metric{Coverage, SetSize, CovGap, SSCV, WorstSlab} {
+				for _, name := range graphScoreNames {
+					cols = append(cols, metricColumn(m, name))
+				}
+			}
+			tables = append(tables, extendedTable{fmt.Sprintf("%s at α = %v (calibrated on half of the test nodes)", s.Title(), ConformalAlpha), s, cols})
 			continue
 		}
 		cols := []extendedColumn{acc}

@@ -67,23 +67,36 @@ const (
 	NLLCaGCN
 	ECEGATS
 	NLLGATS
+	// ClasswiseECE is the mean over classes of the ECE of each class's
+	// probability (eval.CalibrationOf); the GraphCalibration setting
+	// records it.
+	ClasswiseECE
+	// CovGap, SSCV and WorstSlab are conditional-coverage diagnostics of
+	// a conformal score's sets (conformal.Diagnose): the mean gap between
+	// the classes' coverage and 1 − α, the size-stratified coverage
+	// violation, and the worst-slab coverage; the GraphConformal setting
+	// records them.
+	CovGap
+	SSCV
+	WorstSlab
 	numMetrics
 )
 
 var metricNames = [numMetrics]string{"ECE", "aECE", "MCE", "Brier", "NLL", "T", "ECE_TS", "NLL_TS", "AURC",
 	"MISC_AUROC", "MISC_AUPR", "AUPR_OUT", "AUPR_IN", "FPR95", "COVERAGE", "SET_SIZE", "SINGLETONS",
-	"ECE_CAGCN", "NLL_CAGCN", "ECE_GATS", "NLL_GATS"}
+	"ECE_CAGCN", "NLL_CAGCN", "ECE_GATS", "NLL_GATS", "CW_ECE", "COVGAP", "SSCV", "WSC"}
 
 // metricTitles are the metrics' column titles in the Markdown tables and
 // the report.
 var metricTitles = [numMetrics]string{"ECE", "adaptive ECE", "MCE", "Brier", "NLL", "T", "ECE (TS)", "NLL (TS)", "AURC",
 	"misclassification AUROC", "misclassification AUPR", "AUPR-Out", "AUPR-In", "FPR@95", "coverage", "set size",
-	"singletons", "ECE (CaGCN)", "NLL (CaGCN)", "ECE (GATS)", "NLL (GATS)"}
+	"singletons", "ECE (CaGCN)", "NLL (CaGCN)", "ECE (GATS)", "NLL (GATS)", "classwise ECE", "CovGap", "SSCV",
+	"worst-slab coverage"}
 
 // String returns the metric's name in records and tables: ECE, aECE, MCE,
 // Brier, NLL, T, ECE_TS, NLL_TS, AURC, MISC_AUROC, MISC_AUPR, AUPR_OUT,
 // AUPR_IN, FPR95, COVERAGE, SET_SIZE, SINGLETONS, ECE_CAGCN, NLL_CAGCN,
-// ECE_GATS or NLL_GATS.
+// ECE_GATS, NLL_GATS, CW_ECE, COVGAP, SSCV or WSC.
 func (m Metric) String() string { return enum.String(m, metricNames[:]) }
 
 // Title returns the metric's name in prose and table headers.

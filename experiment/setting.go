@@ -50,6 +50,12 @@ const (
 	// GATS (cuq.CaGCN, cuq.GATS), each fitted on the run's split. Not in
 	// the paper.
 	GraphCalibration
+	// GraphConformal evaluates the classification model's conformal
+	// prediction sets of APS, RAPS, DAPS and the graph-aware SNAPS and
+	// NAPS at level ConformalAlpha (calibrated on half of the test nodes):
+	// coverage, set size, singletons and the conditional-coverage
+	// diagnostics CovGap, SSCV and worst-slab coverage. Not in the paper.
+	GraphConformal
 )
 
 // settingRecord is one setting of the catalogue.
@@ -159,6 +165,10 @@ var settings = withGraphSettings([]settingRecord{
 	GraphCalibration: {
 		name: "graph_calibration", title: "calibration that uses the graph", metricsOnly: true,
 		evaluate: func(e *evaluation) (*Result, error) { return graphCalibration(e.pred, e.split) },
+	},
+	GraphConformal: {
+		name: "graph_conformal", title: "conformal sets that use the graph", metricsOnly: true,
+		evaluate: func(e *evaluation) (*Result, error) { return graphConformal(e.pred, e.split) },
 	},
 })
 

@@ -154,3 +154,43 @@ func TestGraphCalibrationSetting(t *testing.T) {
 		t.Error("no graph-aware calibration table with the calibrators' columns")
 	}
 }
+
+// TestGraphConformalSetting checks the graph-aware conformal setting: its
+// APS, RAPS and DAPS sets are the classification setting's (same split,
+// same seed), SNAPS and NAPS and the diagnostics are there, and a
+// diagnostic is what its definition gives on the recorded coverage.
+func TestGraphConformalSetting(t *testing.T) {
+	d := tinyDataset(t, "Tiny")
+	j := Job{Dataset: "Tiny", Model: GPN, Split: 1, Init: 1, Settings: []Setting{Classification, GraphConformal}}
+	rec, err := RunJob(context.Background(), d, j, RunOptions{MaxEpochs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, gc := rec.Results["classification"], rec.Results["graph_conformal"]
+	for _, name := range scoreNames {
+		for _, m := range []Metric{Coverage, SetSize, Singletons} {
+			if gc.Metrics[m.Key(name)] != cl.Metrics[m.Key(name)] {
+				t.Errorf("%s %v: %v, the classification setting's %v", name, m, gc.Metrics[m.Key(name)], cl.Metrics[m.Key(name)])
+			}
+		}
+	}
+	// Coverages lie in [0, 1], a set holds at most the 4 classes, and
+	// CovGap and SSCV are deviations of coverages from 1 − α, so at most
+	// max(α, 1 − α) = 1 − α.
+	bound := map[Metric]float64{Coverage: 1, WorstSlab: 1, SetSize: 4, CovGap: 1 - ConformalAlpha, SSCV: 1 - ConformalAlpha}
+	for _, name := range graphScoreNames {
+		for m, hi := range bound {
+			v, ok := gc.Metrics[m.Key(name)]
+			if !ok || !(v >= 0 && v <= hi) {
+				t.Errorf("%s %v: %v (recorded %v), want in [0, %v]", name, m, v, ok, hi)
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := WriteRecord(path, rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRecord(path); err != nil {
+		t.Fatal(err)
+	}
+}
