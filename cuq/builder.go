@@ -110,6 +110,12 @@ type TrainConfig struct {
 	EvalEvery       int // evaluate every this many epochs
 	Seed            uint64
 	Init            int // which initialisation (1-based) of the seed
+	// Stream selects the random streams of dropout and DropEdge among
+	// independent ones of the same seed and init, leaving the parameters'
+	// initialisation alone. 0, as the reference, draws the same masks in
+	// every run of an init, whatever its split; the grid's
+	// IndependentDropout gives each split its own (Stream = split).
+	Stream uint64
 }
 
 // firstOrderTraining is the schedule of the first-order baselines: Adam
@@ -252,6 +258,12 @@ func (b *Builder) Seed(s uint64) *Builder { b.train.Seed = s; return b }
 // reference trains inits 1..10 of seed 42 on every split.
 func (b *Builder) Init(k int) *Builder { b.train.Init = k; return b }
 
+// DropoutStream selects the s-th of the independent streams of dropout
+// and DropEdge masks of the seed and init (TrainConfig.Stream); the
+// initial parameters stay those of the init. The default 0 is the
+// reference's stream, the same in every run of an init.
+func (b *Builder) DropoutStream(s uint64) *Builder { b.train.Stream = s; return b }
+
 // MCDropout makes a first-order model (APPNP, GCN) an MC-dropout committee
 // (Gal and Ghahramani 2016): training is unchanged, and Predict keeps
 // dropout on and draws T = samples forward passes p⁽ˢ⁾ from a stream of
@@ -319,7 +331,9 @@ func (b *Builder) MustBuild() *Model {
 }
 
 // The random streams of a model: stream k of init i of seed s is
-// PCG(s, i + k·2³²).
+// PCG(s, i + k·2³² + t·2⁴⁰), t the TrainConfig's Stream for every stream
+// but the parameters' (t = 0 for those, and by default for all).
+// Inits below 2³² and streams below 2²⁴ keep them apart.
 const (
 	initStream        = iota // parameters
 	dropoutStream            // dropout in training
@@ -330,7 +344,11 @@ const (
 
 // stream returns random stream k of the seed and init of tc.
 func stream(tc TrainConfig, k uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(tc.Seed, uint64(tc.Init)+k<<32))
+	var t uint64
+	if k != initStream {
+		t = tc.Stream
+	}
+	return rand.New(rand.NewPCG(tc.Seed, uint64(tc.Init)+k<<32+t<<40))
 }
 
 // checkNoSampling returns an error for a model of a family without
@@ -354,6 +372,8 @@ func (b *Builder) checkTraining() error {
 		return fmt.Errorf("epochs %d, patience %d, eval every %d, warm-up %d (need positive values)", t.MaxEpochs, t.Patience, t.EvalEvery, t.WarmupEpochs)
 	case t.Init < 1:
 		return fmt.Errorf("init %d, inits are numbered from 1", t.Init)
+	case t.Init >= 1<<32 || t.Stream >= 1<<24:
+		return fmt.Errorf("init %d, dropout stream %d: want inits below 2³² and streams below 2²⁴", t.Init, t.Stream)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 // masks draws the dropout masks of epochs training epochs of a model with
@@ -95,5 +96,50 @@ func TestDropoutMaskStream(t *testing.T) {
 	again := masks(42, 1, 2, sites, rows, cols, p)
 	if correlation(again[1][1], first[1][1]) != 1 {
 		t.Error("init 1 drew other masks the second time")
+	}
+}
+
+// TestDropoutStreamOption checks Builder.DropoutStream: stream 0 is the
+// reference's (the masks of TestDropoutMaskStream), another stream draws
+// other, uncorrelated masks, and the initial parameters do not change.
+func TestDropoutStreamOption(t *testing.T) {
+	const rows, cols, p = 400, 64, 0.5
+	draw := func(s uint64) []float64 {
+		rng := stream(TrainConfig{Seed: 42, Init: 3, Stream: s}, dropoutStream)
+		ones := tensor.New(rows, cols)
+		for i := range ones.Data {
+			ones.Data[i] = 1
+		}
+		y := ad.NewTape().Dropout(ad.Const(ones), p, rng)
+		keep := make([]float64, len(y.Data.Data))
+		for i, v := range y.Data.Data {
+			if v != 0 {
+				keep[i] = 1
+			}
+		}
+		return keep
+	}
+	if correlation(draw(0), masks(42, 3, 1, 1, rows, cols, p)[0][0]) != 1 {
+		t.Error("stream 0 is not the default stream")
+	}
+	if r := correlation(draw(0), draw(7)); math.Abs(r) > 5/math.Sqrt(rows*cols) {
+		t.Errorf("streams 0 and 7: correlation %v", r)
+	}
+	g, err := datasets.CSBM(200, 3).Features(8).Seed(1).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := CUQPPR(g).Init(3).MustBuild(), CUQPPR(g).Init(3).DropoutStream(7).MustBuild()
+	_, pa := a.Parameters()
+	_, pb := b.Parameters()
+	for k := range pa {
+		for i, v := range pa[k].Data.Data {
+			if pb[k].Data.Data[i] != v {
+				t.Fatalf("parameter %d differs with another dropout stream", k)
+			}
+		}
+	}
+	if _, err := CUQPPR(g).DropoutStream(1 << 24).Build(); err == nil {
+		t.Error("stream 2²⁴ accepted")
 	}
 }

@@ -153,7 +153,7 @@ func collectGrid(specs []*Spec, dirs []string) (*Results, error) {
 				damaged = append(damaged, DamagedRecord{path, err})
 				continue
 			}
-			if r.covers(j, specs[0].MaxEpochs) {
+			if r.covers(j, specs[0].MaxEpochs, specs[0].IndependentDropout) {
 				found = r
 				break
 			}

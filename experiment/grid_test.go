@@ -360,3 +360,41 @@ func TestRunGoesSplitBySplit(t *testing.T) {
 		t.Errorf("jobs started in the order\n%s\nwant\n%s", strings.Join(started, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestIndependentDropout runs a grid with each split's own dropout masks
+// on the output of a grid without: the records of the other protocol are
+// not reused (every job runs again), the new records and grid.json say
+// IndependentDropout, and a run's training differs from the reference
+// stream's (same init and split, other masks).
+func TestIndependentDropout(t *testing.T) {
+	out := t.TempDir()
+	ctx := context.Background()
+	if _, err := tinyGrid(t, out, GPN).Settings(Classification).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before, err := ReadRecord(filepath.Join(out, Job{Dataset: "Tiny", Model: GPN, Split: 1, Init: 1}.Path()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := tinyGrid(t, out, GPN).Settings(Classification).IndependentDropout().Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped != 0 || sum.Ran != 2 || !strings.Contains(sum.PreviousGrid, "independent_dropout 0 and 1") {
+		t.Errorf("summary: skipped %d, ran %d, previous grid %q", sum.Skipped, sum.Ran, sum.PreviousGrid)
+	}
+	after, err := ReadRecord(filepath.Join(out, Job{Dataset: "Tiny", Model: GPN, Split: 1, Init: 1}.Path()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := ReadSpec(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.IndependentDropout || before.IndependentDropout || !spec.IndependentDropout {
+		t.Errorf("independent dropout: record before %v, after %v, spec %v", before.IndependentDropout, after.IndependentDropout, spec.IndependentDropout)
+	}
+	if before.Results["classification"].ARC["TU"][50] == after.Results["classification"].ARC["TU"][50] && before.BestEpoch == after.BestEpoch {
+		t.Error("the run trained alike with the reference's and the split's dropout stream")
+	}
+}

@@ -91,6 +91,10 @@ type RunOptions struct {
 	MaxEpochs int
 	// OnEpoch, when set, is called after every training epoch.
 	OnEpoch func(cuq.EpochStats)
+	// IndependentDropout draws the job's dropout masks from the stream of
+	// its split (Grid.IndependentDropout); false draws the reference's,
+	// the same on every split.
+	IndependentDropout bool
 }
 
 // RunJob trains the job's model on d and evaluates it in the job's
@@ -137,7 +141,11 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 		g, train, labels = own.graph, own.split, own.labels
 	}
 	start := time.Now()
-	model, err := j.Model.Classifier(d, g, j.Init, o.MaxEpochs)
+	var dropoutStream uint64
+	if o.IndependentDropout {
+		dropoutStream = uint64(j.Split)
+	}
+	model, err := j.Model.classifier(d, g, j.Init, o.MaxEpochs, dropoutStream)
 	if err != nil {
 		return fail(err)
 	}
@@ -150,7 +158,7 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 		return fail(err)
 	}
 	rec := &Record{
-		Dataset: j.Dataset, Model: j.Model.Key(), Split: j.Split, Init: j.Init, MaxEpochs: o.MaxEpochs,
+		Dataset: j.Dataset, Model: j.Model.Key(), Split: j.Split, Init: j.Init, MaxEpochs: o.MaxEpochs, IndependentDropout: o.IndependentDropout,
 		Epochs: len(hist.Epochs), BestEpoch: hist.BestEpoch, TrainSeconds: time.Since(start).Seconds(),
 		Results: map[string]*Result{},
 	}
@@ -169,7 +177,7 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 			if shifted.Adj == g.Adj {
 				return model.Predict(shifted)
 			}
-			m, err := j.Model.Classifier(d, shifted, j.Init, o.MaxEpochs)
+			m, err := j.Model.classifier(d, shifted, j.Init, o.MaxEpochs, dropoutStream)
 			if err != nil {
 				return nil, err
 			}

@@ -222,12 +222,19 @@ func numInits(dataset string, m Model, requested int) int {
 // training epochs. A model without parameters has no initialisation and
 // no epochs.
 func (m Model) Classifier(d *Dataset, g *graph.Graph, init, maxEpochs int) (cuq.Classifier, error) {
+	return m.classifier(d, g, init, maxEpochs, 0)
+}
+
+// classifier is Classifier with the dropout masks of the given stream
+// (cuq.Builder.DropoutStream; 0 is the reference's).
+func (m Model) classifier(d *Dataset, g *graph.Graph, init, maxEpochs int, dropoutStream uint64) (cuq.Classifier, error) {
 	if m < 0 || m >= numModels {
 		return nil, fmt.Errorf("experiment: unknown model %v", m)
 	}
 	if ensemble := models[m].ensemble; ensemble != nil {
 		e := ensemble(g).Init(init)
 		m.Configure(d.Name, e.Member())
+		e.Member().DropoutStream(dropoutStream)
 		if maxEpochs > 0 {
 			e.MaxEpochs(maxEpochs)
 		}
@@ -239,7 +246,7 @@ func (m Model) Classifier(d *Dataset, g *graph.Graph, init, maxEpochs int) (cuq.
 	}
 	m.Configure(d.Name, b)
 	if !models[m].parameterFree {
-		b.Init(init)
+		b.Init(init).DropoutStream(dropoutStream)
 		if maxEpochs > 0 {
 			b.MaxEpochs(maxEpochs)
 		}

@@ -32,11 +32,14 @@ type Record struct {
 	Trained string `json:"trained,omitempty"`
 	// MaxEpochs is the RunOptions.MaxEpochs the job ran with (0: the
 	// preset's); a grid with another value redoes the job.
-	MaxEpochs    int     `json:"max_epochs"`
-	Epochs       int     `json:"epochs"` // training epochs run, warm-up included
-	BestEpoch    int     `json:"best_epoch"`
-	TrainSeconds float64 `json:"train_seconds"`
-	EvalSeconds  float64 `json:"eval_seconds"`
+	MaxEpochs int `json:"max_epochs"`
+	// IndependentDropout is the RunOptions.IndependentDropout the job ran
+	// with; a grid with the other value redoes the job.
+	IndependentDropout bool    `json:"independent_dropout,omitempty"`
+	Epochs             int     `json:"epochs"` // training epochs run, warm-up included
+	BestEpoch          int     `json:"best_epoch"`
+	TrainSeconds       float64 `json:"train_seconds"`
+	EvalSeconds        float64 `json:"eval_seconds"`
 	// Results holds one result per evaluated setting, by Setting.String.
 	Results map[string]*Result `json:"results"`
 	// Checksum is the hex SHA-256 of the record's JSON encoding with an
@@ -350,7 +353,10 @@ func parseRecord(b []byte) (*Record, error) {
 
 // covers reports whether r is a finished record of job j, run with
 // maxEpochs: same identity and every setting of j present.
-func (r *Record) covers(j Job, maxEpochs int) bool {
+func (r *Record) covers(j Job, maxEpochs int, independentDropout bool) bool {
+	if r.IndependentDropout != independentDropout {
+		return false
+	}
 	if trained, err := r.trainedFor(); err != nil || trained != j.Trained {
 		return false
 	}

@@ -65,7 +65,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	if want := "CoraML GPN split 2 init 1 [classification bernoulli]"; j.String() != want {
 		t.Errorf("job %q, want %q", j, want)
 	}
-	if !got.covers(Job{Dataset: "CoraML", Model: GPN, Split: 2, Init: 1, Settings: []Setting{Classification}}, 0) {
+	if !got.covers(Job{Dataset: "CoraML", Model: GPN, Split: 2, Init: 1, Settings: []Setting{Classification}}, 0, false) {
 		t.Error("record does not cover its job")
 	}
 	for _, other := range []Job{
@@ -73,7 +73,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		{Dataset: "CoraML", Model: GPN, Split: 1, Init: 1, Settings: []Setting{Classification}},
 		{Dataset: "CoraML", Model: CUQGCN, Split: 2, Init: 1, Settings: []Setting{Classification}},
 	} {
-		if got.covers(other, 0) {
+		if got.covers(other, 0, false) {
 			t.Errorf("record covers %v", other)
 		}
 	}

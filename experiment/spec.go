@@ -39,8 +39,11 @@ type Spec struct {
 	Splits    int      `json:"splits"`
 	Inits     int      `json:"inits"`
 	MaxEpochs int      `json:"max_epochs"`
-	Shard     int      `json:"shard"`
-	Shards    int      `json:"shards"`
+	// IndependentDropout marks a grid whose every split draws its own
+	// dropout masks (Grid.IndependentDropout).
+	IndependentDropout bool `json:"independent_dropout,omitempty"`
+	Shard              int  `json:"shard"`
+	Shards             int  `json:"shards"`
 }
 
 // SpecDataset is a dataset of a Spec; FixedSplit marks a dataset with one
@@ -58,7 +61,8 @@ func (g *Grid) Spec() (*Spec, error) {
 	if len(g.names) == 0 {
 		return nil, fmt.Errorf("experiment: no datasets")
 	}
-	s := &Spec{Version: SpecVersion, Splits: g.splits, Inits: g.inits, MaxEpochs: g.maxEpochs, Shard: g.shard, Shards: g.shards}
+	s := &Spec{Version: SpecVersion, Splits: g.splits, Inits: g.inits, MaxEpochs: g.maxEpochs, IndependentDropout: g.independentDropout,
+		Shard: g.shard, Shards: g.shards}
 	for _, name := range g.names {
 		s.Datasets = append(s.Datasets, SpecDataset{Name: name, FixedSplit: g.fixedSplit(name)})
 	}
@@ -196,7 +200,8 @@ func (s *Spec) protocolDiff(o *Spec) string {
 	for _, f := range []struct {
 		name string
 		a, b int
-	}{{"splits", s.Splits, o.Splits}, {"inits", s.Inits, o.Inits}, {"max_epochs", s.MaxEpochs, o.MaxEpochs}} {
+	}{{"splits", s.Splits, o.Splits}, {"inits", s.Inits, o.Inits}, {"max_epochs", s.MaxEpochs, o.MaxEpochs},
+		{"independent_dropout", b2i(s.IndependentDropout), b2i(o.IndependentDropout)}} {
 		if f.a != f.b {
 			diffs = append(diffs, fmt.Sprintf("%s %d and %d", f.name, f.a, f.b))
 		}
@@ -309,4 +314,12 @@ func parseDistinct[T comparable](names []string, parse func(string) (T, error), 
 		return nil, err
 	}
 	return values, nil
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

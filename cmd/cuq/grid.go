@@ -109,6 +109,7 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	claim := fs.Bool("claim", false, "share -out with other workers of the same grid, here or on other machines: claim each job before running it, wait for the jobs of other workers and take over those whose claims expire")
 	lease := fs.Duration("lease", experiment.DefaultLease, "with -claim: how long a claim lasts without renewal (renewed four times per lease) before another worker takes its job over; at least "+experiment.MinLease.String())
 	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: the paper's early stopping only)")
+	independent := fs.Bool("independent-dropout", false, "give every split its own dropout masks (the reference draws the same masks on every split of an init; a departure from its protocol, for studying how often training fails)")
 	report := reportFlag(fs)
 	jobs := fs.Int("jobs", 1, "jobs run at once")
 	quiet := fs.Bool("quiet", false, "no progress output")
@@ -162,6 +163,9 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	g.Models(models...).Settings(settings...).
 		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).Workers(*jobs).
 		Report(*report)
+	if *independent {
+		g.IndependentDropout()
+	}
 	cfg := &gridConfig{grid: g, out: *out, claim: *claim, quiet: *quiet}
 	switch {
 	case *claim:
