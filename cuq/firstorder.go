@@ -197,7 +197,7 @@ func (f *firstOrder) predict(p *Prediction) error {
 // addScaled adds w·x to dst elementwise.
 func addScaled(dst, x []float64, w float64) {
 	for i, v := range x {
-		dst[i] += w * v
+		dst[i] += float64(w * v)
 	}
 }
 

@@ -142,7 +142,7 @@ func newGATSNet(z *tensor.Dense, adj *tensor.CSR, train []int, heads int, bias f
 			net.dst[l] = i
 			dot := 0.0
 			for c, v := range z.Row(i) {
-				dot += v * z.At(j, c)
+				dot += float64(v * z.At(j, c))
 			}
 			net.dots.Data.Data[l] = dot
 			d += conf[i] - conf[j]

@@ -72,7 +72,7 @@ func (c *CSBMConfig) classPrior() []float64 {
 func (c *CSBMConfig) edgeProbabilities() (pIn, pOut float64) {
 	s := 0.0
 	for _, p := range c.classPrior() {
-		s += p * p
+		s += float64(p * p)
 	}
 	n1 := float64(c.nodes - 1)
 	pIn = c.homophily * c.avgDegree / (n1 * s)
@@ -122,7 +122,7 @@ func (c *CSBMConfig) bernoulliGraph() (*graph.Graph, *CSBMTruth, error) {
 		logSkip := math.Log1p(-pMax) // −Inf when p_max = 1: no skipping
 		for i := range c.nodes {
 			for j := i; ; {
-				skip := math.Floor(math.Log(1-r.Float64()) / logSkip)
+				skip := math.Floor(math.Log(1-float64(r.Float64())) / logSkip)
 				if skip >= float64(c.nodes-j-1) {
 					break
 				}

@@ -213,15 +213,15 @@ func (t *CSBMTruth) FeatureLogLikelihood(x tensor.Matrix) (*tensor.Dense, error)
 		default:
 			return nil, fmt.Errorf("datasets: CSBM truth: features stored as %T, want *tensor.Dense or *tensor.CSR", x)
 		}
-		norm := 0.5 * float64(cols) * math.Log(2*math.Pi)
+		norm := float64(0.5 * float64(cols) * math.Log(2*math.Pi))
 		for i := range rows {
 			for k := range c {
 				d2 := 0.0
 				for j, v := range xd.Row(i) {
 					d := v - t.Means.At(k, j)
-					d2 += d * d
+					d2 += float64(d * d)
 				}
-				out.Set(i, k, -0.5*d2-norm)
+				out.Set(i, k, float64(-0.5*d2)-norm)
 			}
 		}
 		return out, nil
@@ -369,10 +369,10 @@ func edgeTerm(c int, nb, tot []float64, edge, none [2]float64) float64 {
 			non = 0
 		}
 		if nb[k] != 0 {
-			s += nb[k] * edge[same]
+			s += float64(nb[k] * edge[same])
 		}
 		if non != 0 {
-			s += non * none[same]
+			s += float64(non * none[same])
 		}
 	}
 	return s

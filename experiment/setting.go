@@ -227,7 +227,7 @@ func graphSetting(gs graph.Setting, own bool) settingRecord {
 		}
 		res, err := scoreViews(e, sh)
 		if err == nil {
-			res.Accuracy = (*res.IDAccuracy*float64(res.NumID) + *res.OODAccuracy*float64(res.NumOOD)) / float64(res.NumID+res.NumOOD)
+			res.Accuracy = (float64(*res.IDAccuracy*float64(res.NumID)) + float64(*res.OODAccuracy*float64(res.NumOOD))) / float64(res.NumID+res.NumOOD)
 		}
 		return res, err
 	}

@@ -131,7 +131,7 @@ func measureExercise(m uq.Measure) (Exercise[concentration, float64], error) {
 		Cases: withRandom(2, edge, func(r *rand.Rand) concentration {
 			a := make(concentration, 2+r.IntN(9))
 			for i := range a {
-				a[i] = math.Pow(10, -3+7*r.Float64())
+				a[i] = math.Pow(10, -3+float64(7*r.Float64()))
 			}
 			return a
 		}),
@@ -191,7 +191,14 @@ func aurocExercise() Exercise[scores, float64] {
 					if ties {
 						x[i] = float64(r.IntN(5))
 					} else {
-						x[i] = r.NormFloat64() + shift
+						x[i] = r.NormFloat64()
+					}
+				}
+				// Shifted in a pass of its own, so that the compiler cannot
+				// fuse the normal draw's product with the addition.
+				for i := range x {
+					if !ties {
+						x[i] += shift
 					}
 				}
 				return x
@@ -300,7 +307,7 @@ func appnpStep(p propagation) [][]float64 {
 	out := matrix(n, f)
 	for i, row := range out {
 		for j := range row {
-			row[j] = (1-p.t)*ah.Row(i)[j] + p.t*p.h0[i][j]
+			row[j] = float64((1-p.t)*ah.Row(i)[j]) + float64(p.t*p.h0[i][j])
 		}
 	}
 	return out
@@ -357,7 +364,7 @@ func behaviouralPoolExercise() Exercise[committee, []float64] {
 		Reference: func(c committee) []float64 {
 			z := make([]float64, len(c.z1))
 			for k := range z {
-				z[k] = c.w1*c.z1[k] + c.w2*c.z2[k]
+				z[k] = float64(c.w1*c.z1[k]) + float64(c.w2*c.z2[k])
 			}
 			a, err := c.head.Alpha(z)
 			if err != nil { // not on the exercise's inputs
@@ -366,7 +373,7 @@ func behaviouralPoolExercise() Exercise[committee, []float64] {
 			return a
 		},
 		Cases: withRandom(5, edge, func(r *rand.Rand) committee {
-			z := func() []float64 { return []float64{10*r.Float64() - 5, 10*r.Float64() - 5} }
+			z := func() []float64 { return []float64{float64(10*r.Float64()) - 5, float64(10*r.Float64()) - 5} }
 			return committee{head, r.Float64(), r.Float64(), z(), z()}
 		}),
 	}

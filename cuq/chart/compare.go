@@ -73,7 +73,7 @@ func meanSE(v []float64) (mean, se float64) {
 	}
 	var ss float64
 	for _, x := range v {
-		ss += (x - mean) * (x - mean)
+		ss += float64((x - mean) * (x - mean))
 	}
 	return mean, math.Sqrt(ss/(n-1)) / math.Sqrt(n)
 }
@@ -368,8 +368,8 @@ func addBins(a, b []eval.Bin) []eval.Bin {
 			a[j].Count, a[j].Accuracy, a[j].Confidence = n, b[j].Accuracy, b[j].Confidence
 		default:
 			w := float64(b[j].Count) / float64(n)
-			a[j].Accuracy += w * (b[j].Accuracy - a[j].Accuracy)
-			a[j].Confidence += w * (b[j].Confidence - a[j].Confidence)
+			a[j].Accuracy += float64(w * (b[j].Accuracy - a[j].Accuracy))
+			a[j].Confidence += float64(w * (b[j].Confidence - a[j].Confidence))
 			a[j].Count = n
 		}
 	}
@@ -428,7 +428,7 @@ func (d *RunsDecompositionChart) Done() (*Chart, error) {
 			}
 			p.au, p.eu, p.outcome = append(p.au, one.au...), append(p.eu, one.eu...), append(p.outcome, one.outcome...)
 			p.idNodes, p.ood = p.idNodes+one.idNodes, p.ood+one.ood
-			right += one.idAccuracy * float64(one.idNodes)
+			right += float64(one.idAccuracy * float64(one.idNodes))
 		}
 		if p.idNodes > 0 {
 			p.idAccuracy = right / float64(p.idNodes)
@@ -526,7 +526,7 @@ func niceLow(v float64) float64 {
 	e := math.Floor(math.Log10(math.Abs(v)))
 	if e < 0 { // divide by 10^−e, exact, rather than multiply by 10^e
 		f := math.Pow(10, -e)
-		return math.Floor(v*f+1e-9) / f
+		return math.Floor(float64(v*f)+1e-9) / f
 	}
 	f := math.Pow(10, e)
 	return math.Floor(v/f+1e-9) * f
@@ -577,7 +577,7 @@ func (s *SetSizesChart) runDistributions() ([]SetSizeCounts, []string, error) {
 				d.Counts[c] += count
 			}
 			m := len(res[0].Nodes)
-			covered, size, n = covered+res[0].Coverage*float64(m), size+res[0].MeanSize*float64(m), n+m
+			covered, size, n = covered+float64(res[0].Coverage*float64(m)), size+float64(res[0].MeanSize*float64(m)), n+m
 		}
 		if n > 0 {
 			d.Coverage, d.MeanSize = covered/float64(n), size/float64(n)

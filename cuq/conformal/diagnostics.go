@@ -183,7 +183,7 @@ func WorstSlabCoverage(r Result, features tensor.Matrix, opts SlabOptions) (floa
 	if m == 0 || len(r.Covered) != m {
 		return math.NaN(), fmt.Errorf("conformal: worst slab: %d nodes and %d coverage flags", m, len(r.Covered))
 	}
-	least := int(math.Ceil(delta*float64(m) - quantileRankSlack))
+	least := int(math.Ceil(float64(delta*float64(m)) - quantileRankSlack))
 	rng := rand.New(rand.NewPCG(opts.Seed, slabStream))
 	v, z, order := make([]float64, d), make([]float64, m), make([]int, m)
 	covered := make([]int, m+1) // covered[j]: covered nodes among the first j in order

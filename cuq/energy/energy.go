@@ -162,7 +162,7 @@ func Diffuse(p *tensor.CSR, x []float64, cols int, alpha float64, steps int) ([]
 	for range steps {
 		p.MulTo(next, cur)
 		for k, v := range cur.Data {
-			next.Data[k] = alpha*v + (1-alpha)*next.Data[k]
+			next.Data[k] = float64(alpha*v) + float64((1-alpha)*next.Data[k])
 		}
 		cur, next = next, cur
 	}

@@ -166,7 +166,7 @@ func diagonalGaussian(emb []float64, dim int, nodes []int) (mean, prec []float64
 	for _, i := range nodes {
 		for j, x := range emb[i*dim : (i+1)*dim] {
 			d := x - mean[j]
-			v[j] += d * d
+			v[j] += float64(d * d)
 		}
 	}
 	smallest := math.Inf(1)
@@ -197,7 +197,7 @@ func (m *GEBM) distances(emb []float64) []float64 {
 			s := 0.0
 			for j, x := range h {
 				d := x - m.mean[k][j]
-				s += d * d * m.prec[k][j]
+				s += float64(d * d * m.prec[k][j])
 			}
 			out[i*cs+k] = s
 		}
@@ -239,8 +239,8 @@ func (m *GEBM) Evidence(logits, emb []float64) ([]float64, error) {
 	out := make([]float64, n*cs)
 	for i := range n {
 		for k, c := range m.classes {
-			scaled := (dist[i*cs+k]-m.distLo[k])/(m.distHi[k]-m.distLo[k])*(m.logitHi[k]-m.logitLo[k]) + m.logitLo[k]
-			out[i*cs+k] = logits[i*m.width+c] - m.cfg.Gamma*scaled
+			scaled := float64((dist[i*cs+k]-m.distLo[k])/(m.distHi[k]-m.distLo[k])*(m.logitHi[k]-m.logitLo[k])) + m.logitLo[k]
+			out[i*cs+k] = logits[i*m.width+c] - float64(m.cfg.Gamma*scaled)
 		}
 	}
 	return out, nil

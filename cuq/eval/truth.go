@@ -48,13 +48,13 @@ func Spearman(x, y []float64) (float64, error) {
 		return math.NaN(), err
 	}
 	rx, ry := Ranks(x), Ranks(y)
-	mean := float64(len(x)+1) / 2
+	mean := float64(float64(len(x)+1) / 2)
 	var sxy, sxx, syy float64
 	for i := range rx {
 		dx, dy := rx[i]-mean, ry[i]-mean
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
+		sxy += float64(dx * dy)
+		sxx += float64(dx * dx)
+		syy += float64(dy * dy)
 	}
 	if sxx == 0 || syy == 0 {
 		return math.NaN(), fmt.Errorf("eval: Spearman: a constant vector has no rank correlation")

@@ -88,7 +88,7 @@ func drawRow(rng *rand.Rand, f FeatureShift, x tensor.Matrix, i int, words []int
 		sum := 0.0
 		for j := range row {
 			row[j] = rng.Float64()
-			sum += row[j]
+			sum += float64(row[j])
 		}
 		if f.Noise == Dense {
 			scaleRow(row, 1/(sum+bernoulliEps))

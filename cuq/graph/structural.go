@@ -138,7 +138,7 @@ func pageRank(nbrs [][]int, a float64, p []float64) ([]float64, error) {
 			for _, j := range nb {
 				s += share[j]
 			}
-			next[i] = (1-a)*p[i] + a*s
+			next[i] = float64((1-a)*p[i]) + float64(a*s)
 			change += math.Abs(next[i] - x[i])
 		}
 		x, next = next, x
