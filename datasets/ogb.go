@@ -32,9 +32,10 @@ import (
 // NumClasses is max(label)+1. The official split is returned as a
 // graph.Split (every other node Unused). Errors name the file, the line and
 // the problem. Sizes are never taken on trust: lines are at most
-// maxLineBytes long, and the feature matrix grows row by row up to the
-// number of labelled nodes, so a small file cannot make the loader reserve
-// more memory than its contents decode to.
+// maxLineBytes long, the labels are capped by the feature rows (counted
+// first, without keeping them), and the feature matrix grows row by row up
+// to the number of labelled nodes, so a small file cannot make the loader
+// reserve more memory than its contents decode to.
 func LoadOGBArxiv(dir string) (*graph.Graph, graph.Split, error) {
 	g, split, err := loadOGB(os.DirFS(dir), dir)
 	if err != nil {
@@ -54,8 +55,21 @@ func loadOGB(fsys fs.FS, dir string) (*graph.Graph, graph.Split, error) {
 	file := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
 
 	const labelFile = "raw/node-label.csv.gz"
+	const featFile = "raw/node-feat.csv.gz"
+	// The labels are capped by the feature rows, counted first without
+	// keeping them: a small label file that inflates to many lines fails
+	// at the first line too many instead of after it has filled memory.
+	rowCount := 0
+	if err := eachLine(fsys, featFile, dir, func([]byte) error { rowCount++; return nil }); err != nil {
+		return nil, none, err
+	}
 	var labels []int
+	lastLabelLine, beyond := 0, 0 // beyond: the line of the first label past the feature rows
 	err := eachLine(fsys, labelFile, dir, func(line []byte) error {
+		if len(labels) == rowCount {
+			beyond = lastLabelLine
+			return errStop
+		}
 		y, err := oneInt(line)
 		if err != nil {
 			return err
@@ -65,7 +79,7 @@ func loadOGB(fsys fs.FS, dir string) (*graph.Graph, graph.Split, error) {
 		}
 		labels = append(labels, y)
 		return nil
-	})
+	}, &lastLabelLine)
 	if err != nil {
 		return nil, none, err
 	}
@@ -82,7 +96,6 @@ func loadOGB(fsys fs.FS, dir string) (*graph.Graph, graph.Split, error) {
 		return nil, none, fmt.Errorf("%s: %w", file(labelFile), err)
 	}
 
-	const featFile = "raw/node-feat.csv.gz"
 	var feat []float64
 	cols, rows := -1, 0
 	err = eachLine(fsys, featFile, dir, func(line []byte) error {
@@ -112,6 +125,9 @@ func loadOGB(fsys fs.FS, dir string) (*graph.Graph, graph.Split, error) {
 	})
 	if err != nil {
 		return nil, none, err
+	}
+	if beyond > 0 {
+		return nil, none, fmt.Errorf("%s line %d: more labels than the %d feature rows of %s", file(labelFile), beyond, rowCount, file(featFile))
 	}
 	if rows != n {
 		return nil, none, fmt.Errorf("%s: %d feature rows for %d labelled nodes in %s", file(featFile), rows, n, file(labelFile))

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -78,7 +79,7 @@ func TestLoadOGBArxivErrors(t *testing.T) {
 		{"bad float", with("raw/node-feat.csv.gz", "0.5,-1,2\n0,x,0\n1,1,1\n1,1,1\n1,1,1\n"), "node-feat.csv.gz line 2", `value 2: strconv.ParseFloat: parsing "x"`},
 		{"NaN", with("raw/node-feat.csv.gz", "0.5,-1,2\n0,0,0\n1,NaN,1\n1,1,1\n1,1,1\n"), "node-feat.csv.gz line 3", "value 2 is NaN"},
 		{"ragged", with("raw/node-feat.csv.gz", "0.5,-1,2\n0,0\n"), "node-feat.csv.gz line 2", "2 values, the first line has 3"},
-		{"feature rows", with("raw/node-feat.csv.gz", "1,2,3\n"), "node-feat.csv.gz", "1 feature rows for 5 labelled nodes"},
+		{"feature rows", with("raw/node-feat.csv.gz", "1,2,3\n"), "node-label.csv.gz line 2", "more labels than the 1 feature rows"},
 		{"edge range", with("raw/edge.csv.gz", "0,1\n3,5\n"), "edge.csv.gz line 2", "node index 5 out of range [0, 5)"},
 		{"edge fields", with("raw/edge.csv.gz", "0,1,2\n"), "edge.csv.gz line 1", "3 fields, want src,dst"},
 		{"negative label", with("raw/node-label.csv.gz", "0\n1\n-1\n2\n1\n"), "node-label.csv.gz line 3", "label -1 is negative"},
@@ -144,5 +145,25 @@ func TestLoadOGBHostileFiles(t *testing.T) {
 				t.Errorf("allocated %d bytes, want at most 32 MiB", alloc)
 			}
 		})
+	}
+}
+
+// TestLoadOGBInflatedLabels gives the tiny dataset a label file of 20
+// million lines that gzip makes 20 kB: the loader stops at the first label
+// beyond the 5 feature rows, before it has kept more than a few labels.
+func TestLoadOGBInflatedLabels(t *testing.T) {
+	files := tinyOGB()
+	files["raw/node-label.csv.gz"] = strings.Repeat("0\n", 20_000_000)
+	dir := writeOGB(t, files)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, _, err := datasets.LoadOGBArxiv(dir)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "node-label.csv.gz line 6: more labels than the 5 feature rows") {
+		t.Fatalf("error %v, want one at line 6", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+		t.Errorf("allocated %d MB before the error", alloc>>20)
 	}
 }
