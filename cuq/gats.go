@@ -1,6 +1,7 @@
 package cuq
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,11 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/nn"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
+
+// ErrTemperature is wrapped by the error of a calibrator whose fitted
+// temperature is not positive and finite at some node (GATS, whose
+// additive bias is not constrained, as in its authors' code).
+var ErrTemperature = errors.New("the calibrated temperature is not positive")
 
 // GATSBuilder configures the GATS calibrator (Hsu et al., "What Makes
 // Graph Neural Networks Miscalibrated?", NeurIPS 2022). Its options change
@@ -276,7 +282,7 @@ func (c *GATSCalibrator) Calibrate(p *Prediction, split graph.Split) (*Predictio
 	evalTemps(ad.NewEvalTape())
 	for i, v := range temps {
 		if !(v > 0) || math.IsInf(v, 1) {
-			return nil, nil, fmt.Errorf("cuq: %s: GATS fitted temperature %v at node %d", p.Model, v, i)
+			return nil, nil, fmt.Errorf("cuq: %s: GATS fitted temperature %v at node %d: %w", p.Model, v, i, ErrTemperature)
 		}
 	}
 	out, err := p.calibratedPrediction(z, beta, "+GATS")

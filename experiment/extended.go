@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -196,7 +197,13 @@ func graphCalibration(pred *cuq.Prediction, split graph.Split) (*Result, error) 
 		return nil, err
 	}
 	gats, _, err := cuq.GATS().Done().Calibrate(pred, split)
-	if err != nil {
+	switch {
+	case errors.Is(err, cuq.ErrTemperature):
+		// GATS's unconstrained bias can drive a node's temperature to
+		// zero or below (seen with GKDE on small graphs): the run has no
+		// GATS metrics, and the table shows none.
+		return res, nil
+	case err != nil:
 		return nil, fmt.Errorf("GATS: %w", err)
 	}
 	return res, record(gats, ECEGATS, NLLGATS)
