@@ -162,7 +162,12 @@ func TestSecondInterruptQuits(t *testing.T) {
 	if err := os.MkdirAll(raw, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(raw, "node-label.csv.gz"), 0o644); err != nil {
+	// The loader reads the feature file first (it counts the nodes there):
+	// a FIFO nobody writes blocks it, the label file is never reached.
+	if err := os.WriteFile(filepath.Join(raw, "node-label.csv.gz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(raw, "node-feat.csv.gz"), 0o644); err != nil {
 		t.Skipf("no FIFO: %v", err)
 	}
 	// bench loads its graph where no context reaches (train's load
