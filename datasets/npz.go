@@ -107,17 +107,11 @@ func fromArchive(ar *npy.Archive, name string) (*graph.Graph, error) {
 	if len(labels) != n {
 		return nil, fmt.Errorf("labels has %d entries for %d nodes", len(labels), n)
 	}
-	var classNames []string
-	numClasses := 0
-	if a, ok := ar.Get("class_names"); ok {
-		if len(a.Shape) != 1 {
-			return nil, fmt.Errorf("class_names has shape %v, want 1-D", a.Shape)
-		}
-		if classNames, err = a.Strings(); err != nil {
-			return nil, fmt.Errorf("class_names: %w", err)
-		}
-		numClasses = len(classNames)
+	classNames, err := classNamesOf(ar)
+	if err != nil {
+		return nil, err
 	}
+	numClasses := len(classNames)
 	for i, y := range labels {
 		if y < 0 {
 			return nil, fmt.Errorf("label %d of node %d is negative", y, i)
@@ -304,4 +298,21 @@ func checkClasses(labels []int, numClasses int, classNames []string) error {
 		}
 	}
 	return nil
+}
+
+// classNamesOf returns the archive's optional 1-D class_names array, nil
+// when it has none.
+func classNamesOf(ar *npy.Archive) ([]string, error) {
+	a, ok := ar.Get("class_names")
+	if !ok {
+		return nil, nil
+	}
+	if len(a.Shape) != 1 {
+		return nil, fmt.Errorf("class_names has shape %v, want 1-D", a.Shape)
+	}
+	names, err := a.Strings()
+	if err != nil {
+		return nil, fmt.Errorf("class_names: %w", err)
+	}
+	return names, nil
 }

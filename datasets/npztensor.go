@@ -100,17 +100,11 @@ func fromTensorArchive(ar *npy.Archive, lay tensorLayout, name string) (*Loaded,
 	if err != nil {
 		return nil, err
 	}
-	var classNames []string
-	numClasses := 0
-	if a, ok := ar.Get("class_names"); ok {
-		if len(a.Shape) != 1 {
-			return nil, fmt.Errorf("class_names has shape %v, want 1-D", a.Shape)
-		}
-		if classNames, err = a.Strings(); err != nil {
-			return nil, fmt.Errorf("class_names: %w", err)
-		}
-		numClasses = len(classNames)
+	classNames, err := classNamesOf(ar)
+	if err != nil {
+		return nil, err
 	}
+	numClasses := len(classNames)
 	for i, y := range labels {
 		switch {
 		case y < -1:

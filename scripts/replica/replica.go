@@ -23,6 +23,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
@@ -489,7 +490,7 @@ func Compare(a, b *Result) (Drift, error) {
 	}
 	d.Rank = make(map[string]float64, len(a.Measures.Names))
 	for m, name := range a.Measures.Names {
-		rho, err := Spearman(a.Measures.Values[m], b.Measures.Values[m])
+		rho, err := eval.Spearman(a.Measures.Values[m], b.Measures.Values[m])
 		if err != nil {
 			return d, fmt.Errorf("replica: %s: %w", name, err)
 		}

@@ -1,57 +1,12 @@
 package replica
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
-
-// Ranks returns the rank of each value of x among all of them, from 1 for
-// the smallest; tied values share the mean of their ranks.
-func Ranks(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
-	r := make([]float64, len(x))
-	for lo := 0; lo < len(idx); {
-		hi := lo + 1
-		for hi < len(idx) && x[idx[hi]] == x[idx[lo]] {
-			hi++
-		}
-		for _, i := range idx[lo:hi] {
-			r[i] = float64(lo+hi+1) / 2 // mean of the ranks lo+1, …, hi
-		}
-		lo = hi
-	}
-	return r
-}
-
-// Spearman returns Spearman's rank correlation of x and y: Pearson's
-// correlation of their Ranks,
-//
-//	ρ = Σ (r_i − r̄)(s_i − s̄) / √(Σ (r_i − r̄)² · Σ (s_i − s̄)²).
-//
-// It returns an error unless x and y have the same length of at least 2,
-// no NaN, and neither is constant (ρ undefined).
-func Spearman(x, y []float64) (float64, error) {
-	if len(x) != len(y) || len(x) < 2 {
-		return 0, fmt.Errorf("replica: Spearman of %d and %d values (want the same number, at least 2)", len(x), len(y))
-	}
-	if slices.ContainsFunc(x, math.IsNaN) || slices.ContainsFunc(y, math.IsNaN) {
-		return 0, fmt.Errorf("replica: Spearman of values with NaN")
-	}
-	rx, ry := Ranks(x), Ranks(y)
-	if slices.Min(rx) == slices.Max(rx) || slices.Min(ry) == slices.Max(ry) {
-		return 0, fmt.Errorf("replica: Spearman of constant values")
-	}
-	return stat.Correlation(rx, ry, nil), nil
-}
 
 // Paired is a paired comparison of two samples a and b measured on the
 // same units (here: runs sharing the split and initial weights).
