@@ -21,18 +21,19 @@ func (b *Builder) buildClassifier() (Classifier, error) {
 	if b == nil {
 		return nil, fmt.Errorf("no model builder")
 	}
-	m, err := b.Build()
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
+	return asClassifier(b.Build())
 }
 
 func (e *EnsembleBuilder) buildClassifier() (Classifier, error) {
 	if e == nil {
 		return nil, fmt.Errorf("no ensemble builder")
 	}
-	c, err := e.Build()
+	return asClassifier(e.Build())
+}
+
+// asClassifier returns c as a Classifier, or a nil Classifier (not one
+// holding a nil C) and err when the build failed.
+func asClassifier[C Classifier](c C, err error) (Classifier, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -172,16 +172,8 @@ func TestSecondInterruptQuits(t *testing.T) {
 	}
 	// bench loads its graph where no context reaches (train's load
 	// ends at the first interrupt: TestTrainStopsWhileLoading).
-	cmd := exec.Command(os.Args[0], "bench", "-data", dir, "-dataset", "arxiv", "-models", "gkde")
-	cmd.Env = append(os.Environ(), "CUQ_TEST_MAIN=1")
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer cmd.Process.Kill()
+	p := startCuq(t, nil, "bench", "-data", dir, "-dataset", "arxiv", "-models", "gkde")
+	cmd, stderr, exited := p.cmd, &p.stderr, p.exited
 	// Give the process time to install its handlers and block on the FIFO.
 	time.Sleep(time.Second)
 	cmd.Process.Signal(os.Interrupt)
@@ -276,16 +268,8 @@ func TestDownloadInterruptNotice(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	cmd := exec.Command(os.Args[0], "download", "-data", t.TempDir(), "-mirror", "https://"+ln.Addr().String(), "CoraML")
-	cmd.Env = append(os.Environ(), "CUQ_TEST_MAIN=1")
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer cmd.Process.Kill()
+	p := startCuq(t, nil, "download", "-data", t.TempDir(), "-mirror", "https://"+ln.Addr().String(), "CoraML")
+	cmd, stderr, exited := p.cmd, &p.stderr, p.exited
 	time.Sleep(time.Second)
 	cmd.Process.Signal(os.Interrupt)
 	select {

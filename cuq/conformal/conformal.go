@@ -157,6 +157,18 @@ func (r Result) SizeCounts() []int {
 // given twice, either node set is empty, a score of a calibration or
 // evaluation node is NaN, or α is outside (0, 1).
 func Calibrate(scores []float64, classes int, labels, calibration, evaluation []int, alpha float64) (Result, error) {
+	r, err := calibrated(scores, classes, labels, calibration, evaluation, alpha)
+	if err != nil {
+		return Result{}, err
+	}
+	r.predict(scores, labels, func(int) float64 { return r.Quantile })
+	return r, nil
+}
+
+// calibrated checks the input of Calibrate and returns the Result with
+// the split-conformal q̂ of the calibration nodes and the sorted node
+// sets, its sets not yet predicted.
+func calibrated(scores []float64, classes int, labels, calibration, evaluation []int, alpha float64) (Result, error) {
 	trueScores, err := checkCalibration(scores, classes, labels, calibration, evaluation)
 	if err != nil {
 		return Result{}, err
@@ -165,10 +177,8 @@ func Calibrate(scores []float64, classes int, labels, calibration, evaluation []
 	if err != nil {
 		return Result{}, err
 	}
-	r := Result{Alpha: alpha, Classes: classes, Quantile: q,
-		Calibration: slices.Sorted(slices.Values(calibration)), Nodes: slices.Sorted(slices.Values(evaluation))}
-	r.predict(scores, labels, func(int) float64 { return q })
-	return r, nil
+	return Result{Alpha: alpha, Classes: classes, Quantile: q,
+		Calibration: slices.Sorted(slices.Values(calibration)), Nodes: slices.Sorted(slices.Values(evaluation))}, nil
 }
 
 // checkCalibration returns the true-label scores s(i, y_i) of the

@@ -170,16 +170,11 @@ func (n NAPS) Calibrate(scores []float64, classes int, labels []int, adj *tensor
 	if err := checkGraph("adjacency", adj, len(labels)); err != nil {
 		return Result{}, err
 	}
-	trueScores, err := checkCalibration(scores, classes, labels, calibration, evaluation)
+	r, err := calibrated(scores, classes, labels, calibration, evaluation, alpha)
 	if err != nil {
 		return Result{}, err
 	}
-	q, err := Quantile(trueScores, alpha)
-	if err != nil {
-		return Result{}, err
-	}
-	r := Result{Alpha: alpha, Classes: classes, Quantile: q,
-		Calibration: slices.Sorted(slices.Values(calibration)), Nodes: slices.Sorted(slices.Values(evaluation))}
+	q := r.Quantile
 	calibrating := make([]bool, len(labels))
 	for _, j := range calibration {
 		calibrating[j] = true
