@@ -128,12 +128,13 @@ func ExampleGrid_Claim() {
 	ran := 0
 	for _, s := range sums {
 		ran += s.Ran
-		fmt.Println("complete:", s.Complete, "jobs run here or elsewhere:", s.Ran+s.Elsewhere)
+		// A worker that starts late finds some jobs finished (Skipped).
+		fmt.Println("complete:", s.Complete, "jobs run here, elsewhere or before:", s.Ran+s.Elsewhere+s.Skipped)
 	}
 	fmt.Println("jobs run in all:", ran)
 	// Output:
-	// complete: true jobs run here or elsewhere: 8
-	// complete: true jobs run here or elsewhere: 8
-	// complete: true jobs run here or elsewhere: 8
+	// complete: true jobs run here, elsewhere or before: 8
+	// complete: true jobs run here, elsewhere or before: 8
+	// complete: true jobs run here, elsewhere or before: 8
 	// jobs run in all: 8
 }

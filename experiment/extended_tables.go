@@ -27,7 +27,10 @@ type ExtendedRow struct {
 	Setting  Setting
 	Severity float64 // of a sweep's point; 0 otherwise
 	Runs     int
-	Stats    map[string]eval.Stat
+	// Collapsed counts the runs whose training collapsed (see
+	// Record.Collapsed); their results are in Stats as the others'.
+	Collapsed int
+	Stats     map[string]eval.Stat
 }
 
 // Extended-table keys of the accuracies, beside Metric.Key's.
@@ -35,12 +38,16 @@ const (
 	accuracyKey   = "ACC"
 	idAccuracyKey = "ID_ACC"
 	aurocMetric   = "AUROC"
+	// collapsedKey is the share of collapsed runs (Record.Collapsed), of
+	// the runs whose records say.
+	collapsedKey = "COLLAPSED"
 )
 
 // extendedSums holds what the extended tables add up over runs.
 type extendedSums struct {
 	values      map[string][]float64
 	runs        int
+	collapsed   int
 	reliability []BinCount
 	setSizes    map[string][]int
 }
@@ -59,7 +66,7 @@ type extendedKey struct {
 func (res *Results) aggregateExtended(records []*Record) error {
 	sums := map[extendedKey]*extendedSums{}
 	var keys []extendedKey
-	add := func(k extendedKey, r *Result) {
+	add := func(k extendedKey, rec *Record, r *Result) {
 		s := sums[k]
 		if s == nil {
 			s = &extendedSums{values: map[string][]float64{}, setSizes: map[string][]int{}}
@@ -69,6 +76,14 @@ func (res *Results) aggregateExtended(records []*Record) error {
 		s.runs++
 		put := func(key string, v float64) { s.values[key] = append(s.values[key], v) }
 		put(accuracyKey, r.Accuracy)
+		if rec.ValChance > 0 {
+			collapsed := 0.0
+			if rec.Collapsed() {
+				collapsed = 1
+				s.collapsed++
+			}
+			put(collapsedKey, collapsed)
+		}
 		if r.IDAccuracy != nil {
 			put(idAccuracyKey, *r.IDAccuracy)
 		}
@@ -97,11 +112,11 @@ func (res *Results) aggregateExtended(records []*Record) error {
 			case st.sweep():
 				for _, p := range result.Sweep {
 					if len(p.Metrics) > 0 {
-						add(extendedKey{r.Dataset, m, st, p.Severity}, p)
+						add(extendedKey{r.Dataset, m, st, p.Severity}, r, p)
 					}
 				}
 			case len(result.Metrics) > 0:
-				add(extendedKey{r.Dataset, m, st, 0}, result)
+				add(extendedKey{r.Dataset, m, st, 0}, r, result)
 			}
 		}
 	}
@@ -121,7 +136,7 @@ func (res *Results) aggregateExtended(records []*Record) error {
 	for _, k := range keys {
 		s := sums[k]
 		row := ExtendedRow{Dataset: k.ds, Model: k.model, Setting: k.setting, Severity: k.severity, Runs: s.runs,
-			Stats: map[string]eval.Stat{}}
+			Collapsed: s.collapsed, Stats: map[string]eval.Stat{}}
 		for key, v := range s.values {
 			row.Stats[key] = eval.Aggregate(v, 0)
 		}
@@ -264,12 +279,14 @@ func formatStat(st eval.Stat, percent bool) string {
 //
 //   - extended.csv: one line per dataset, model, setting, severity and
 //     metric: dataset, model (Model.Key), setting (Setting.String),
-//     severity (empty outside sweeps), metric (Metric.String, ACC, ID_ACC
-//     or AUROC), of (measure or conformal score, or empty), mean, se
-//     (textbook, empty with one run), n;
+//     severity (empty outside sweeps), metric (Metric.String, ACC,
+//     ID_ACC, AUROC or COLLAPSED, the share of runs whose training
+//     collapsed, see Record.Collapsed), of (measure or conformal score, or
+//     empty), mean, se (textbook, empty with one run), n;
 //   - extended.md: per dataset, Markdown tables of calibration, selective
 //     prediction, conformal sets and every OOD setting, each cell
-//     "mean ± se" over the runs (rates in percent).
+//     "mean ± se" over the runs (rates in percent), with a column
+//     counting the collapsed runs in a table that has any.
 //
 // It writes nothing when no record carries the metrics.
 func (res *Results) WriteExtendedTables(dir string) error {
@@ -339,6 +356,13 @@ func (res *Results) extendedCells(ds string, t extendedTable) (header []string, 
 	if t.setting.sweep() {
 		header = append(header, "severity")
 	}
+	// A table with collapsed runs says how many beside each row's means.
+	collapses := slices.ContainsFunc(res.Extended, func(r ExtendedRow) bool {
+		return r.Dataset == ds && r.Setting == t.setting && r.Collapsed > 0
+	})
+	if collapses {
+		header = append(header, "collapsed runs")
+	}
 	for _, c := range columns {
 		header = append(header, c.title)
 	}
@@ -349,6 +373,9 @@ func (res *Results) extendedCells(ds string, t extendedTable) (header []string, 
 		cells := []string{row.Model.String()}
 		if t.setting.sweep() {
 			cells = append(cells, strconv.FormatFloat(row.Severity, 'g', -1, 64))
+		}
+		if collapses {
+			cells = append(cells, fmt.Sprintf("%d of %d", row.Collapsed, row.Runs))
 		}
 		for _, c := range columns {
 			cell := "–"

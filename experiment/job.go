@@ -168,6 +168,10 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	if err != nil {
 		return fail(err)
 	}
+	if rec.ValAccuracy, err = eval.Accuracy(pred.Class, labels, train.Val); err != nil {
+		return fail(err)
+	}
+	rec.ValChance = constantAccuracy(labels, train.Val)
 	shift := shiftEvaluator{predict: model.Predict, labels: labels, test: split.Test}
 	if j.Model == GKDE {
 		// GKDE's estimate belongs to its adjacency: on a graph with other
@@ -326,3 +330,14 @@ func mean(x []float64) float64 {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// constantAccuracy returns the best accuracy on nodes of a prediction that
+// is the same for every node: the share of their most frequent label.
+func constantAccuracy(labels, nodes []int) float64 {
+	count, top := map[int]int{}, 0
+	for _, n := range nodes {
+		count[labels[n]]++
+		top = max(top, count[labels[n]])
+	}
+	return float64(top) / float64(len(nodes))
+}

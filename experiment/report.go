@@ -184,11 +184,13 @@ func percent(m reftables.Metric) string {
 }
 
 // RunTable summarises the training runs per dataset, model and graph
-// (clean or leave-out classes): runs, mean epochs, mean and total training
-// seconds.
+// (clean or leave-out classes): runs, the runs whose training collapsed
+// (Record.Collapsed; "–" when the records predate it), mean epochs, mean
+// and total training seconds.
 func (res *Results) RunTable() (*chart.Table, error) {
 	type agg struct {
-		runs          int
+		runs, known   int
+		collapsed     []string
 		epochs, train float64
 	}
 	type key struct {
@@ -210,6 +212,12 @@ func (res *Results) RunTable() (*chart.Table, error) {
 		a.runs++
 		a.epochs += float64(r.Epochs)
 		a.train += r.TrainSeconds
+		if r.ValChance > 0 {
+			a.known++
+		}
+		if r.Collapsed() {
+			a.collapsed = append(a.collapsed, fmt.Sprintf("split %d init %d (validation %.1f%%, chance %.1f%%)", r.Split, r.Init, 100*r.ValAccuracy, 100*r.ValChance))
+		}
 	}
 	var rows [][]string
 	for _, ds := range res.Datasets {
@@ -223,12 +231,19 @@ func (res *Results) RunTable() (*chart.Table, error) {
 				if trained != Classification {
 					graph = trained.Title()
 				}
-				rows = append(rows, []string{ds, m.String(), graph, strconv.Itoa(a.runs),
+				collapsed := "–"
+				if a.known > 0 {
+					collapsed = strconv.Itoa(len(a.collapsed))
+				}
+				if len(a.collapsed) > 0 {
+					collapsed += ": " + strings.Join(a.collapsed, ", ")
+				}
+				rows = append(rows, []string{ds, m.String(), graph, strconv.Itoa(a.runs), collapsed,
 					fmt.Sprintf("%.1f", a.epochs/float64(a.runs)), fmt.Sprintf("%.2f", a.train/float64(a.runs)), fmt.Sprintf("%.1f", a.train)})
 			}
 		}
 	}
-	return chart.NewTable("Training runs", []string{"Dataset", "Model", "Graph", "Runs", "Mean epochs", "Mean train s", "Total train s"}, rows)
+	return chart.NewTable("Training runs", []string{"Dataset", "Model", "Graph", "Runs", "Collapsed", "Mean epochs", "Mean train s", "Total train s"}, rows)
 }
 
 // Report returns the grid's report as a page: the accuracy-rejection
@@ -240,10 +255,15 @@ func (res *Results) Report() (*chart.Page, error) {
 		names[i] = m.String()
 	}
 	p := chart.NewPage("CUQ-GNN experiment grid")
-	p.AddSection("", fmt.Sprintf("%d runs of %s on %s. Numbers are means over splits and initialisations in percent; "+
+	intro := fmt.Sprintf("%d runs of %s on %s. Numbers are means over splits and initialisations in percent; "+
 		"± is the standard error sqrt(var/n) over the n runs (for GKDE, which is not trained, n is the number of splits). "+
 		"The tables are in tables/, the static figure in figures/arc.png and figures/arc.svg.",
-		len(res.Records), strings.Join(names, ", "), strings.Join(res.Datasets, ", ")))
+		len(res.Records), strings.Join(names, ", "), strings.Join(res.Datasets, ", "))
+	if n := countFunc(res.Records, (*Record).Collapsed); n > 0 {
+		intro += fmt.Sprintf(" %d of the runs collapsed: their training stopped with a validation accuracy near chance (Runs "+
+			"lists them). The means include them, as the reference's do.", n)
+	}
+	p.AddSection("", intro)
 	fig, err := res.ARCFigure()
 	if err != nil {
 		return nil, err
@@ -274,7 +294,8 @@ func (res *Results) Report() (*chart.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.AddSection("Runs", "")
+	p.AddSection("Runs", fmt.Sprintf("Collapsed: the runs whose trained model's validation accuracy is below "+
+		"chance + %g·(100%% − chance), chance being the share of the most frequent class among the validation nodes.", CollapseMargin))
 	p.AddTables(t)
 	return p, nil
 }
@@ -335,4 +356,15 @@ func (res *Results) ARCAreaTable() (*chart.Table, error) {
 		rows = append(rows, row)
 	}
 	return chart.NewTable("Area under the mean accuracy-rejection curve (%)", header, rows)
+}
+
+// countFunc returns the number of elements of s satisfying f.
+func countFunc[E any](s []E, f func(E) bool) int {
+	n := 0
+	for _, e := range s {
+		if f(e) {
+			n++
+		}
+	}
+	return n
 }

@@ -561,9 +561,10 @@ def main():
                     help="dropout probability in training, where the reference has it: after the encoder's ReLU "
                          "(APPNP: before its output layer) and between the GCN or GAT layers (default 0)")
     ap.add_argument("--seed", type=int, default=0, help="seed of torch's generator, which draws the dropout (default 0)")
-    ap.add_argument("--go-dropout", metavar="SEED,INIT",
-                    help="draw the dropout masks as cuqgnn does, from Go's PCG stream of the model's seed and init "
-                         "(cuq's dropout stream, PCG(SEED, INIT + 2^32)), so that both sides drop the same units")
+    ap.add_argument("--go-dropout", metavar="SEED,INIT[,STREAM]",
+                    help="draw the dropout masks as cuqgnn does, from Go's PCG stream of the model's seed, init and "
+                         "dropout stream (cuq's dropout stream, PCG(SEED, INIT + 2^32 + STREAM·2^40); STREAM 0 unless "
+                         "given, as cuq.Builder.DropoutStream), so that both sides drop the same units")
     ap.add_argument("--exact-trigamma", action="store_true",
                     help="differentiate digamma with a float64-accurate trigamma instead of torch's, which is "
                          "off by up to 5e-10 relative (a control: the reference runs with torch's)")
@@ -583,8 +584,11 @@ def main():
     r = Replica(args.run_dir, dtype)
     r.grad_noise, r.dropout = args.grad_noise, args.dropout
     if args.go_dropout:
-        seed, init = (int(v) for v in args.go_dropout.split(","))
-        r.go_rng = GoPCG(seed, init + (1 << 32))
+        parts = [int(v) for v in args.go_dropout.split(",")]
+        if len(parts) not in (2, 3):
+            ap.error("--go-dropout: want SEED,INIT or SEED,INIT,STREAM")
+        seed, init, stream = (parts + [0])[:3]
+        r.go_rng = GoPCG(seed, init + (1 << 32) + (stream << 40))
     log, best_epoch, best = r.train(args.epochs or r.hp["max_epochs"])
     with torch.no_grad():
         out = r.output()
