@@ -13,7 +13,8 @@
 // cuq grid -independent-dropout), the replica from torch's generator
 // seeded with r (side "torch"), or from cuqgnn's stream of the same run
 // (side "masks": does the reference's float32 training end where
-// cuqgnn's does on the same masks?).
+// cuqgnn's does on the same masks?). With -shared-stream cuqgnn draws as
+// the reference's protocol does, the same stream on every split.
 //
 // Usage:
 //
@@ -43,6 +44,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/experiment"
@@ -72,7 +74,7 @@ type options struct {
 	first, runs                                  int
 	list                                         []int
 	dropout, threshold                           float64
-	summary                                      bool
+	summary, shared                              bool
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -100,6 +102,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.dropout, "dropout", 0.5, "dropout probability where the reference has it")
 	fs.StringVar(&o.python, "python", "/usr/bin/python3", "Python with torch, for the replica's sides")
 	fs.StringVar(&o.script, "replica", "scripts/replica/replica.py", "the replica's script")
+	fs.BoolVar(&o.shared, "shared-stream", false, "draw cuqgnn's masks from stream 0 on every split, as the reference's protocol does (give it an -out of its own)")
 	fs.BoolVar(&o.summary, "summary", false, "summarise the runs in -out instead of training")
 	fs.Float64Var(&o.threshold, "threshold", defaultThreshold, "with -summary: a run collapsed when its validation accuracy is below chance + threshold·(1 − chance)")
 	fs.StringVar(&o.out, "out", "", "directory of the runs' files")
@@ -226,41 +229,28 @@ func train(ctx context.Context, o options, d *experiment.Dataset, key, setting, 
 		return nil, err
 	}
 	stream := uint64(k)
+	if o.shared {
+		stream = 0
+	}
 	m, err := b.Init(init).DropoutStream(stream).Build()
 	if err != nil {
 		return nil, err
 	}
 	res := &Run{Dataset: d.Name, Model: key, Setting: setting, Side: side, Run: r, Split: k, Init: init}
 	var out *replica.Result
-	if side == "cuqgnn" {
+	switch side {
+	case "cuqgnn":
 		res.DropoutStream = stream
-		if out, err = replica.Train(m, split); err != nil {
-			return nil, err
-		}
-	} else {
-		dir, err := os.MkdirTemp("", "collapse-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		if _, err := replica.Export(dir, m, key, 10, 0.1, split); err != nil {
-			return nil, err
-		}
-		draw := []string{"--seed", fmt.Sprint(r)}
-		if side == "masks" {
-			res.DropoutStream = stream
-			draw = []string{"--go-dropout", fmt.Sprintf("%d,%d,%d", m.Training().Seed, m.Training().Init, stream)}
-		} else {
-			res.TorchSeed = r
-		}
-		args := append([]string{o.script, dir, "--dtype", "float32", "--dropout", fmt.Sprint(o.dropout), "--out", filepath.Join(dir, "out")}, draw...)
-		cmd := exec.CommandContext(ctx, o.python, args...)
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("replica: %v\n%s", err, msg)
-		}
-		if out, err = replica.ReadResult(filepath.Join(dir, "out")); err != nil {
-			return nil, err
-		}
+		out, err = replica.Train(m, split)
+	case "masks":
+		res.DropoutStream = stream
+		out, err = trainReplica(ctx, o, m, key, split, "--go-dropout", fmt.Sprintf("%d,%d,%d", m.Training().Seed, m.Training().Init, stream))
+	default:
+		res.TorchSeed = r
+		out, err = trainReplica(ctx, o, m, key, split, "--seed", fmt.Sprint(r))
+	}
+	if err != nil {
+		return nil, err
 	}
 	for _, e := range out.Epochs {
 		if e.Phase == "train" {
@@ -277,6 +267,24 @@ func train(ctx context.Context, o options, d *experiment.Dataset, key, setting, 
 	res.Chance = chance(g.Labels, split.Val)
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// trainReplica exports m's run and trains it in the replica, in float32
+// as the reference, with the dropout drawn as the flags say.
+func trainReplica(ctx context.Context, o options, m *cuq.Model, key string, split graph.Split, draw ...string) (*replica.Result, error) {
+	dir, err := os.MkdirTemp("", "collapse-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if _, err := replica.Export(dir, m, key, 10, 0.1, split); err != nil {
+		return nil, err
+	}
+	args := append([]string{o.script, dir, "--dtype", "float32", "--dropout", fmt.Sprint(o.dropout), "--out", filepath.Join(dir, "out")}, draw...)
+	if msg, err := exec.CommandContext(ctx, o.python, args...).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("replica: %v\n%s", err, msg)
+	}
+	return replica.ReadResult(filepath.Join(dir, "out"))
 }
 
 // accuracy returns the share of nodes whose predicted class is their label.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 
@@ -27,26 +28,37 @@ func collapsed(r *Run, threshold float64) bool {
 // validation loss so far predicts a collapse.
 var earlyEpochs = []int{20, 40, 60, 80, 100}
 
+// group is the runs of one setting on one side.
+type group struct{ setting, side string }
+
 // summarise writes, per setting and side, the collapse rate with its 95%
 // Wilson interval, the accuracies with and without the collapsed runs,
 // the comparison of the sides' rates (Fisher's exact test), the agreement
 // of cuqgnn's runs with the replica's on the same masks, and how well the
 // validation loss of the first epochs predicts a collapse (AUROC).
 func summarise(w io.Writer, runs []*Run, threshold float64) error {
-	type group struct{ setting, side string }
 	groups := map[group][]*Run{}
 	for _, r := range runs {
 		g := group{r.Setting, r.Side}
 		groups[g] = append(groups[g], r)
 	}
-	keys := make([]group, 0, len(groups))
-	for g := range groups {
-		keys = append(keys, g)
-	}
+	keys := slices.Collect(maps.Keys(groups))
 	order := func(v string, list []string) int { return slices.Index(list, v) }
 	slices.SortFunc(keys, func(a, b group) int {
 		return cmp.Or(cmp.Compare(order(a.setting, settings), order(b.setting, settings)), cmp.Compare(order(a.side, sides), order(b.side, sides)))
 	})
+	if err := rates(w, groups, keys, threshold); err != nil {
+		return err
+	}
+	if err := compareSides(w, groups, threshold); err != nil {
+		return err
+	}
+	predictability(w, groups, keys, threshold)
+	return nil
+}
+
+// rates writes the collapse rate and the accuracies of every group.
+func rates(w io.Writer, groups map[group][]*Run, keys []group, threshold float64) error {
 	fmt.Fprintf(w, "A run collapsed: validation accuracy below chance + %g·(1 − chance).\n\n", threshold)
 	fmt.Fprintln(w, "| setting | side | runs | collapsed | rate (95% CI) | test acc, all | test acc, not collapsed | test acc, collapsed | chance |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
@@ -69,25 +81,35 @@ func summarise(w io.Writer, runs []*Run, threshold float64) error {
 			100*float64(len(lost))/float64(len(rs)), 100*lo, 100*hi, meanSE(all), meanSE(kept), meanSE(lost), 100*rs[0].Chance)
 	}
 	fmt.Fprintln(w)
+	return nil
+}
+
+// compareSides writes, per setting, Fisher's exact test of cuqgnn's
+// collapse rate against the replica's with torch's masks, and how the
+// replica ends on cuqgnn's masks.
+func compareSides(w io.Writer, groups map[group][]*Run, threshold float64) error {
 	for _, setting := range settings {
 		a, b := groups[group{setting, "cuqgnn"}], groups[group{setting, "torch"}]
-		if len(a) == 0 || len(b) == 0 {
-			continue
+		if len(a) > 0 && len(b) > 0 {
+			ka, kb := count(a, threshold), count(b, threshold)
+			p, err := replica.FisherExact(ka, len(a)-ka, kb, len(b)-kb)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%s: cuqgnn %d of %d collapsed, the replica with torch's masks %d of %d; Fisher's exact test p = %.3g.\n",
+				setting, ka, len(a), kb, len(b), p)
 		}
-		ka, kb := count(a, threshold), count(b, threshold)
-		p, err := replica.FisherExact(ka, len(a)-ka, kb, len(b)-kb)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "%s: cuqgnn %d of %d collapsed, the replica with torch's masks %d of %d; Fisher's exact test p = %.3g.\n",
-			setting, ka, len(a), kb, len(b), p)
-	}
-	for _, setting := range settings {
-		if line := sameMasks(groups[group{setting, "cuqgnn"}], groups[group{setting, "masks"}], threshold); line != "" {
+		if line := sameMasks(a, groups[group{setting, "masks"}], threshold); line != "" {
 			fmt.Fprintf(w, "%s: %s\n", setting, line)
 		}
 	}
 	fmt.Fprintln(w)
+	return nil
+}
+
+// predictability writes, per group, the AUROC with which the validation
+// loss of the first epochs tells the collapsed runs from the others.
+func predictability(w io.Writer, groups map[group][]*Run, keys []group, threshold float64) {
 	fmt.Fprintln(w, "Does the validation cross entropy of the first main epochs predict a collapse? AUROC of the collapsed runs against the others,")
 	fmt.Fprintln(w, "scored by the loss at epoch E (level) and by its rise above the lowest loss up to E (rise); runs that ended before E keep their last loss.")
 	fmt.Fprintln(w)
@@ -95,16 +117,14 @@ func summarise(w io.Writer, runs []*Run, threshold float64) error {
 	for _, e := range earlyEpochs {
 		fmt.Fprintf(w, " level at %d | rise at %d |", e, e)
 	}
-	fmt.Fprintln(w)
-	fmt.Fprint(w, "|---|---|---|")
+	fmt.Fprint(w, "\n|---|---|---|")
 	for range earlyEpochs {
 		fmt.Fprint(w, "---|---|")
 	}
 	fmt.Fprintln(w)
 	for _, g := range keys {
 		rs := groups[g]
-		k := count(rs, threshold)
-		fmt.Fprintf(w, "| %s | %s | %d / %d |", g.setting, g.side, k, len(rs))
+		fmt.Fprintf(w, "| %s | %s | %d / %d |", g.setting, g.side, count(rs, threshold), len(rs))
 		for _, e := range earlyEpochs {
 			for _, score := range []func(*Run, int) float64{levelAt, riseAt} {
 				var healthy, bad []float64
@@ -124,7 +144,6 @@ func summarise(w io.Writer, runs []*Run, threshold float64) error {
 		}
 		fmt.Fprintln(w)
 	}
-	return nil
 }
 
 // count returns the number of collapsed runs.
