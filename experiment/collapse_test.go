@@ -46,8 +46,9 @@ func majorityShare(labels, nodes []int) float64 {
 // TestRunJobValidation checks the validation accuracy and chance that a
 // record keeps: the chance of the validation nodes of the graph the model
 // trained on (under leave-out classes the in-distribution ones), and the
-// accuracy of the same model trained again, for a trained model, GKDE and
-// a leave-out-classes run.
+// accuracy of the same model trained again, for a trained model, GKDE
+// (which does not train: no chance, never collapsed) and a
+// leave-out-classes run.
 func TestRunJobValidation(t *testing.T) {
 	d := tinyDataset(t, "Tiny")
 	split, err := d.Split(1)
@@ -87,7 +88,10 @@ func TestRunJobValidation(t *testing.T) {
 			}
 		}
 		acc, chance := float64(right)/float64(len(c.split.Val)), majorityShare(c.g.Labels, c.split.Val)
-		if rec.ValAccuracy != acc || rec.ValChance != chance || chance == 0 {
+		if c.model == GKDE {
+			chance = 0 // GKDE does not train, so it cannot collapse
+		}
+		if rec.ValAccuracy != acc || rec.ValChance != chance {
 			t.Errorf("%v %v: validation accuracy %v, chance %v; want %v, %v", c.model, c.trained, rec.ValAccuracy, rec.ValChance, acc, chance)
 		}
 	}

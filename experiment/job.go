@@ -171,7 +171,10 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	if rec.ValAccuracy, err = eval.Accuracy(pred.Class, labels, train.Val); err != nil {
 		return fail(err)
 	}
-	rec.ValChance = constantAccuracy(labels, train.Val)
+	if hist.Reason != cuq.NothingToTrain {
+		// Only a trained model can collapse (Record.Collapsed).
+		rec.ValChance = constantAccuracy(labels, train.Val)
+	}
 	shift := shiftEvaluator{predict: model.Predict, labels: labels, test: split.Test}
 	if j.Model == GKDE {
 		// GKDE's estimate belongs to its adjacency: on a graph with other

@@ -40,11 +40,12 @@ type Record struct {
 	BestEpoch          int     `json:"best_epoch"`
 	TrainSeconds       float64 `json:"train_seconds"`
 	EvalSeconds        float64 `json:"eval_seconds"`
-	// ValAccuracy is the trained model's accuracy on the validation nodes
-	// of the graph it trained on, ValChance the share of the most frequent
-	// class among them: the accuracy of a constant prediction, which is
-	// where a model stuck at the class prior stays (see Collapsed).
-	// Records written before cuqgnn kept them have neither.
+	// ValAccuracy is the model's accuracy on the validation nodes of the
+	// graph it trained on; ValChance, for a model that trained (not GKDE),
+	// the share of the most frequent class among them: the accuracy of a
+	// constant prediction, which is where a model stuck at the class prior
+	// stays (see Collapsed). Records written before cuqgnn kept them have
+	// neither.
 	ValAccuracy float64 `json:"val_accuracy,omitempty"`
 	ValChance   float64 `json:"val_chance,omitempty"`
 	// Results holds one result per evaluated setting, by Setting.String.

@@ -8,6 +8,8 @@
   nbcheck.py dom HTML           DOM dumped by Chromium: every chart element holds a drawn canvas
                                 or svg, and no MathJax badge is left showing
   nbcheck.py png PNG MIN        screenshot has at least MIN coloured (chart) pixels
+  nbcheck.py size NB MAX        a saved (executed) notebook is at most MAX bytes: its charts
+                                carry ECharts compressed, not the whole library per cell
 
 Each command prints one line per file and exits with status 1 on the first failure.
 """
@@ -190,6 +192,17 @@ def png(path, minimum):
     print(f"ok: {path}: {w}x{h}, {coloured} coloured and {nonwhite} non-white pixels")
 
 
+def size(path, maximum):
+    nb = load(path)
+    charts = sum(text(o.get("data", {}).get("text/html", "")).count('class="cuq-chart"')
+                 for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", []))
+    with open(path, "rb") as f:
+        n = len(f.read())
+    if n > maximum:
+        fail(f"{path}: {n} bytes for {charts} charts; at most {maximum}")
+    print(f"ok: {path}: {n} bytes for {charts} charts (at most {maximum})")
+
+
 def main(argv):
     if len(argv) < 3:
         fail(__doc__)
@@ -204,6 +217,8 @@ def main(argv):
         dom(args[0])
     elif cmd == "png":
         png(args[0], int(args[1]))
+    elif cmd == "size":
+        size(args[0], int(args[1]))
     else:
         fail(f"unknown command {cmd}")
 
