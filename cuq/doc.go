@@ -8,17 +8,17 @@
 //
 //	m, err := cuq.CUQ(g).
 //		Encoder(cuq.MLP(64).Dropout(0.5)).
-//		Conv(cuq.GCN(64).Layers(2)).
+//		Conv(cuq.GCNConv(64).Layers(2)).
 //		Latent(16).
-//		PostNet(cuq.RadialFlows(10)).
+//		PostNet(cuq.Flows(10)).
 //		Build()
 //
-// The presets carry the paper's hyperparameters: APPNPModel, GKDE, GPN,
+// The presets carry the paper's hyperparameters: APPNP, GKDE, GPN,
 // LOPGPN, CUQPPR, CUQGCN, CUQGAT. The classical committees sample
 // categorical predictions instead: Ensemble (EnsembleGCN, EnsembleAPPNP)
 // trains independent first-order members into a Committee, and the builder
 // options MCDropout (MCDropoutGCN) and DropEdge (DropEdgeGCN) make one
-// first-order model (GCNModel, APPNPModel) average sampled passes; their
+// first-order model (GCN, APPNP) average sampled passes; their
 // TU, AU and EU are the entropy decomposition of the samples (uq.Samples).
 // Prediction.TemperatureScaled is the post-hoc calibration baseline; CaGCN
 // and GATS calibrate with a temperature per node learnt on the graph. The

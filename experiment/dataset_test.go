@@ -65,7 +65,7 @@ func TestConfigureAppliesOverrides(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := cuq.GKDE(g)
+		b := cuq.GKDE()
 		GKDE.Configure(name, b)
 		m, err := b.Build()
 		if err != nil {

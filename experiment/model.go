@@ -25,7 +25,7 @@ const (
 	CUQPPR
 	CUQGCN
 	CUQGAT
-	// GCN is the first-order GCN classifier (cuq.GCNModel), the member of
+	// GCN is the first-order GCN classifier (cuq.GCN), the member of
 	// the committees below. Not in the paper.
 	GCN
 	// EnsembleGCN and EnsembleAPPNP are deep ensembles of cuq.EnsembleSize
@@ -65,7 +65,7 @@ type modelRecord struct {
 // position of its constant. Adding a model is one record here (and its
 // preset in package cuq).
 var models = []modelRecord{
-	APPNP: {name: "APPNP", key: "appnp", paper: true, preset: cuq.APPNPModel},
+	APPNP: {name: "APPNP", key: "appnp", paper: true, preset: cuq.APPNP},
 	GKDE: {name: "GKDE", key: "gkde", aliases: []string{"gdk"}, paper: true, preset: cuq.GKDE, parameterFree: true,
 		overrides: func(b *cuq.Builder, o datasets.Overrides) {
 			if o.GKDECutoff > 0 {
@@ -83,15 +83,15 @@ var models = []modelRecord{
 	CUQPPR:        {name: "CUQ-PPR", key: "cuq_ppr", aliases: []string{"cuqappnp"}, paper: true, preset: cuq.CUQPPR},
 	CUQGCN:        {name: "CUQ-GCN", key: "cuq_gcn", paper: true, preset: cuq.CUQGCN},
 	CUQGAT:        {name: "CUQ-GAT", key: "cuq_gat", paper: true, preset: cuq.CUQGAT},
-	GCN:           {name: "GCN", key: "gcn", preset: cuq.GCNModel},
+	GCN:           {name: "GCN", key: "gcn", preset: cuq.GCN},
 	EnsembleGCN:   {name: "Ensemble-GCN", key: "ens_gcn", ensemble: cuq.EnsembleGCN},
 	EnsembleAPPNP: {name: "Ensemble-APPNP", key: "ens_appnp", ensemble: cuq.EnsembleAPPNP},
 	MCDropoutGCN:  {name: "MC-Dropout-GCN", key: "mcd_gcn", preset: cuq.MCDropoutGCN},
 	DropEdgeGCN:   {name: "DropEdge-GCN", key: "dropedge_gcn", preset: cuq.DropEdgeGCN},
 	// The post-hoc energy baselines on a GCN (package cuq/energy).
-	{name: "Energy-GCN", key: "energy", preset: cuq.GCNModel, score: cuq.Energy},
-	{name: "GNNSafe-GCN", key: "gnnsafe", preset: cuq.GCNModel, score: cuq.GNNSafe},
-	{name: "GEBM-GCN", key: "gebm", preset: cuq.GCNModel, score: cuq.GEBM},
+	{name: "Energy-GCN", key: "energy", preset: cuq.GCN, score: cuq.Energy},
+	{name: "GNNSafe-GCN", key: "gnnsafe", preset: cuq.GCN, score: cuq.GNNSafe},
+	{name: "GEBM-GCN", key: "gebm", preset: cuq.GCN, score: cuq.GEBM},
 }
 
 // numModels is the number of models in the catalogue.

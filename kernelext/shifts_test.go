@@ -29,7 +29,7 @@ func TestEvaluateShifts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	preset := func(h *graph.Graph) *cuq.Builder { return cuq.GPN(h).MaxEpochs(8) }
+	preset := func(h *graph.Graph) *cuq.Builder { return cuq.GPN().MaxEpochs(8) }
 	runs, err := EvaluateShifts(preset, g, split, noisy, left, iso.Shifted("gaussian_isolated"))
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func TestEvaluateShifts(t *testing.T) {
 
 func TestEvaluateShiftsErrors(t *testing.T) {
 	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
-	preset := func(h *graph.Graph) *cuq.Builder { return cuq.APPNPModel(h).MaxEpochs(2) }
+	preset := func(h *graph.Graph) *cuq.Builder { return cuq.APPNP().MaxEpochs(2) }
 	for _, c := range []struct {
 		name   string
 		shifts []any

@@ -84,8 +84,8 @@ func EvaluateOn(name string, g *graph.Graph) TrainOption {
 // Quiet, such notes take one line per cell).
 func Quiet() TrainOption { return func(o *trainOptions) { o.quiet = true } }
 
-// Buildable is what Train trains: a model's builder (cuq.GPN(g), ...) or
-// a deep ensemble's (cuq.EnsembleGCN(g), ...).
+// Buildable is what Train trains: a model's builder (cuq.GPN(), ...) or
+// a deep ensemble's (cuq.EnsembleGCN(), ...).
 type Buildable interface {
 	*cuq.Builder | *cuq.EnsembleBuilder
 }

@@ -20,7 +20,7 @@ func TestTrainCachesTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := func() *cuq.Builder { return cuq.CUQPPR(g).MaxEpochs(20) }
+	model := func() *cuq.Builder { return cuq.CUQPPR().MaxEpochs(20) }
 	first, err := Train(model(), split, EvaluateOn("gaussian", noisy.Graph), Quiet())
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestTrainCachesTheRun(t *testing.T) {
 	if other.Stats.FitSeconds == first.Stats.FitSeconds && other.Pred.TU[0] == first.Pred.TU[0] {
 		t.Error("a new seed returned the cached run")
 	}
-	if _, err := Train(cuq.CUQPPR(g).MaxEpochs(-1), split, Quiet()); err == nil {
+	if _, err := Train(cuq.CUQPPR().MaxEpochs(-1), split, Quiet()); err == nil {
 		t.Error("a bad builder trained")
 	}
 	if _, err := Train(model(), split, EvaluateOn("none", nil)); err == nil || !strings.Contains(err.Error(), `"none" is nil`) {
@@ -74,12 +74,12 @@ func TestTrainCachesTheRun(t *testing.T) {
 func TestTrainEnsemble(t *testing.T) {
 	t.Cleanup(func() { Forget("train") })
 	g, split := csbm(t, 150, 3, graph.Stratified(0.1, 0.2, 0.7).Seed(1))
-	ensemble := func(m int) *cuq.EnsembleBuilder { return cuq.Ensemble(cuq.GCNModel(g).MaxEpochs(10), m) }
+	ensemble := func(m int) *cuq.EnsembleBuilder { return cuq.Ensemble(cuq.GCN().MaxEpochs(10), m) }
 	run, err := Train(ensemble(3), split, Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
-	member, err := cuq.GCNModel(g).Build()
+	member, err := cuq.GCN().Done(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestTrainUnwritableCacheReturnsTheRun(t *testing.T) {
 	}
 	t.Setenv("GONB_TMP_DIR", dir)
 	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
-	run, err := Train(cuq.CUQPPR(g).MaxEpochs(2), split, Quiet())
+	run, err := Train(cuq.CUQPPR().MaxEpochs(2), split, Quiet())
 	if err != nil {
 		t.Fatalf("Train: %v", err)
 	}

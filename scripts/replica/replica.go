@@ -58,9 +58,9 @@ func Preset(g *graph.Graph, model string, dropout float64) (*cuq.Builder, error)
 	b.Encoder(cuq.MLP(64).Dropout(dropout))
 	switch m {
 	case experiment.CUQGCN:
-		b.Conv(cuq.GCN(64).Dropout(dropout))
+		b.Conv(cuq.GCNConv(64).Dropout(dropout))
 	case experiment.CUQGAT:
-		b.Conv(cuq.GAT(64).Dropout(dropout))
+		b.Conv(cuq.GATConv(64).Dropout(dropout))
 	}
 	return b, nil
 }
