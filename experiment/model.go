@@ -44,10 +44,10 @@ type modelRecord struct {
 	key     string   // on the command line and in file names: "gpn_lop" (the reference's eval.clj names)
 	aliases []string // other accepted names, by datasets.NameKey (the reference's)
 	paper   bool     // one of the paper's seven models
-	// preset builds the model on a graph; ensemble, for a deep ensemble of
-	// models, builds the ensemble instead (preset is then nil).
-	preset   func(*graph.Graph) *cuq.Builder
-	ensemble func(*graph.Graph) *cuq.EnsembleBuilder
+	// preset returns the model's graph-free preset; ensemble, for a deep
+	// ensemble of models, the ensemble's instead (preset is then nil).
+	preset   func() *cuq.Builder
+	ensemble func() *cuq.EnsembleBuilder
 	// score, for a post-hoc score on a trained model (the energy
 	// baselines), wraps the configured preset.
 	score func(cuq.ClassifierBuilder) *cuq.EnergyBuilder
@@ -163,9 +163,10 @@ func ParseModels(list string) ([]Model, error) {
 	return parseList(list, ParseModel, "model", ModelNames())
 }
 
-// Builder returns the preset of m on g (see the cuq presets). A deep
-// ensemble is several models and has no Builder: see Classifier.
-func (m Model) Builder(g *graph.Graph) (*cuq.Builder, error) {
+// Builder returns the preset of m (see the cuq presets), without a graph:
+// its Done builds the model on one. A deep ensemble is several models and
+// has no Builder: see Classifier.
+func (m Model) Builder() (*cuq.Builder, error) {
 	if m < 0 || m >= numModels {
 		return nil, fmt.Errorf("experiment: unknown model %v", m)
 	}
@@ -173,7 +174,7 @@ func (m Model) Builder(g *graph.Graph) (*cuq.Builder, error) {
 	if r.preset == nil {
 		return nil, fmt.Errorf("experiment: %v is an ensemble of models, built by Model.Classifier", m)
 	}
-	return r.preset(g), nil
+	return r.preset(), nil
 }
 
 // Configure applies the overrides of the reference implementation that
@@ -215,7 +216,9 @@ func numInits(dataset string, m Model, requested int) int {
 	return requested
 }
 
-// Classifier builds m's preset on g as the grid runs it on dataset d:
+// Classifier builds m's preset on g as the grid runs it on dataset d (g is
+// d's graph or one derived from it, such as its leave-out-classes graph;
+// the overrides are d's, whatever g's name):
 // with d's overrides of the reference's schedule, initialisation init
 // (an ensemble's init k has the members of its member builder's inits
 // (k−1)·M+1 … k·M) and, when maxEpochs is positive, that cap on the
@@ -232,15 +235,15 @@ func (m Model) classifier(d *Dataset, g *graph.Graph, init, maxEpochs int, dropo
 		return nil, fmt.Errorf("experiment: unknown model %v", m)
 	}
 	if ensemble := models[m].ensemble; ensemble != nil {
-		e := ensemble(g).Init(init)
+		e := ensemble().Init(init)
 		m.Configure(d.Name, e.Member())
 		e.Member().DropoutStream(dropoutStream)
 		if maxEpochs > 0 {
 			e.MaxEpochs(maxEpochs)
 		}
-		return classifier(e.Build())
+		return e.Classifier(g)
 	}
-	b, err := m.Builder(g)
+	b, err := m.Builder()
 	if err != nil {
 		return nil, err
 	}
@@ -252,17 +255,9 @@ func (m Model) classifier(d *Dataset, g *graph.Graph, init, maxEpochs int, dropo
 		}
 	}
 	if score := models[m].score; score != nil {
-		return classifier(score(b).Build())
+		return score(b).Classifier(g)
 	}
-	return classifier(b.Build())
-}
-
-// classifier returns c, or nil (not a nil C) and err when the build failed.
-func classifier[C cuq.Classifier](c C, err error) (cuq.Classifier, error) {
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
+	return b.Classifier(g)
 }
 
 // namesOf returns the names of values given by name.
