@@ -13,7 +13,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
-// quickGCN is GCNModel with a short schedule for the small graph.
+// quickGCN is the GCN preset with a short schedule for the small graph.
 func quickGCN() *cuq.Builder { return cuq.GCN().MaxEpochs(80).Patience(10) }
 
 // train fits c on split and returns the history and c's prediction on its
@@ -76,7 +76,7 @@ func checkDisagreeing(t *testing.T, p *cuq.Prediction, test []int, minAcc float6
 
 // The GCN baseline learns the small graph and, being first-order, has TU
 // and LC only.
-func TestGCNModel(t *testing.T) {
+func TestGCN(t *testing.T) {
 	g, split := smallGraph(t)
 	m := must(quickGCN().Done(g))
 	pred := fitPredict(t, m, split)
