@@ -233,7 +233,8 @@ func checkLogits(name string, c Classifier, embeddings bool) error {
 
 // EnergyModel is a classifier with a post-hoc energy score: the wrapped
 // model's prediction with the score added as uq.Energy, uq.GNNSafe or
-// uq.GEBM (Prediction.Energies). Build it with Energy, GNNSafe or GEBM.
+// uq.GEBM (Prediction.Energies). Energy, GNNSafe or GEBM describes one,
+// and its Done builds it on a graph.
 type EnergyModel struct {
 	name    string
 	base    Classifier
