@@ -207,7 +207,6 @@ func TestBuilderValidation(t *testing.T) {
 		b    *cuq.Builder
 		want string
 	}{
-		{cuq.GPN(), "no graph"},
 		{cuq.GPN().LR(0), "learning rate"},
 		{cuq.CUQ().Latent(0).Conv(cuq.GCNConv(64)), "latent dimension"},
 		{cuq.CUQGAT().Conv(cuq.GATConv(8).Heads(0)), "CUQ-GAT: 0 attention heads"},
@@ -223,6 +222,13 @@ func TestBuilderValidation(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Done error %v, want one mentioning %q", err, c.want)
 		}
+	}
+	if _, err := cuq.GPN().Done(nil); err == nil || !strings.Contains(err.Error(), "GPN: no graph") {
+		t.Errorf("Done(nil) error %v, want one saying there is no graph", err)
+	}
+	var none *cuq.Builder
+	if _, err := cuq.ClassifierBuilder(none).Classifier(g); err == nil || !strings.Contains(err.Error(), "no model builder") {
+		t.Errorf("a nil builder's Classifier: error %v", err)
 	}
 }
 

@@ -11,10 +11,9 @@ import (
 )
 
 // EvaluateShifts trains the model that preset describes on g with split,
-// and once more, done on the shift's training graph, on the training graph
-// and split of every shift that has its own (leave-out classes, the
-// structural shifts), then predicts on
-// every graph of every shift. It returns the runs for the comparison
+// and once more, the same preset done on the shift's graph, on the training
+// graph and split of every shift that has its own (leave-out classes, the
+// structural shifts), then predicts on every graph of every shift. It returns the runs for the comparison
 // displays of package chart (chart.ARCOfRuns, chart.AUROCTableOfRuns, …),
 // labelled with the model's name: first the prediction on g with the test
 // nodes of split as Nodes and no OOD nodes, then one run per shift, in the

@@ -120,13 +120,14 @@ func numParams(c cuq.Classifier) int {
 
 // Train builds the model preset describes on g (a graph-free preset:
 // cuq.GPN(), cuq.EnsembleGCN(), cuq.GNNSafe(cuq.GCN()), ...), fits it on
-// split with a progress bar in the cell, and predicts on g (and on the
-// graphs of EvaluateOn).
+// split with a progress bar in the cell that names the model and g, and
+// predicts on g (and on the graphs of EvaluateOn).
 // The Run is cached for the kernel session (see Cache) under a key of
 // everything it depends on: the preset's whole configuration
 // (architecture, training schedule, seed), the graph, the split and the
-// evaluation graphs. A later cell that describes the same model gets the Run back at
-// once; changing the model, the split or the seed trains again.
+// evaluation graphs. A later cell that describes the same model on the
+// same graph gets the Run back at once; changing the model, the graph, the
+// split or the seed trains again.
 // Forget("train") drops every cached Run. A cached Run whose file is
 // damaged is reported and trained again; a Run that cannot be cached (a
 // full disk) is returned with a warning on standard error.

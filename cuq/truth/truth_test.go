@@ -99,7 +99,7 @@ func TestSweepErrors(t *testing.T) {
 		want string
 	}{
 		{"no models", truth.Sweep(), "sweep without models"},
-		{"nil constructor", truth.Sweep(truth.Model{Name: "x"}), `model "x" has no constructor`},
+		{"no preset", truth.Sweep(truth.Model{Name: "x"}), `model "x" has no preset`},
 		{"empty grid", truth.Sweep(gpn).Signal(), "empty grid"},
 		{"generator", truth.Sweep(gpn).Homophily(2), "homophily 2, signal 0.5, seed 1: datasets.CSBM: homophily 2 outside [0, 1]"},
 		{"model", truth.Sweep(truth.Model{Name: "bad", Preset: cuq.GPN().MaxEpochs(0)}), "bad: "},
