@@ -11,9 +11,9 @@ import (
 
 var paperPresets = []struct {
 	name  string
-	build func(*graph.Graph) *cuq.Builder
+	build func() *cuq.Builder
 }{
-	{"appnp", cuq.APPNPModel}, {"gpn", cuq.GPN}, {"gpn_lop", cuq.LOPGPN},
+	{"appnp", cuq.APPNP}, {"gpn", cuq.GPN}, {"gpn_lop", cuq.LOPGPN},
 	{"cuq_ppr", cuq.CUQPPR}, {"cuq_gcn", cuq.CUQGCN}, {"cuq_gat", cuq.CUQGAT},
 }
 
@@ -50,7 +50,7 @@ func BenchmarkEpochArxivLike(b *testing.B) {
 func benchmarkEpochs(b *testing.B, g *graph.Graph, split graph.Split) {
 	for _, p := range paperPresets {
 		b.Run(p.name, func(b *testing.B) {
-			m := p.build(g).MustBuild()
+			m := must(p.build().Done(g))
 			if _, err := m.Step(split); err != nil {
 				b.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func benchmarkEpochs(b *testing.B, g *graph.Graph, split graph.Split) {
 // it needs no data files.
 func BenchmarkEpochSyntheticGCN(b *testing.B) {
 	g, split := testenv.Split(b, datasets.Synthetic, graph.Stratified(0.05, 0.15, 0.8))
-	m := cuq.CUQGCN(g).MustBuild()
+	m := must(cuq.CUQGCN().Done(g))
 	for b.Loop() {
 		if _, err := m.Step(split); err != nil {
 			b.Fatal(err)

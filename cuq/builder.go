@@ -46,42 +46,47 @@ func MLP(hidden ...int) *MLPConfig { return &MLPConfig{hidden: hidden, dropout: 
 // Dropout sets the dropout probability after each hidden layer.
 func (c *MLPConfig) Dropout(p float64) *MLPConfig { c.dropout = p; return c }
 
-// APPNP returns parameter-free personalised-PageRank propagation with k
-// steps and the given teleport probability (the paper: 10, 0.1), using the
-// symmetric normalisation D^−½(A+I)D^−½.
-func APPNP(k int, teleport float64) nn.APPNPConfig {
+// APPNPConv returns parameter-free personalised-PageRank propagation with
+// k steps and the given teleport probability t (the paper: 10, 0.1),
+//
+//	H⁽⁰⁾ = H,  H⁽ᵏ⁺¹⁾ = (1−t)·Â H⁽ᵏ⁾ + t·H,  Â = D^−½(A+I)D^−½.
+func APPNPConv(k int, teleport float64) nn.APPNPConfig {
 	return nn.APPNPConfig{K: k, Teleport: teleport}
 }
 
-// GCN returns a stack of GCN layers of the given width: two layers with
-// ReLU and dropout 0.5 between them, as CUQ-GCN. Its options set the number
-// of layers and the dropout.
-func GCN(hidden int) *nn.GCNConfig { return nn.NewGCNConfig(hidden) }
+// GCNConv returns a stack of GCN layers H' = Â H W + b of the given width,
+// Â = D^−½(A+I)D^−½: two layers with ReLU and dropout 0.5 between them, as
+// CUQ-GCN. Its options set the number of layers and the dropout.
+func GCNConv(hidden int) *nn.GCNConfig { return nn.NewGCNConfig(hidden) }
 
-// GAT returns a stack of GAT layers of the given width (per attention
+// GATConv returns a stack of GAT layers of the given width (per attention
 // head): two single-head layers with ELU and dropout 0.5 between them,
 // LeakyReLU slope 0.2 and no attention dropout, as CUQ-GAT. Its options set
 // the layers, heads, dropouts and slope.
-func GAT(hidden int) *nn.GATConfig { return nn.NewGATConfig(hidden) }
+func GATConv(hidden int) *nn.GATConfig { return nn.NewGATConfig(hidden) }
 
 // FlowConfig configures the PostNet head's per-class radial flows.
 type FlowConfig struct{ layers int }
 
-// RadialFlows returns one chain of the given number of radial layers per
-// class (the paper: 10).
-func RadialFlows(layers int) *FlowConfig { return &FlowConfig{layers: layers} }
+// Flows returns the configuration of the PostNet head's flows: one chain
+// of the given number of radial layers per class (the paper: 10), each
+// layer z' = z + β·h(α, r)·(z − z₀), h = 1/(α + r), r = ‖z − z₀‖ (nn.RadialFlows).
+func Flows(layers int) *FlowConfig { return &FlowConfig{layers: layers} }
 
-// Builder assembles a model from its parts. Every preset (GPN, CUQGCN, ...)
-// returns a Builder with the paper's hyperparameters; every option can be
-// changed before Build. A built model copies its configuration: changing
-// the builder or its parts afterwards does not change the model.
+// Builder describes a model without a graph: its parts, its
+// hyperparameters and its training schedule. Every preset (GPN, CUQGCN,
+// ...) returns a Builder with the paper's hyperparameters; every option can
+// be changed before Done builds the model on a graph. Done does not change
+// the builder, so one builder may be done on several graphs (the clean one
+// and a leave-out-classes one, say), and a model copies its configuration:
+// changing the builder or its parts afterwards changes no model built
+// before.
 type Builder struct {
-	g    *graph.Graph
 	name string
-	// newFamily builds the parts that set the model's kind apart: a
+	// newFamily builds the parts that set the model's kind apart on g: a
 	// PostNet (GPN, LOP-GPN, CUQ-*), a softmax classifier (APPNP, GCN) or
 	// GKDE.
-	newFamily func(b *Builder, init, dropout *rand.Rand) (family, error)
+	newFamily func(b *Builder, g *graph.Graph, init, dropout *rand.Rand) (family, error)
 
 	encoder    *MLPConfig
 	conv       nn.ConvConfig // nil: the encoder feeds the PostNet head
@@ -130,43 +135,43 @@ func defaultPostNetTraining() TrainConfig {
 		MaxEpochs: 100000, Patience: 50, EvalEvery: 1, Seed: 42, Init: 1}
 }
 
-// CUQ returns a builder for a CUQ-GNN on g with no convolution set yet:
+// CUQ returns a builder for a CUQ-GNN with no convolution set yet:
 // encoder MLP(64), latent 16, 10 radial flows, behavioral pooling. The
-// other poolings propagate with APPNP(10, 0.1) unless Propagation says
+// other poolings propagate with APPNPConv(10, 0.1) unless Propagation says
 // otherwise.
-func CUQ(g *graph.Graph) *Builder {
-	return &Builder{g: g, name: "CUQ-GNN", newFamily: newPostNet, encoder: MLP(64), latent: 16,
-		flows: RadialFlows(10), pooling: Behavioral, prop: APPNP(10, 0.1), train: defaultPostNetTraining()}
+func CUQ() *Builder {
+	return &Builder{name: "CUQ-GNN", newFamily: newPostNet, encoder: MLP(64), latent: 16,
+		flows: Flows(10), pooling: Behavioral, prop: APPNPConv(10, 0.1), train: defaultPostNetTraining()}
 }
 
 // CUQPPR returns the paper's CUQ-PPR: APPNP propagation (K = 10, t = 0.1) of
 // the 64-d hidden features before the PostNet head.
-func CUQPPR(g *graph.Graph) *Builder { return CUQ(g).Name("CUQ-PPR").Conv(APPNP(10, 0.1)) }
+func CUQPPR() *Builder { return CUQ().Name("CUQ-PPR").Conv(APPNPConv(10, 0.1)) }
 
 // CUQGCN returns the paper's CUQ-GCN: two 64-d GCN layers.
-func CUQGCN(g *graph.Graph) *Builder { return CUQ(g).Name("CUQ-GCN").Conv(GCN(64)) }
+func CUQGCN() *Builder { return CUQ().Name("CUQ-GCN").Conv(GCNConv(64)) }
 
 // CUQGAT returns the paper's CUQ-GAT: two single-head 64-d GAT layers.
-func CUQGAT(g *graph.Graph) *Builder { return CUQ(g).Name("CUQ-GAT").Conv(GAT(64)) }
+func CUQGAT() *Builder { return CUQ().Name("CUQ-GAT").Conv(GATConv(64)) }
 
 // GPN returns the Graph Posterior Network: a PostNet on each node's own
 // features whose evidence is propagated by APPNP (log-linear pooling).
-func GPN(g *graph.Graph) *Builder { return CUQ(g).Name("GPN").Pooling(LogLinear) }
+func GPN() *Builder { return CUQ().Name("GPN").Pooling(LogLinear) }
 
 // LOPGPN returns LOP-GPN: GPN's per-node Dirichlets pooled linearly into a
 // mixture with personalised-PageRank weights over the random-walk
 // normalised adjacency. Π is exact and dense unless Prune sets a threshold.
-func LOPGPN(g *graph.Graph) *Builder { return CUQ(g).Name("LOP-GPN").Pooling(Linear) }
+func LOPGPN() *Builder { return CUQ().Name("LOP-GPN").Pooling(Linear) }
 
-// APPNPModel returns the first-order APPNP baseline: MLP(64) → logits,
+// APPNP returns the first-order APPNP baseline: MLP(64) → logits,
 // propagated by APPNP (K = 10, t = 0.1), softmax output; trained with cross
 // entropy, weight decay 1e-4 on all parameters.
-func APPNPModel(g *graph.Graph) *Builder {
-	return &Builder{g: g, name: "APPNP", newFamily: newFirstOrder, encoder: MLP(64), prop: APPNP(10, 0.1),
+func APPNP() *Builder {
+	return &Builder{name: "APPNP", newFamily: newFirstOrder, encoder: MLP(64), prop: APPNPConv(10, 0.1),
 		train: firstOrderTraining(1e-4)}
 }
 
-// GCNModel returns the first-order GCN baseline (Kipf and Welling), as in
+// GCN returns the first-order GCN baseline (Kipf and Welling), as in
 // the GPN reference: a hidden GCN layer of 64 with ReLU and dropout 0.5,
 // then a GCN layer to the class logits, softmax output,
 //
@@ -175,20 +180,20 @@ func APPNPModel(g *graph.Graph) *Builder {
 // on the raw node features (no encoder). It is trained with cross entropy,
 // Adam with learning rate 0.01 and weight decay 5e-4 on all parameters
 // (Kipf's original decays the first layer only), and early stopping on the
-// validation cross entropy with patience 50, as APPNP. Conv(GCN(h).Layers(L))
+// validation cross entropy with patience 50, as APPNP. Conv(GCNConv(h).Layers(L))
 // sets L hidden layers of width h before the output layer. It predicts a
 // categorical distribution, so it has TU and LC only, unless MCDropout or
 // DropEdge makes it a committee.
-func GCNModel(g *graph.Graph) *Builder {
-	return &Builder{g: g, name: "GCN", newFamily: newFirstOrder, conv: GCN(64).Layers(1),
+func GCN() *Builder {
+	return &Builder{name: "GCN", newFamily: newFirstOrder, conv: GCNConv(64).Layers(1),
 		train: firstOrderTraining(5e-4)}
 }
 
 // GKDE returns the graph-kernel Dirichlet estimate: evidence
 // e[v, y_t] += K(d(v, t)) from every training node t, with K the Gaussian
 // kernel of σ = 1 on hop distances up to cutoff 10. It has no parameters.
-func GKDE(g *graph.Graph) *Builder {
-	return &Builder{g: g, name: "GKDE", newFamily: newKernelEstimate, gkdeCutoff: 10, gkdeSigma: 1}
+func GKDE() *Builder {
+	return &Builder{name: "GKDE", newFamily: newKernelEstimate, gkdeCutoff: 10, gkdeSigma: 1}
 }
 
 // Name sets the model's display name.
@@ -197,10 +202,11 @@ func (b *Builder) Name(name string) *Builder { b.name = name; return b }
 // Encoder sets the feature encoder.
 func (b *Builder) Encoder(c *MLPConfig) *Builder { b.encoder = c; return b }
 
-// Conv sets the graph convolution between encoder and PostNet head: APPNP,
-// GCN or GAT (or any nn.ConvConfig); nil for none. For a first-order model
-// it sets GCNModel's hidden GCN layers; there nil means APPNP's
-// propagation of logits, and other convolutions are an error at Build.
+// Conv sets the graph convolution between encoder and PostNet head:
+// APPNPConv, GCNConv or GATConv (or any nn.ConvConfig); nil for none. For a
+// first-order model it sets the GCN preset's hidden GCN layers; there nil
+// means the APPNP preset's propagation of logits, and other convolutions
+// are an error at Done.
 func (b *Builder) Conv(c nn.ConvConfig) *Builder { b.conv = c; return b }
 
 // Latent sets the latent dimension of the PostNet head.
@@ -215,7 +221,7 @@ func (b *Builder) Pooling(p Pooling) *Builder { b.pooling = p; return b }
 // Propagation sets the APPNP propagation of evidence (GPN, LOP-GPN) or of
 // logits (APPNP).
 func (b *Builder) Propagation(k int, teleport float64) *Builder {
-	b.prop = APPNP(k, teleport)
+	b.prop = APPNPConv(k, teleport)
 	return b
 }
 
@@ -271,7 +277,7 @@ func (b *Builder) DropoutStream(s uint64) *Builder { b.train.Stream = s; return 
 // prediction is their mean p̄ = (1/T) Σ_s p⁽ˢ⁾, with TU, AU and EU the
 // entropy decomposition of the samples (uq.Samples). Forward stays one
 // pass with dropout off. It replaces DropEdge; a model without dropout, a
-// PostNet or GKDE is an error at Build.
+// PostNet or GKDE is an error at Done.
 func (b *Builder) MCDropout(samples int) *Builder {
 	b.sampling = sampling{kind: mcDropout, samples: samples}
 	return b
@@ -285,7 +291,7 @@ func (b *Builder) MCDropout(samples int) *Builder {
 // graphs, with TU, AU and EU the entropy decomposition of the samples
 // (uq.Samples). Self loops stay. Early stopping watches the full graph.
 // With p = 0 training is the plain model's. It replaces MCDropout; a
-// PostNet or GKDE is an error at Build.
+// PostNet or GKDE is an error at Done.
 func (b *Builder) DropEdge(p float64, samples int) *Builder {
 	b.sampling = sampling{kind: dropEdge, p: p, samples: samples}
 	return b
@@ -294,13 +300,12 @@ func (b *Builder) DropEdge(p float64, samples int) *Builder {
 // Training replaces the whole training configuration.
 func (b *Builder) Training(c TrainConfig) *Builder { b.train = c; return b }
 
-// Graph returns the graph the model is built for.
-func (b *Builder) Graph() *graph.Graph { return b.g }
-
-// Build checks the configuration and initialises the parameters from the
-// seed and init number. The model copies what it needs from the builder.
-func (b *Builder) Build() (*Model, error) {
-	g := b.g
+// Done checks the configuration, builds the model on g and initialises its
+// parameters from the seed and init number. The model copies what it needs
+// from the builder, and Done leaves the builder unchanged: it may be done
+// again, on g or on another graph, and changed afterwards without changing
+// the models built before.
+func (b *Builder) Done(g *graph.Graph) (*Model, error) {
 	if g == nil {
 		return nil, fmt.Errorf("cuq: %s: no graph", b.name)
 	}
@@ -314,20 +319,11 @@ func (b *Builder) Build() (*Model, error) {
 	// its own stream, so init k has the same weights on every split (as
 	// the reference, which re-seeds before each run); dropout draws from
 	// a second stream.
-	fam, err := b.newFamily(b, stream(b.train, initStream), stream(b.train, dropoutStream))
+	fam, err := b.newFamily(b, g, stream(b.train, initStream), stream(b.train, dropoutStream))
 	if err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", b.name, err)
 	}
 	return &Model{name: b.name, g: g, classes: g.NumClasses, train: b.train, fam: fam}, nil
-}
-
-// MustBuild is Build that panics on error, for notebooks.
-func (b *Builder) MustBuild() *Model {
-	m, err := b.Build()
-	if err != nil {
-		panic(err)
-	}
-	return m
 }
 
 // The random streams of a model: stream k of init i of seed s is

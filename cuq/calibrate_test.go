@@ -21,7 +21,7 @@ func overconfidentPrediction(t *testing.T) (*cuq.Prediction, graph.Split) {
 	t.Helper()
 	g, split := testenv.Split(t, datasets.CSBM(600, 4).Homophily(0.75).AvgDegree(5).Features(16).FeatureSignal(1).Seed(7).Done,
 		graph.Stratified(0.1, 0.2, 0.7).Seed(3))
-	model := cuq.APPNPModel(g).MaxEpochs(200).MustBuild()
+	model := must(cuq.APPNP().MaxEpochs(200).Done(g))
 	if _, err := model.Fit(split); err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestGraphCalibratorsOnCoraML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := cuq.GPN(g).MustBuild()
+	model := must(cuq.GPN().Done(g))
 	if _, err := model.Fit(split); err != nil {
 		t.Fatal(err)
 	}

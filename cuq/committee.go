@@ -28,31 +28,31 @@ var (
 // as one model, so an ensemble of M costs M trainings.
 const EnsembleSize = 5
 
-// EnsembleGCN returns the deep ensemble of EnsembleSize GCNModel members
-// (each with GCNModel's hyperparameters and its own early stopping).
-func EnsembleGCN(g *graph.Graph) *EnsembleBuilder {
-	return Ensemble(GCNModel(g), EnsembleSize).Name("Ensemble-GCN")
+// EnsembleGCN returns the deep ensemble of EnsembleSize GCN members
+// (each with GCN's hyperparameters and its own early stopping).
+func EnsembleGCN() *EnsembleBuilder {
+	return Ensemble(GCN(), EnsembleSize).Name("Ensemble-GCN")
 }
 
-// EnsembleAPPNP returns the deep ensemble of EnsembleSize APPNPModel
-// members (each with APPNPModel's hyperparameters and its own early
+// EnsembleAPPNP returns the deep ensemble of EnsembleSize APPNP
+// members (each with APPNP's hyperparameters and its own early
 // stopping).
-func EnsembleAPPNP(g *graph.Graph) *EnsembleBuilder {
-	return Ensemble(APPNPModel(g), EnsembleSize).Name("Ensemble-APPNP")
+func EnsembleAPPNP() *EnsembleBuilder {
+	return Ensemble(APPNP(), EnsembleSize).Name("Ensemble-APPNP")
 }
 
-// MCDropoutGCN returns GCNModel with MC dropout: T = 20 forward passes
+// MCDropoutGCN returns GCN with MC dropout: T = 20 forward passes
 // with dropout 0.5 on at prediction.
-func MCDropoutGCN(g *graph.Graph) *Builder {
-	return GCNModel(g).Name("MC-Dropout-GCN").MCDropout(20)
+func MCDropoutGCN() *Builder {
+	return GCN().Name("MC-Dropout-GCN").MCDropout(20)
 }
 
-// DropEdgeGCN returns GCNModel with DropEdge: each undirected edge dropped
+// DropEdgeGCN returns GCN with DropEdge: each undirected edge dropped
 // with probability p = 0.3 in every training epoch (a moderate rate, not
 // tuned per data set), and 20 forward passes over independently dropped
 // graphs at prediction.
-func DropEdgeGCN(g *graph.Graph) *Builder {
-	return GCNModel(g).Name("DropEdge-GCN").DropEdge(0.3, 20)
+func DropEdgeGCN() *Builder {
+	return GCN().Name("DropEdge-GCN").DropEdge(0.3, 20)
 }
 
 // EnsembleBuilder assembles a deep ensemble (Lakshminarayanan et al. 2017):
@@ -69,10 +69,10 @@ type EnsembleBuilder struct {
 
 // Ensemble returns a builder of an ensemble of size members built by
 // member, named "Ensemble-" and the member's name. The members are first-
-// order models (APPNP, GCN, a user's softmax classifier): Build refuses
+// order models (APPNP, GCN, a user's softmax classifier): Done refuses
 // PostNet and GKDE members, whose Dirichlet predictions the committee's
 // measures would ignore, and members with MC dropout or DropEdge. The
-// ensemble reads member's configuration when it is built.
+// ensemble reads member's configuration when it is done.
 func Ensemble(member *Builder, size int) *EnsembleBuilder {
 	e := &EnsembleBuilder{member: member, size: size, init: 1, name: "Ensemble"}
 	if member != nil {
@@ -100,10 +100,11 @@ func (e *EnsembleBuilder) MaxEpochs(n int) *EnsembleBuilder {
 // Member returns the member builder, to configure the members.
 func (e *EnsembleBuilder) Member() *Builder { return e.member }
 
-// Build checks the configuration and builds the members. The committee
-// copies what it needs: changing the builders afterwards does not change
-// it.
-func (e *EnsembleBuilder) Build() (*Committee, error) {
+// Done checks the configuration and builds the members on g. The committee
+// copies what it needs, and Done leaves the builders unchanged: they may
+// be done again, on g or on another graph, and changed afterwards without
+// changing the committees built before.
+func (e *EnsembleBuilder) Done(g *graph.Graph) (*Committee, error) {
 	switch {
 	case e.member == nil:
 		return nil, fmt.Errorf("cuq: %s: no member builder", e.name)
@@ -114,11 +115,11 @@ func (e *EnsembleBuilder) Build() (*Committee, error) {
 	case e.member.sampling.kind != noSampling:
 		return nil, fmt.Errorf("cuq: %s: members with %v: an ensemble averages deterministic predictions", e.name, e.member.sampling.kind)
 	}
-	c := &Committee{name: e.name, g: e.member.g}
+	c := &Committee{name: e.name, g: g}
 	for m := 1; m <= e.size; m++ {
 		b := *e.member
 		b.train.Init = (e.init-1)*e.size + m
-		model, err := b.Build()
+		model, err := b.Done(g)
 		if err != nil {
 			return nil, fmt.Errorf("cuq: %s: member %d: %w", e.name, m, err)
 		}
@@ -130,21 +131,13 @@ func (e *EnsembleBuilder) Build() (*Committee, error) {
 	return c, nil
 }
 
-// MustBuild is Build that panics on error, for notebooks.
-func (e *EnsembleBuilder) MustBuild() *Committee {
-	c, err := e.Build()
-	if err != nil {
-		panic(err)
-	}
-	return c
-}
-
 // Committee is a deep ensemble: first-order members trained independently
 // whose S = M categorical predictions p⁽ᵐ⁾ it averages,
 //
 //	p̄ = (1/M) Σ_m p⁽ᵐ⁾,  TU = H(p̄),  AU = (1/M) Σ_m H(p⁽ᵐ⁾),  EU = TU − AU,
 //
-// the entropy decomposition of uq.Samples. Build it with Ensemble.
+// the entropy decomposition of uq.Samples. Ensemble(member, M).Done(g)
+// builds one.
 type Committee struct {
 	name    string
 	g       *graph.Graph

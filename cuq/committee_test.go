@@ -13,8 +13,8 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
-// quickGCN is GCNModel with a short schedule for the small graph.
-func quickGCN(g *graph.Graph) *cuq.Builder { return cuq.GCNModel(g).MaxEpochs(80).Patience(10) }
+// quickGCN is the GCN preset with a short schedule for the small graph.
+func quickGCN() *cuq.Builder { return cuq.GCN().MaxEpochs(80).Patience(10) }
 
 // train fits c on split and returns the history and c's prediction on its
 // graph.
@@ -76,9 +76,9 @@ func checkDisagreeing(t *testing.T, p *cuq.Prediction, test []int, minAcc float6
 
 // The GCN baseline learns the small graph and, being first-order, has TU
 // and LC only.
-func TestGCNModel(t *testing.T) {
+func TestGCN(t *testing.T) {
 	g, split := smallGraph(t)
-	m := quickGCN(g).MustBuild()
+	m := must(quickGCN().Done(g))
 	pred := fitPredict(t, m, split)
 	if acc := pred.Accuracy(split.Test); acc < 0.8 {
 		t.Errorf("GCN test accuracy %.3f, want ≥ 0.8", acc)
@@ -99,7 +99,7 @@ func TestGCNModel(t *testing.T) {
 func TestEnsembleIsMeanOfMembers(t *testing.T) {
 	g, split := smallGraph(t)
 	const size, init = 3, 2
-	e := cuq.Ensemble(quickGCN(g), size).Init(init).MustBuild()
+	e := must(cuq.Ensemble(quickGCN(), size).Init(init).Done(g))
 	var seen []int
 	hist, err := e.Fit(split, cuq.OnEpoch(func(s cuq.EpochStats) { seen = append(seen, s.Member) }))
 	if err != nil {
@@ -109,7 +109,7 @@ func TestEnsembleIsMeanOfMembers(t *testing.T) {
 	mean := make([]float64, len(pred.Prob.Data))
 	epochs := 0
 	for m := 1; m <= size; m++ {
-		member := quickGCN(g).Init((init-1)*size + m).MustBuild()
+		member := must(quickGCN().Init((init-1)*size + m).Done(g))
 		h, p := train(t, member, split)
 		if h.BestEpoch != hist.Members[m-1].BestEpoch || len(h.Epochs) != len(hist.Members[m-1].Epochs) {
 			t.Errorf("member %d: best epoch %d of %d alone, %d of %d in the ensemble", m,
@@ -140,8 +140,8 @@ func TestEnsembleIsMeanOfMembers(t *testing.T) {
 // An ensemble of one member is that member, with EU = 0 exactly.
 func TestEnsembleOfOne(t *testing.T) {
 	g, split := smallGraph(t)
-	_, pred := train(t, cuq.Ensemble(quickGCN(g), 1).MustBuild(), split)
-	alone := fitPredict(t, quickGCN(g).MustBuild(), split)
+	_, pred := train(t, must(cuq.Ensemble(quickGCN(), 1).Done(g)), split)
+	alone := fitPredict(t, must(quickGCN().Done(g)), split)
 	if d := maxAbsDiff(pred.Prob.Data, alone.Prob.Data); d != 0 {
 		t.Errorf("one-member ensemble differs from its member by %g", d)
 	}
@@ -156,14 +156,14 @@ func TestEnsembleOfOne(t *testing.T) {
 // seed, and differs from the dropout-off prediction.
 func TestMCDropout(t *testing.T) {
 	g, split := smallGraph(t)
-	mc := quickGCN(g).MCDropout(8).MustBuild()
+	mc := must(quickGCN().MCDropout(8).Done(g))
 	first := fitPredict(t, mc, split)
 	again := predict(t, mc)
-	twin := fitPredict(t, quickGCN(g).MCDropout(8).MustBuild(), split)
+	twin := fitPredict(t, must(quickGCN().MCDropout(8).Done(g)), split)
 	if d := maxAbsDiff(first.Prob.Data, again.Prob.Data) + maxAbsDiff(first.Prob.Data, twin.Prob.Data); d != 0 {
 		t.Errorf("MC dropout is not deterministic: predictions differ by %g", d)
 	}
-	plain := fitPredict(t, quickGCN(g).MustBuild(), split)
+	plain := fitPredict(t, must(quickGCN().Done(g)), split)
 	out, err := mc.Forward(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -185,8 +185,8 @@ func TestMCDropout(t *testing.T) {
 // graphs and its samples disagree.
 func TestDropEdge(t *testing.T) {
 	g, split := smallGraph(t)
-	hp, pp := train(t, quickGCN(g).MustBuild(), split)
-	hz, pz := train(t, quickGCN(g).DropEdge(0, 3).MustBuild(), split)
+	hp, pp := train(t, must(quickGCN().Done(g)), split)
+	hz, pz := train(t, must(quickGCN().DropEdge(0, 3).Done(g)), split)
 	last := func(h *cuq.History) float64 { return h.Epochs[len(h.Epochs)-1].Loss }
 	if len(hp.Epochs) != len(hz.Epochs) || last(hp) != last(hz) {
 		t.Fatalf("DropEdge(0) trained differently: %d epochs, last loss %v; plain %d, %v",
@@ -199,7 +199,7 @@ func TestDropEdge(t *testing.T) {
 		t.Error("DropEdge(0) samples disagree")
 	}
 
-	de := quickGCN(g).DropEdge(0.5, 6).MustBuild()
+	de := must(quickGCN().DropEdge(0.5, 6).Done(g))
 	hd, pd := train(t, de, split)
 	if hd.Epochs[1].Loss == hp.Epochs[1].Loss {
 		t.Error("DropEdge(0.5) trained on the full graph")
@@ -213,7 +213,7 @@ func TestDropEdge(t *testing.T) {
 // Cancelling the context stops the committee in its first member.
 func TestCommitteeCancel(t *testing.T) {
 	g, split := smallGraph(t)
-	e := cuq.Ensemble(quickGCN(g), 3).MustBuild()
+	e := must(cuq.Ensemble(quickGCN(), 3).Done(g))
 	ctx, cancel := context.WithCancel(context.Background())
 	hist, err := e.Fit(split, cuq.WithContext(ctx), cuq.OnEpoch(func(s cuq.EpochStats) {
 		if s.Epoch == 2 {
@@ -232,7 +232,7 @@ func TestCommitteeCancel(t *testing.T) {
 }
 
 // A built committee owns its configuration: changing the builders
-// afterwards changes the next Build only.
+// afterwards changes the next Done only.
 func TestBuiltCommitteeOwnsItsConfiguration(t *testing.T) {
 	g, split := smallGraph(t)
 	losses := func(c *cuq.Committee) []float64 {
@@ -249,12 +249,12 @@ func TestBuiltCommitteeOwnsItsConfiguration(t *testing.T) {
 	build := func(conv *cuq.Builder) *cuq.EnsembleBuilder {
 		return cuq.Ensemble(conv.MaxEpochs(5), 2)
 	}
-	want := losses(build(cuq.GCNModel(g).Conv(cuq.GCN(16).Layers(1))).MustBuild())
+	want := losses(must(build(cuq.GCN().Conv(cuq.GCNConv(16).Layers(1))).Done(g)))
 
-	conv := cuq.GCN(16).Layers(1)
-	member := cuq.GCNModel(g).Conv(conv)
+	conv := cuq.GCNConv(16).Layers(1)
+	member := cuq.GCN().Conv(conv)
 	e := build(member)
-	c := e.MustBuild()
+	c := must(e.Done(g))
 	conv.Dropout(0)
 	member.LR(0.5)
 	e.Init(3).MaxEpochs(7)
@@ -262,8 +262,8 @@ func TestBuiltCommitteeOwnsItsConfiguration(t *testing.T) {
 	if len(got) != len(want) || maxAbsDiff(got, want) != 0 {
 		t.Fatalf("losses after changing the builders: %v, want %v as built", got, want)
 	}
-	if again := losses(e.MustBuild()); len(again) != 14 || again[0] == want[0] {
-		t.Errorf("a Build after the change ignored it: %d epochs, first loss %v", len(again), again[0])
+	if again := losses(must(e.Done(g))); len(again) != 14 || again[0] == want[0] {
+		t.Errorf("a Done after the change ignored it: %d epochs, first loss %v", len(again), again[0])
 	}
 }
 
@@ -274,23 +274,23 @@ func TestCommitteeErrors(t *testing.T) {
 		build func() error
 		want  string
 	}{
-		{"PostNet member", func() error { _, err := cuq.Ensemble(cuq.GPN(g), 2).Build(); return err }, "member GPN is not a first-order"},
-		{"GKDE member", func() error { _, err := cuq.Ensemble(cuq.GKDE(g), 2).Build(); return err }, "not a first-order"},
-		{"no members", func() error { _, err := cuq.Ensemble(cuq.GCNModel(g), 0).Build(); return err }, "0 members"},
-		{"nil member", func() error { _, err := cuq.Ensemble(nil, 2).Build(); return err }, "no member builder"},
-		{"init 0", func() error { _, err := cuq.Ensemble(cuq.GCNModel(g), 2).Init(0).Build(); return err }, "init 0"},
-		{"sampling members", func() error { _, err := cuq.Ensemble(cuq.MCDropoutGCN(g), 2).Build(); return err }, "members with MC dropout"},
-		{"bad member", func() error { _, err := cuq.Ensemble(cuq.GCNModel(g).LR(-1), 2).Build(); return err }, "member 1: cuq: GCN: learning rate -1"},
-		{"MC dropout on GPN", func() error { _, err := cuq.GPN(g).MCDropout(5).Build(); return err }, "MC dropout applies to first-order models"},
-		{"DropEdge on GKDE", func() error { _, err := cuq.GKDE(g).DropEdge(0.2, 5).Build(); return err }, "DropEdge applies to first-order models"},
-		{"no samples", func() error { _, err := cuq.GCNModel(g).MCDropout(0).Build(); return err }, "MC dropout with 0 samples"},
-		{"DropEdge p = 1", func() error { _, err := cuq.GCNModel(g).DropEdge(1, 5).Build(); return err }, "DropEdge probability 1 not in [0, 1)"},
+		{"PostNet member", func() error { _, err := cuq.Ensemble(cuq.GPN(), 2).Done(g); return err }, "member GPN is not a first-order"},
+		{"GKDE member", func() error { _, err := cuq.Ensemble(cuq.GKDE(), 2).Done(g); return err }, "not a first-order"},
+		{"no members", func() error { _, err := cuq.Ensemble(cuq.GCN(), 0).Done(g); return err }, "0 members"},
+		{"nil member", func() error { _, err := cuq.Ensemble(nil, 2).Done(g); return err }, "no member builder"},
+		{"init 0", func() error { _, err := cuq.Ensemble(cuq.GCN(), 2).Init(0).Done(g); return err }, "init 0"},
+		{"sampling members", func() error { _, err := cuq.Ensemble(cuq.MCDropoutGCN(), 2).Done(g); return err }, "members with MC dropout"},
+		{"bad member", func() error { _, err := cuq.Ensemble(cuq.GCN().LR(-1), 2).Done(g); return err }, "member 1: cuq: GCN: learning rate -1"},
+		{"MC dropout on GPN", func() error { _, err := cuq.GPN().MCDropout(5).Done(g); return err }, "MC dropout applies to first-order models"},
+		{"DropEdge on GKDE", func() error { _, err := cuq.GKDE().DropEdge(0.2, 5).Done(g); return err }, "DropEdge applies to first-order models"},
+		{"no samples", func() error { _, err := cuq.GCN().MCDropout(0).Done(g); return err }, "MC dropout with 0 samples"},
+		{"DropEdge p = 1", func() error { _, err := cuq.GCN().DropEdge(1, 5).Done(g); return err }, "DropEdge probability 1 not in [0, 1)"},
 		{"MC dropout without dropout", func() error {
-			_, err := cuq.GCNModel(g).Conv(cuq.GCN(64).Layers(1).Dropout(0)).MCDropout(5).Build()
+			_, err := cuq.GCN().Conv(cuq.GCNConv(64).Layers(1).Dropout(0)).MCDropout(5).Done(g)
 			return err
 		}, "MC dropout needs dropout"},
-		{"GAT first-order", func() error { _, err := cuq.GCNModel(g).Conv(cuq.GAT(8)).Build(); return err }, "takes a GCN convolution or none"},
-		{"untrained", func() error { _, err := cuq.Ensemble(cuq.GCNModel(g), 2).MustBuild().Predict(nil); return err }, "not trained"},
+		{"GAT first-order", func() error { _, err := cuq.GCN().Conv(cuq.GATConv(8)).Done(g); return err }, "takes a GCN convolution or none"},
+		{"untrained", func() error { _, err := must(cuq.Ensemble(cuq.GCN(), 2).Done(g)).Predict(nil); return err }, "not trained"},
 	} {
 		err := c.build()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -308,16 +308,16 @@ func meanOf(v []float64) float64 {
 	return s / float64(len(v))
 }
 
-// leftOutEU trains the committee built by build on g with the last two
+// leftOutEU trains the committee e describes on g with the last two
 // classes left out and returns its ID test accuracy and mean EU on the ID
 // and OOD test nodes.
-func leftOutEU(t *testing.T, g *graph.Graph, split graph.Split, build func(*graph.Graph) *cuq.EnsembleBuilder) (acc, id, ood float64) {
+func leftOutEU(t *testing.T, g *graph.Graph, split graph.Split, e *cuq.EnsembleBuilder) (acc, id, ood float64) {
 	t.Helper()
 	loc, err := graph.LeaveOutClasses(g, split, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := build(loc.Graph).Build()
+	c, err := e.Done(loc.Graph)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func leftOutEU(t *testing.T, g *graph.Graph, split graph.Split, build func(*grap
 // left-out classes' nodes than on the known ones.
 func TestEnsembleEUHigherOnLeftOutClasses(t *testing.T) {
 	g, split := smallGraph(t)
-	acc, id, ood := leftOutEU(t, g, split, func(g *graph.Graph) *cuq.EnsembleBuilder { return cuq.Ensemble(quickGCN(g), 5) })
+	acc, id, ood := leftOutEU(t, g, split, cuq.Ensemble(quickGCN(), 5))
 	t.Logf("ID accuracy %.3f, mean EU: ID %.4f, OOD %.4f", acc, id, ood)
 	if acc < 0.8 || ood <= id {
 		t.Errorf("ID accuracy %.3f, mean EU on OOD nodes %.4f, on ID %.4f: want accuracy ≥ 0.8 and more EU on OOD", acc, ood, id)
@@ -352,9 +352,7 @@ func TestEnsembleGCNOnCoraML(t *testing.T) {
 	}
 	g, split := coraML(t)
 	start := time.Now()
-	acc, id, ood := leftOutEU(t, g, split, func(g *graph.Graph) *cuq.EnsembleBuilder {
-		return cuq.Ensemble(cuq.GCNModel(g).MaxEpochs(150), 3).Name("Ensemble-GCN")
-	})
+	acc, id, ood := leftOutEU(t, g, split, cuq.Ensemble(cuq.GCN().MaxEpochs(150), 3).Name("Ensemble-GCN"))
 	t.Logf("%v; ID accuracy %.3f, mean EU: ID %.4f, OOD %.4f", time.Since(start), acc, id, ood)
 	if acc < 0.8 || ood <= id {
 		t.Errorf("ID accuracy %.3f, mean EU on OOD nodes %.4f, on ID %.4f: want accuracy ≥ 0.8 and more EU on OOD", acc, ood, id)

@@ -117,8 +117,8 @@ func TestConformalCoverageCoraML(t *testing.T) {
 	}
 	g, split := coraML(t)
 	const alpha, splits = 0.1, 20
-	for _, b := range []*cuq.Builder{cuq.APPNPModel(g).MaxEpochs(150), cuq.GPN(g).MaxEpochs(100)} {
-		pred := fitPredict(t, b.MustBuild(), split)
+	for _, b := range []*cuq.Builder{cuq.APPNP().MaxEpochs(150), cuq.GPN().MaxEpochs(100)} {
+		pred := fitPredict(t, must(b.Done(g)), split)
 		scores := conformal.DefaultScores()
 		sums, sizes := make([]float64, len(scores)), make([]float64, len(scores))
 		var n, m int

@@ -17,7 +17,7 @@ import (
 // highest entropy in the hull).
 func TestCredalOfEnsemble(t *testing.T) {
 	g, split := smallGraph(t)
-	ens, err := cuq.Ensemble(quickGCN(g), 3).Build()
+	ens, err := cuq.Ensemble(quickGCN(), 3).Done(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,12 +109,12 @@ func checkCredalSetsHoldPrediction(t *testing.T, pred *cuq.Prediction, nodes []i
 func TestCredalOfDirichletModels(t *testing.T) {
 	g, split := smallGraph(t)
 	k := float64(g.NumClasses)
-	for _, build := range []func() *cuq.Builder{
-		func() *cuq.Builder { return cuq.GPN(g).MaxEpochs(60).Patience(10) },
-		func() *cuq.Builder { return cuq.GKDE(g) },
-		func() *cuq.Builder { return cuq.LOPGPN(g).MaxEpochs(60).Patience(10) },
+	for _, b := range []*cuq.Builder{
+		cuq.GPN().MaxEpochs(60).Patience(10),
+		cuq.GKDE(),
+		cuq.LOPGPN().MaxEpochs(60).Patience(10),
 	} {
-		m, err := build().Build()
+		m, err := b.Done(g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func TestCredalOfDirichletModels(t *testing.T) {
 
 func TestCredalOfFirstOrderModel(t *testing.T) {
 	g, split := smallGraph(t)
-	m, err := quickGCN(g).Build()
+	m, err := quickGCN().Done(g)
 	if err != nil {
 		t.Fatal(err)
 	}

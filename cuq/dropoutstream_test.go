@@ -129,7 +129,7 @@ func TestDropoutStreamOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := CUQPPR(g).Init(3).MustBuild(), CUQPPR(g).Init(3).DropoutStream(7).MustBuild()
+	a, b := must(CUQPPR().Init(3).Done(g)), must(CUQPPR().Init(3).DropoutStream(7).Done(g))
 	_, pa := a.Parameters()
 	_, pb := b.Parameters()
 	for k := range pa {
@@ -139,7 +139,15 @@ func TestDropoutStreamOption(t *testing.T) {
 			}
 		}
 	}
-	if _, err := CUQPPR(g).DropoutStream(1 << 24).Build(); err == nil {
+	if _, err := CUQPPR().DropoutStream(1 << 24).Done(g); err == nil {
 		t.Error("stream 2²⁴ accepted")
 	}
+}
+
+// must returns v, or panics with err: for builds that cannot fail.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

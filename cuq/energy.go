@@ -11,24 +11,46 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
-// A ClassifierBuilder builds a Classifier: a *Builder (one model) or an
-// *EnsembleBuilder (a deep ensemble). The energy presets wrap one.
+// A ClassifierBuilder is anything that builds a Classifier on a graph: a
+// *Builder (one model), an *EnsembleBuilder (a deep ensemble) or an
+// *EnergyBuilder (a post-hoc energy score on one of them). Classifier(g) is
+// the builder's Done on g with its result as a Classifier, nil (not a
+// Classifier holding a nil pointer) when Done fails; like Done it leaves
+// the builder unchanged. Code that takes any model as a graph-free preset
+// takes a ClassifierBuilder: the energy presets wrap one, kernelext.Train
+// trains one, truth.Model holds one.
 type ClassifierBuilder interface {
-	buildClassifier() (Classifier, error)
+	Classifier(g *graph.Graph) (Classifier, error)
 }
 
-func (b *Builder) buildClassifier() (Classifier, error) {
+var (
+	_ ClassifierBuilder = (*Builder)(nil)
+	_ ClassifierBuilder = (*EnsembleBuilder)(nil)
+	_ ClassifierBuilder = (*EnergyBuilder)(nil)
+)
+
+// Classifier is Done as a ClassifierBuilder.
+func (b *Builder) Classifier(g *graph.Graph) (Classifier, error) {
 	if b == nil {
-		return nil, fmt.Errorf("no model builder")
+		return nil, fmt.Errorf("cuq: no model builder")
 	}
-	return asClassifier(b.Build())
+	return asClassifier(b.Done(g))
 }
 
-func (e *EnsembleBuilder) buildClassifier() (Classifier, error) {
+// Classifier is Done as a ClassifierBuilder.
+func (e *EnsembleBuilder) Classifier(g *graph.Graph) (Classifier, error) {
 	if e == nil {
-		return nil, fmt.Errorf("no ensemble builder")
+		return nil, fmt.Errorf("cuq: no ensemble builder")
 	}
-	return asClassifier(e.Build())
+	return asClassifier(e.Done(g))
+}
+
+// Classifier is Done as a ClassifierBuilder.
+func (b *EnergyBuilder) Classifier(g *graph.Graph) (Classifier, error) {
+	if b == nil {
+		return nil, fmt.Errorf("cuq: no energy builder")
+	}
+	return asClassifier(b.Done(g))
 }
 
 // asClassifier returns c as a Classifier, or a nil Classifier (not one
@@ -144,10 +166,11 @@ func (b *EnergyBuilder) Correction(gamma float64) *EnergyBuilder {
 	return b
 }
 
-// Build checks the configuration and builds the wrapped model. It returns
-// an error for a model without logits (GKDE, GPN, LOP-GPN, CUQ-*), for
-// options the score does not have, and for bad values.
-func (b *EnergyBuilder) Build() (*EnergyModel, error) {
+// Done checks the configuration and builds the wrapped model on g. It
+// returns an error for a model without logits (GKDE, GPN, LOP-GPN, CUQ-*,
+// an energy model), for options the score does not have, and for bad
+// values. It leaves the builders unchanged, as Builder.Done does.
+func (b *EnergyBuilder) Done(g *graph.Graph) (*EnergyModel, error) {
 	switch {
 	case b.base == nil:
 		return nil, fmt.Errorf("cuq: %s: no model builder", b.name)
@@ -164,27 +187,18 @@ func (b *EnergyBuilder) Build() (*EnergyModel, error) {
 	case !(b.gamma >= 0) || math.IsInf(b.gamma, 1):
 		return nil, fmt.Errorf("cuq: %s: correction weight γ = %v, need a finite γ ≥ 0", b.name, b.gamma)
 	}
-	base, err := b.base.buildClassifier()
+	base, err := b.base.Classifier(g)
 	if err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", b.name, err)
 	}
 	return b.Of(base)
 }
 
-// MustBuild is Build that panics on error, for notebooks.
-func (b *EnergyBuilder) MustBuild() *EnergyModel {
-	m, err := b.Build()
-	if err != nil {
-		panic(err)
-	}
-	return m
-}
-
 // Of wraps a classifier already built (and possibly trained) instead of
 // building the builder's: the post-hoc use on a trained model. Energy and
 // GNNSafe predict at once; GEBM needs FitScores (or Fit) first. The
 // builder's model builder is not used, but its options are checked as in
-// Build.
+// Done.
 func (b *EnergyBuilder) Of(c Classifier) (*EnergyModel, error) {
 	if err := checkLogits(b.name, c, b.measure == uq.GEBM); err != nil {
 		return nil, err
@@ -219,7 +233,8 @@ func checkLogits(name string, c Classifier, embeddings bool) error {
 
 // EnergyModel is a classifier with a post-hoc energy score: the wrapped
 // model's prediction with the score added as uq.Energy, uq.GNNSafe or
-// uq.GEBM (Prediction.Energies). Build it with Energy, GNNSafe or GEBM.
+// uq.GEBM (Prediction.Energies). Energy, GNNSafe or GEBM describes one,
+// and its Done builds it on a graph.
 type EnergyModel struct {
 	name    string
 	base    Classifier

@@ -39,8 +39,8 @@ func fitted(t *testing.T, c cuq.Classifier, split graph.Split) {
 // that the Dirichlet models have none.
 func TestPredictionLogits(t *testing.T) {
 	g, split := energyGraph(t)
-	for _, b := range []*cuq.Builder{cuq.GCNModel(g).MaxEpochs(30), cuq.APPNPModel(g).MaxEpochs(30)} {
-		m := b.MustBuild()
+	for _, b := range []*cuq.Builder{cuq.GCN().MaxEpochs(30), cuq.APPNP().MaxEpochs(30)} {
+		m := must(b.Done(g))
 		fitted(t, m, split)
 		p, err := m.Predict(nil)
 		if err != nil {
@@ -62,7 +62,7 @@ func TestPredictionLogits(t *testing.T) {
 			}
 		}
 	}
-	ens := cuq.Ensemble(cuq.GCNModel(g).MaxEpochs(20), 2).MustBuild()
+	ens := must(cuq.Ensemble(cuq.GCN().MaxEpochs(20), 2).Done(g))
 	fitted(t, ens, split)
 	p, err := ens.Predict(nil)
 	if err != nil {
@@ -81,7 +81,7 @@ func TestPredictionLogits(t *testing.T) {
 			t.Fatalf("ensemble logit %d: %v, members' mean %v", j, v, want)
 		}
 	}
-	gpn := cuq.GPN(g).MaxEpochs(2).Warmup(1).MustBuild()
+	gpn := must(cuq.GPN().MaxEpochs(2).Warmup(1).Done(g))
 	fitted(t, gpn, split)
 	if q, err := gpn.Predict(nil); err != nil || q.Logits != nil {
 		t.Errorf("GPN: logits %v, error %v; want nil", q.Logits, err)
@@ -93,7 +93,7 @@ func TestPredictionLogits(t *testing.T) {
 // D⁻¹A built here.
 func TestEnergyScores(t *testing.T) {
 	g, split := energyGraph(t)
-	base := cuq.GCNModel(g).MaxEpochs(30).MustBuild()
+	base := must(cuq.GCN().MaxEpochs(30).Done(g))
 	fitted(t, base, split)
 	bp, err := base.Predict(nil)
 	if err != nil {
@@ -139,8 +139,8 @@ func TestEnergyScores(t *testing.T) {
 		m    uq.Measure
 		want []float64
 	}{
-		{cuq.Energy(cuq.GCNModel(g)).Temperature(2), uq.Energy, free},
-		{cuq.GNNSafe(cuq.GCNModel(g)).Temperature(2).Alpha(0.4).Steps(3), uq.GNNSafe, safe},
+		{cuq.Energy(cuq.GCN()).Temperature(2), uq.Energy, free},
+		{cuq.GNNSafe(cuq.GCN()).Temperature(2).Alpha(0.4).Steps(3), uq.GNNSafe, safe},
 	} {
 		em, err := tc.b.Of(base)
 		if err != nil {
@@ -175,7 +175,7 @@ func TestEnergyScores(t *testing.T) {
 			t.Errorf("%s: logits of %d columns", pred.Model, pred.Logits.Cols)
 		}
 	}
-	if pred, _ := cuq.Energy(cuq.GCNModel(g)).MustBuild().Base().(*cuq.Model); pred == nil {
+	if pred, _ := must(cuq.Energy(cuq.GCN()).Done(g)).Base().(*cuq.Model); pred == nil {
 		t.Error("Base of an energy preset on a builder is not its *Model")
 	}
 }
@@ -186,22 +186,22 @@ func TestEnergyErrors(t *testing.T) {
 		b    *cuq.EnergyBuilder
 		want string
 	}{
-		{cuq.Energy(cuq.GPN(g)), "GPN has no logits"},
-		{cuq.GEBM(cuq.CUQPPR(g)), "CUQ-PPR has no logits"},
-		{cuq.GNNSafe(cuq.GKDE(g)), "GKDE has no logits"},
-		{cuq.GEBM(cuq.MCDropoutGCN(g)), "samples its predictions (MC dropout)"},
-		{cuq.Energy(cuq.GCNModel(g)).Steps(3), "the energy score has no propagation"},
-		{cuq.GNNSafe(cuq.GCNModel(g)).Correction(1), "Correction is GEBM's"},
-		{cuq.GNNSafe(cuq.GCNModel(g)).Alpha(1.5), "α = 1.5"},
-		{cuq.GEBM(cuq.GCNModel(g)).Steps(-1), "-1 propagation steps"},
-		{cuq.Energy(cuq.GCNModel(g)).Temperature(0), "temperature 0"},
+		{cuq.Energy(cuq.GPN()), "GPN has no logits"},
+		{cuq.GEBM(cuq.CUQPPR()), "CUQ-PPR has no logits"},
+		{cuq.GNNSafe(cuq.GKDE()), "GKDE has no logits"},
+		{cuq.GEBM(cuq.MCDropoutGCN()), "samples its predictions (MC dropout)"},
+		{cuq.Energy(cuq.GCN()).Steps(3), "the energy score has no propagation"},
+		{cuq.GNNSafe(cuq.GCN()).Correction(1), "Correction is GEBM's"},
+		{cuq.GNNSafe(cuq.GCN()).Alpha(1.5), "α = 1.5"},
+		{cuq.GEBM(cuq.GCN()).Steps(-1), "-1 propagation steps"},
+		{cuq.Energy(cuq.GCN()).Temperature(0), "temperature 0"},
 		{cuq.Energy((*cuq.Builder)(nil)), "no model builder"},
 	} {
-		if _, err := tc.b.Build(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := tc.b.Done(g); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
 	}
-	gebm := cuq.GEBM(cuq.GCNModel(g).MaxEpochs(5)).MustBuild()
+	gebm := must(cuq.GEBM(cuq.GCN().MaxEpochs(5)).Done(g))
 	if _, err := gebm.Predict(nil); err == nil || !strings.Contains(err.Error(), "not trained") {
 		t.Errorf("untrained: error %v", err)
 	}
@@ -215,7 +215,7 @@ func TestEnergyErrors(t *testing.T) {
 	if _, err := gebm.Predict(nil); err != nil {
 		t.Error(err)
 	}
-	if _, err := cuq.Energy(cuq.GCNModel(g)).MustBuild().GEBMComponents(nil); err == nil || !strings.Contains(err.Error(), "is not GEBM") {
+	if _, err := must(cuq.Energy(cuq.GCN()).Done(g)).GEBMComponents(nil); err == nil || !strings.Contains(err.Error(), "is not GEBM") {
 		t.Errorf("components of Energy: error %v", err)
 	}
 }
@@ -240,12 +240,12 @@ func TestEnergyLeaveOutClassesCoraML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gebm := cuq.GEBM(cuq.GCNModel(loc.Graph)).MustBuild()
+	gebm := must(cuq.GEBM(cuq.GCN()).Done(loc.Graph))
 	if _, err := gebm.Fit(loc.Split); err != nil {
 		t.Fatal(err)
 	}
 	base := gebm.Base()
-	for _, b := range []*cuq.EnergyBuilder{cuq.Energy(cuq.GCNModel(loc.Graph)), cuq.GNNSafe(cuq.GCNModel(loc.Graph)), nil} {
+	for _, b := range []*cuq.EnergyBuilder{cuq.Energy(cuq.GCN()), cuq.GNNSafe(cuq.GCN()), nil} {
 		m := gebm
 		if b != nil {
 			if m, err = b.Of(base); err != nil {

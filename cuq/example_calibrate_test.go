@@ -13,7 +13,7 @@ import (
 func ExampleCaGCN() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	model := cuq.APPNPModel(g).MaxEpochs(100).MustBuild()
+	model, _ := cuq.APPNP().MaxEpochs(100).Done(g)
 	if _, err := model.Fit(split); err != nil {
 		panic(err)
 	}
@@ -36,7 +36,7 @@ func ExampleCaGCN() {
 func ExampleGATS() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	model := cuq.APPNPModel(g).MaxEpochs(100).MustBuild()
+	model, _ := cuq.APPNP().MaxEpochs(100).Done(g)
 	if _, err := model.Fit(split); err != nil {
 		panic(err)
 	}

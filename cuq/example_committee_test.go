@@ -14,7 +14,7 @@ import (
 func ExampleEnsemble() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	ensemble, err := cuq.Ensemble(cuq.GCNModel(g).MaxEpochs(100), 5).Name("Ensemble-GCN").Build()
+	ensemble, err := cuq.Ensemble(cuq.GCN().MaxEpochs(100), 5).Name("Ensemble-GCN").Done(g)
 	if err != nil {
 		panic(err)
 	}
@@ -40,7 +40,7 @@ func ExampleEnsemble() {
 func ExampleBuilder_MCDropout() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	model := cuq.GCNModel(g).MaxEpochs(100).MCDropout(10).MustBuild()
+	model, _ := cuq.GCN().MaxEpochs(100).MCDropout(10).Done(g)
 	if _, err := model.Fit(split); err != nil {
 		panic(err)
 	}
@@ -59,7 +59,7 @@ func ExampleBuilder_MCDropout() {
 func ExamplePrediction_TemperatureScaled() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	model := cuq.APPNPModel(g).MaxEpochs(100).MustBuild()
+	model, _ := cuq.APPNP().MaxEpochs(100).Done(g)
 	if _, err := model.Fit(split); err != nil {
 		panic(err)
 	}

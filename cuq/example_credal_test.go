@@ -15,7 +15,7 @@ import (
 func ExamplePrediction_AddCredal() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	ensemble, err := cuq.Ensemble(cuq.GCNModel(g).MaxEpochs(100), 5).Build()
+	ensemble, err := cuq.Ensemble(cuq.GCN().MaxEpochs(100), 5).Done(g)
 	if err != nil {
 		panic(err)
 	}

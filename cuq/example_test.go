@@ -19,13 +19,13 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	model, err := cuq.CUQ(g).
+	model, err := cuq.CUQ().
 		Encoder(cuq.MLP(32).Dropout(0.5)).
-		Conv(cuq.GCN(32).Layers(2)).
+		Conv(cuq.GCNConv(32).Layers(2)).
 		Latent(8).
-		PostNet(cuq.RadialFlows(6)).
+		PostNet(cuq.Flows(6)).
 		MaxEpochs(200).
-		Build()
+		Done(g)
 	if err != nil {
 		panic(err)
 	}
@@ -48,10 +48,10 @@ func Example() {
 
 // The paper's presets carry its hyperparameters; APPNP is first-order and
 // has total uncertainty only.
-func ExampleAPPNPModel() {
+func ExampleAPPNP() {
 	g, _ := datasets.CSBM(200, 2).Seed(2).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	model := cuq.APPNPModel(g).MustBuild()
+	model, _ := cuq.APPNP().Done(g)
 	if _, err := model.Fit(split); err != nil {
 		panic(err)
 	}

@@ -32,7 +32,7 @@ func TestUntrainedGPNReproducesPaperNoiseColumn(t *testing.T) {
 	g, split := coraML(t)
 	// One step at a vanishing learning rate sets the class prior (as the
 	// reference's forward pass does) and leaves the initial weights.
-	m := cuq.GPN(g).Warmup(0).MaxEpochs(1).LR(1e-300).MustBuild()
+	m := must(cuq.GPN().Warmup(0).MaxEpochs(1).LR(1e-300).Done(g))
 	if _, err := m.Fit(split); err != nil {
 		t.Fatal(err)
 	}

@@ -31,8 +31,8 @@ func tinyGraph(t *testing.T) (*graph.Graph, graph.Split) {
 
 func TestFeatureEvidence(t *testing.T) {
 	g, s := tinyGraph(t)
-	for _, build := range []func(*graph.Graph) *Builder{GPN, LOPGPN, CUQPPR} {
-		m := build(g).MaxEpochs(5).MustBuild()
+	for _, b := range []*Builder{GPN(), LOPGPN(), CUQPPR()} {
+		m := must(b.MaxEpochs(5).Done(g))
 		if _, err := m.Fit(s); err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func TestFeatureEvidence(t *testing.T) {
 	}
 
 	// APPNP has no PostNet head
-	m := APPNPModel(g).MaxEpochs(3).MustBuild()
+	m := must(APPNP().MaxEpochs(3).Done(g))
 	if _, err := m.Fit(s); err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func (s sampling) check(h logitHead) error {
 // newFirstOrder checks the builder's configuration of a first-order model
 // and draws its parameters from init: APPNP's head without a convolution,
 // a GCN head with a GCN convolution.
-func newFirstOrder(b *Builder, init, dropout *rand.Rand) (family, error) {
+func newFirstOrder(b *Builder, g *graph.Graph, init, dropout *rand.Rand) (family, error) {
 	if err := b.checkTraining(); err != nil {
 		return nil, err
 	}
@@ -99,9 +99,9 @@ func newFirstOrder(b *Builder, init, dropout *rand.Rand) (family, error) {
 	var err error
 	switch c := b.conv.(type) {
 	case nil:
-		h, err = newAPPNPHead(b, init)
+		h, err = newAPPNPHead(b, g, init)
 	case *nn.GCNConfig:
-		h, err = newGCNHead(c, b.g, init)
+		h, err = newGCNHead(c, g, init)
 	default:
 		err = fmt.Errorf("a first-order model takes a GCN convolution or none (APPNP), not %T", c)
 	}
@@ -269,16 +269,16 @@ type appnpHead struct {
 
 // newAPPNPHead checks the builder's encoder and propagation and draws the
 // head's parameters from init.
-func newAPPNPHead(b *Builder, init *rand.Rand) (*appnpHead, error) {
+func newAPPNPHead(b *Builder, g *graph.Graph, init *rand.Rand) (*appnpHead, error) {
 	if err := b.checkPropagation(); err != nil {
 		return nil, err
 	}
-	_, in := b.g.Features.Dims()
+	_, in := g.Features.Dims()
 	enc, err := newEncoder(b.encoder, in, init)
 	if err != nil {
 		return nil, err
 	}
-	return &appnpHead{enc: enc, prop: b.prop, out: nn.NewLinear("output", enc.width(), b.g.NumClasses, true, init)}, nil
+	return &appnpHead{enc: enc, prop: b.prop, out: nn.NewLinear("output", enc.width(), g.NumClasses, true, init)}, nil
 }
 
 func (h *appnpHead) check(g *graph.Graph) error { return h.enc.check(g) }

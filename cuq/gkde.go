@@ -20,7 +20,7 @@ type kernelEstimate struct {
 }
 
 // newKernelEstimate checks GKDE's cutoff and kernel width.
-func newKernelEstimate(b *Builder, _, _ *rand.Rand) (family, error) {
+func newKernelEstimate(b *Builder, _ *graph.Graph, _, _ *rand.Rand) (family, error) {
 	if err := b.checkNoSampling(); err != nil {
 		return nil, err
 	}

@@ -14,14 +14,14 @@ import (
 func TestLOPGPNDenseBeyondMemory(t *testing.T) {
 	g, split := smallGraph(t) // 400 nodes: Π with its sparse copy is 3.84 MB
 	defer cuq.SetPhysicalMemory(3 << 20)()
-	m, err := cuq.LOPGPN(g).MaxEpochs(2).Build()
+	m, err := cuq.LOPGPN().MaxEpochs(2).Done(g)
 	if err == nil {
 		_, err = m.Fit(split)
 	}
 	if err == nil || !strings.Contains(err.Error(), "Prune") || !strings.Contains(err.Error(), "400") {
 		t.Errorf("LOP-GPN's dense Π beyond RAM: error %v, want one naming N and suggesting Prune", err)
 	}
-	m, err = cuq.LOPGPN(g).MaxEpochs(2).Prune(0.01).Build()
+	m, err = cuq.LOPGPN().MaxEpochs(2).Prune(0.01).Done(g)
 	if err == nil {
 		_, err = m.Fit(split)
 	}

@@ -10,10 +10,12 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
-// Model is a node classifier with uncertainty, built by a Builder. Train it
-// with Fit, then Predict on its graph or on a variant of it: the same nodes
-// and feature width, with other features (feature noise) or other edges
-// (structure shifts) allowed (see Predict).
+// Model is a node classifier with uncertainty, built on a graph by a
+// Builder's Done. Train it with Fit, then Predict on its graph or on a
+// variant of it: a graph with the same number of nodes and the same
+// feature width, whose features (feature noise) and edges (structure
+// shifts) may differ; the graph's labels serve only the prediction's
+// evaluation (see Predict).
 type Model struct {
 	name    string
 	g       *graph.Graph
@@ -98,10 +100,14 @@ func (m *Model) NumParams() int {
 	return n
 }
 
-// checkGraph checks that g has the nodes of the model's graph.
+// checkGraph checks that g has the nodes and the feature width of the
+// model's graph.
 func (m *Model) checkGraph(g *graph.Graph) error {
 	if g.N != m.g.N {
 		return fmt.Errorf("cuq: %s was built for %d nodes, graph %q has %d", m.name, m.g.N, g.Name, g.N)
+	}
+	if want := m.g.NumFeatures(); g.NumFeatures() != want {
+		return fmt.Errorf("cuq: %s was built for %d features, graph %q has %d", m.name, want, g.Name, g.NumFeatures())
 	}
 	return nil
 }

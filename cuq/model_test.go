@@ -55,20 +55,20 @@ func fitPredict(t *testing.T, m *cuq.Model, split graph.Split) *cuq.Prediction {
 
 var allPresets = []struct {
 	name  string
-	build func(*graph.Graph) *cuq.Builder
+	build func() *cuq.Builder
 }{
-	{"APPNP", cuq.APPNPModel}, {"GKDE", cuq.GKDE}, {"GPN", cuq.GPN}, {"LOP-GPN", cuq.LOPGPN},
+	{"APPNP", cuq.APPNP}, {"GKDE", cuq.GKDE}, {"GPN", cuq.GPN}, {"LOP-GPN", cuq.LOPGPN},
 	{"CUQ-PPR", cuq.CUQPPR}, {"CUQ-GCN", cuq.CUQGCN}, {"CUQ-GAT", cuq.CUQGAT},
 }
 
 func TestPresetsTrainAndPredict(t *testing.T) {
 	g, split := smallGraph(t)
 	for _, p := range allPresets {
-		b := p.build(g)
+		b := p.build()
 		if p.name != "GKDE" {
 			b = b.MaxEpochs(150).Patience(20)
 		}
-		m, err := b.Build()
+		m, err := b.Done(g)
 		if err != nil {
 			t.Fatalf("%s: %v", p.name, err)
 		}
@@ -117,7 +117,7 @@ func TestPresetsTrainAndPredict(t *testing.T) {
 // the validation cross entropy after Fit equals the best one recorded.
 func TestEarlyStoppingRestoresBest(t *testing.T) {
 	g, split := smallGraph(t)
-	m := cuq.CUQGCN(g).MaxEpochs(300).Patience(10).MustBuild()
+	m := must(cuq.CUQGCN().MaxEpochs(300).Patience(10).Done(g))
 	hist, err := m.Fit(split)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +152,7 @@ func TestEarlyStoppingRestoresBest(t *testing.T) {
 func TestSameSeedSameResult(t *testing.T) {
 	g, split := smallGraph(t)
 	run := func(init int) []float64 {
-		m := cuq.GPN(g).MaxEpochs(20).Init(init).MustBuild()
+		m := must(cuq.GPN().MaxEpochs(20).Init(init).Done(g))
 		if _, err := m.Fit(split); err != nil {
 			t.Fatal(err)
 		}
@@ -183,20 +183,20 @@ func TestFitErrors(t *testing.T) {
 	for i, v := range huge.Features.(*tensor.Dense).Data {
 		huge.Features.(*tensor.Dense).Data[i] = math.Copysign(math.MaxFloat64, v)
 	}
-	m := cuq.APPNPModel(huge).MustBuild()
+	m := must(cuq.APPNP().Done(huge))
 	_, err := m.Fit(split)
 	if err == nil || !strings.Contains(err.Error(), "epoch") || !strings.Contains(err.Error(), "loss is") {
 		t.Errorf("a diverging run should stop with the epoch and the loss: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	m2 := cuq.GPN(g).MustBuild()
+	m2 := must(cuq.GPN().Done(g))
 	if _, err := m2.Fit(split, cuq.WithContext(ctx)); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled fit: err = %v", err)
 	}
 	bad := split
 	bad.Train = append([]int{g.N + 3}, split.Train...)
-	if _, err := cuq.GPN(g).MustBuild().Fit(bad); err == nil {
+	if _, err := must(cuq.GPN().Done(g)).Fit(bad); err == nil {
 		t.Error("out-of-range training node accepted")
 	}
 }
@@ -207,22 +207,28 @@ func TestBuilderValidation(t *testing.T) {
 		b    *cuq.Builder
 		want string
 	}{
-		{cuq.GPN(nil), "no graph"},
-		{cuq.GPN(g).LR(0), "learning rate"},
-		{cuq.CUQ(g).Latent(0).Conv(cuq.GCN(64)), "latent dimension"},
-		{cuq.CUQGAT(g).Conv(cuq.GAT(8).Heads(0)), "CUQ-GAT: 0 attention heads"},
-		{cuq.CUQ(g).Conv(cuq.GAT(8).Heads(-2)), "CUQ-GNN: -2 attention heads"},
-		{cuq.CUQ(g).Conv(cuq.GCN(8).Dropout(1)), "dropout"},
-		{cuq.CUQ(g).Encoder(cuq.MLP()), "encoder"},
-		{cuq.GKDE(g).Sigma(0), "sigma"},
-		{cuq.CUQGCN(g).Patience(0), "patience"},
-		{cuq.CUQGCN(g).Init(0), "init"},
+		{cuq.GPN().LR(0), "learning rate"},
+		{cuq.CUQ().Latent(0).Conv(cuq.GCNConv(64)), "latent dimension"},
+		{cuq.CUQGAT().Conv(cuq.GATConv(8).Heads(0)), "CUQ-GAT: 0 attention heads"},
+		{cuq.CUQ().Conv(cuq.GATConv(8).Heads(-2)), "CUQ-GNN: -2 attention heads"},
+		{cuq.CUQ().Conv(cuq.GCNConv(8).Dropout(1)), "dropout"},
+		{cuq.CUQ().Encoder(cuq.MLP()), "encoder"},
+		{cuq.GKDE().Sigma(0), "sigma"},
+		{cuq.CUQGCN().Patience(0), "patience"},
+		{cuq.CUQGCN().Init(0), "init"},
 	}
 	for _, c := range cases {
-		_, err := c.b.Build()
+		_, err := c.b.Done(g)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Build error %v, want one mentioning %q", err, c.want)
+			t.Errorf("Done error %v, want one mentioning %q", err, c.want)
 		}
+	}
+	if _, err := cuq.GPN().Done(nil); err == nil || !strings.Contains(err.Error(), "GPN: no graph") {
+		t.Errorf("Done(nil) error %v, want one saying there is no graph", err)
+	}
+	var none *cuq.Builder
+	if _, err := cuq.ClassifierBuilder(none).Classifier(g); err == nil || !strings.Contains(err.Error(), "no model builder") {
+		t.Errorf("a nil builder's Classifier: error %v", err)
 	}
 }
 
@@ -233,7 +239,7 @@ func TestMultiHeadGAT(t *testing.T) {
 	g, split := smallGraph(t)
 	const hidden, heads = 8, 3
 	build := func(h int) *cuq.Model {
-		return cuq.CUQ(g).Conv(cuq.GAT(hidden).Heads(h)).MaxEpochs(100).Patience(20).MustBuild()
+		return must(cuq.CUQ().Conv(cuq.GATConv(hidden).Heads(h)).MaxEpochs(100).Patience(20).Done(g))
 	}
 	one, m := build(1), build(heads)
 	// per layer: W, a_src and a_dst, bias
@@ -258,7 +264,7 @@ func TestMultiHeadGAT(t *testing.T) {
 func TestConvolutionWithEvidencePooling(t *testing.T) {
 	g, split := smallGraph(t)
 	for _, pool := range []cuq.Pooling{cuq.LogLinear, cuq.Linear} {
-		m, err := cuq.CUQ(g).Conv(cuq.GCN(16).Layers(1)).Pooling(pool).MaxEpochs(100).Build()
+		m, err := cuq.CUQ().Conv(cuq.GCNConv(16).Layers(1)).Pooling(pool).MaxEpochs(100).Done(g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +278,7 @@ func TestConvolutionWithEvidencePooling(t *testing.T) {
 // (evasion), as the feature-noise OOD settings do.
 func TestPredictOnPerturbedGraph(t *testing.T) {
 	g, split := smallGraph(t)
-	m := cuq.CUQGCN(g).MaxEpochs(100).Patience(20).MustBuild()
+	m := must(cuq.CUQGCN().MaxEpochs(100).Patience(20).Done(g))
 	clean := fitPredict(t, m, split)
 	pert, noisy := predictGaussianNoise(t, m, g, split)
 	changed := 0
@@ -292,7 +298,7 @@ func TestPredictOnPerturbedGraph(t *testing.T) {
 
 func TestPredictionARCAndAUROC(t *testing.T) {
 	g, split := smallGraph(t)
-	pred := fitPredict(t, cuq.CUQPPR(g).MaxEpochs(100).MustBuild(), split)
+	pred := fitPredict(t, must(cuq.CUQPPR().MaxEpochs(100).Done(g)), split)
 	curve, err := pred.ARC(uq.EUPC, split.Test)
 	if err != nil {
 		t.Fatal(err)
@@ -323,8 +329,8 @@ func TestPredictionARCAndAUROC(t *testing.T) {
 }
 
 // A built model owns its configuration: changing the builder's parts (the
-// encoder and convolution configurations) after Build leaves the model's
-// training as it was built, and the next Build takes the change.
+// encoder and convolution configurations) after Done leaves the model's
+// training as it was built, and the next Done takes the change.
 func TestBuiltModelOwnsItsConfiguration(t *testing.T) {
 	g, split := smallGraph(t)
 	steps := func(m *cuq.Model) []float64 {
@@ -338,11 +344,11 @@ func TestBuiltModelOwnsItsConfiguration(t *testing.T) {
 		}
 		return losses
 	}
-	want := steps(cuq.CUQ(g).Encoder(cuq.MLP(32)).Conv(cuq.GCN(16)).MustBuild())
+	want := steps(must(cuq.CUQ().Encoder(cuq.MLP(32)).Conv(cuq.GCNConv(16)).Done(g)))
 
-	enc, conv := cuq.MLP(32), cuq.GCN(16)
-	b := cuq.CUQ(g).Encoder(enc).Conv(conv)
-	m := b.MustBuild()
+	enc, conv := cuq.MLP(32), cuq.GCNConv(16)
+	b := cuq.CUQ().Encoder(enc).Conv(conv)
+	m := must(b.Done(g))
 	enc.Dropout(0)
 	conv.Dropout(0)
 	got := steps(m)
@@ -351,8 +357,8 @@ func TestBuiltModelOwnsItsConfiguration(t *testing.T) {
 			t.Fatalf("losses after changing the encoder and convolution configurations: %v, want %v as built", got, want)
 		}
 	}
-	if again := steps(b.MustBuild()); again[0] == want[0] {
-		t.Errorf("a Build after the change ignored it: loss %v", again[0])
+	if again := steps(must(b.Done(g))); again[0] == want[0] {
+		t.Errorf("a Done after the change ignored it: loss %v", again[0])
 	}
 }
 
@@ -360,7 +366,7 @@ func TestBuiltModelOwnsItsConfiguration(t *testing.T) {
 // run on any graph of the same size and feature width.
 func TestGKDEStaysOnItsGraph(t *testing.T) {
 	g, split := smallGraph(t)
-	m := cuq.GKDE(g).MustBuild()
+	m := must(cuq.GKDE().Done(g))
 	if _, err := m.Forward(nil); err == nil || !strings.Contains(err.Error(), "cuq: GKDE: not fitted") {
 		t.Errorf("Forward before Fit: err = %v", err)
 	}
@@ -397,7 +403,7 @@ func TestGKDEStaysOnItsGraph(t *testing.T) {
 
 func TestUnknownPooling(t *testing.T) {
 	g, _ := smallGraph(t)
-	if _, err := cuq.CUQ(g).Pooling(cuq.Pooling(7)).Build(); err == nil || !strings.Contains(err.Error(), "unknown pooling Pooling(7)") {
+	if _, err := cuq.CUQ().Pooling(cuq.Pooling(7)).Done(g); err == nil || !strings.Contains(err.Error(), "unknown pooling Pooling(7)") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -407,7 +413,7 @@ func TestUnknownPooling(t *testing.T) {
 func TestEpochStatsStopAt(t *testing.T) {
 	g, split := smallGraph(t)
 	var last cuq.EpochStats
-	m := cuq.CUQPPR(g).MaxEpochs(400).Patience(7).EvalEvery(2).MustBuild()
+	m := must(cuq.CUQPPR().MaxEpochs(400).Patience(7).EvalEvery(2).Done(g))
 	hist, err := m.Fit(split, cuq.OnEpoch(func(e cuq.EpochStats) {
 		if e.Phase == cuq.TrainPhase {
 			if e.Best && e.StopAt != min(400, e.Epoch+14) {
@@ -450,7 +456,7 @@ func TestSameResultOnAnyNumberOfCores(t *testing.T) {
 		}
 		run := func(procs int) []float64 {
 			runtime.GOMAXPROCS(procs)
-			m := p.build(g).MaxEpochs(8).MustBuild()
+			m := must(p.build().MaxEpochs(8).Done(g))
 			if _, err := m.Fit(split); err != nil {
 				t.Fatal(err)
 			}
@@ -469,4 +475,12 @@ func TestSameResultOnAnyNumberOfCores(t *testing.T) {
 			}
 		}
 	}
+}
+
+// must returns v, or panics with err: for builds that cannot fail.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

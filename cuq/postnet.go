@@ -40,7 +40,7 @@ type postNetOps struct {
 
 // newPostNet checks the builder's configuration of a PostNet and draws its
 // parameters from init: encoder, convolution, latent projection, flows.
-func newPostNet(b *Builder, init, dropout *rand.Rand) (family, error) {
+func newPostNet(b *Builder, g *graph.Graph, init, dropout *rand.Rand) (family, error) {
 	if err := b.checkTraining(); err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func newPostNet(b *Builder, init, dropout *rand.Rand) (family, error) {
 	if b.pruneAt < 0 || b.pruneAt >= 1 {
 		return nil, fmt.Errorf("prune threshold %v not in [0, 1)", b.pruneAt)
 	}
-	_, in := b.g.Features.Dims()
+	_, in := g.Features.Dims()
 	enc, err := newEncoder(b.encoder, in, init)
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func newPostNet(b *Builder, init, dropout *rand.Rand) (family, error) {
 		}
 	}
 	p.latent = nn.NewLinear("latent", p.conv.Width(), b.latent, true, init)
-	if p.flows, err = nn.NewRadialFlows("flow", b.g.NumClasses, b.flows.layers, b.latent, init); err != nil {
+	if p.flows, err = nn.NewRadialFlows("flow", g.NumClasses, b.flows.layers, b.latent, init); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -118,9 +118,11 @@ func (p *Prediction) Accuracy(nodes []int) float64 {
 	return float64(n) / float64(len(nodes))
 }
 
-// Predict evaluates the trained model (dropout off) on g, which must have
-// the nodes and feature width of the training graph; its features may
-// differ (feature-noise OOD) and so may its adjacency.
+// Predict evaluates the trained model (dropout off) on g, or on the graph
+// it was built on when g is nil. As Model says, g must have the number of
+// nodes and the feature width of that graph, and its features (feature
+// noise) and edges (structure shifts) may differ; its labels are the
+// prediction's Graph.Labels, which only its evaluations read.
 func (m *Model) Predict(g *graph.Graph) (*Prediction, error) {
 	if !m.trained {
 		return nil, fmt.Errorf("cuq: %s is not trained: call Fit first", m.name)

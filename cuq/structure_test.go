@@ -18,8 +18,8 @@ func TestPredictOnPerturbedStructure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, build := range []func(*graph.Graph) *cuq.Builder{cuq.APPNPModel, cuq.CUQGCN} {
-		m := build(g).MaxEpochs(30).MustBuild()
+	for _, build := range []func() *cuq.Builder{cuq.APPNP, cuq.CUQGCN} {
+		m := must(build().MaxEpochs(30).Done(g))
 		clean := fitPredict(t, m, split)
 		shifted, err := m.Predict(pert.Graph)
 		if err != nil {

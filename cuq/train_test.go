@@ -14,7 +14,7 @@ import (
 // and the loss, and leave the model untrained.
 func TestFitNeverFiniteValidationLoss(t *testing.T) {
 	g, split := smallGraph(t)
-	m := cuq.APPNPModel(g).LR(1000).MustBuild()
+	m := must(cuq.APPNP().LR(1000).Done(g))
 	hist, err := m.Fit(split)
 	// Patience 50: training stops after epoch 50, the last evaluated.
 	want := "cuq: APPNP: training diverged: the validation loss was never finite; at epoch 50, the last evaluated, it was +Inf (training loss "
@@ -29,7 +29,7 @@ func TestFitNeverFiniteValidationLoss(t *testing.T) {
 	}
 
 	// A run too short for an evaluation never has a validation loss either.
-	short := cuq.GPN(g).MaxEpochs(3).EvalEvery(10).MustBuild()
+	short := must(cuq.GPN().MaxEpochs(3).EvalEvery(10).Done(g))
 	if _, err := short.Fit(split); err == nil || !strings.Contains(err.Error(), "cuq: GPN: no validation loss in 3 epochs (evaluated every 10 epochs)") {
 		t.Errorf("3 epochs evaluated every 10: %v", err)
 	}

@@ -65,9 +65,9 @@ func TestConfigureAppliesOverrides(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := cuq.GKDE(g)
+		b := cuq.GKDE()
 		GKDE.Configure(name, b)
-		m, err := b.Build()
+		m, err := b.Done(g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,5 +90,50 @@ func TestConfigureAppliesOverrides(t *testing.T) {
 	if cora[2] != arxiv[2] || !(cora[3] > arxiv[3]) {
 		t.Errorf("α0 of nodes 2 and 3: CoraML %v, %v; OGBNArxiv %v, %v; want equal at 2 and less evidence at 3 on OGBNArxiv",
 			cora[2], cora[3], arxiv[2], arxiv[3])
+	}
+}
+
+// The grid's classifier applies the dataset's overrides by the dataset's
+// name, not by the graph's: LOP-GPN on the leave-out-classes graph of
+// AmazonPhotos, named "AmazonPhotos, leave-out classes …", keeps its
+// pruned mixture weights, so one training step gives another output than
+// on the same graph as a dataset without pruning.
+func TestClassifierKeepsOverridesOnDerivedGraphs(t *testing.T) {
+	g, err := datasets.CSBM(120, 4).Homophily(0.8).Features(8).Seed(2).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := g.Split(graph.Stratified(0.2, 0.2, 0.6).Seed(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	output := func(dataset string) []float64 {
+		t.Helper()
+		h := *g
+		h.Name = dataset
+		d := &Dataset{Name: dataset, Graph: &h, LeftOut: 2}
+		loc, err := graph.LeaveOutClasses(d.Graph, split, d.LeftOut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := dataset + ", leave-out classes 2–3"; loc.Graph.Name != want {
+			t.Fatalf("leave-out-classes graph named %q, want %q", loc.Graph.Name, want)
+		}
+		c, err := LOPGPN.Classifier(d, loc.Graph, 1, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := c.(*cuq.Model)
+		if _, err := m.Step(loc.Split); err != nil {
+			t.Fatal(err)
+		}
+		out, err := m.Forward(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Data
+	}
+	if slices.Equal(output("AmazonPhotos"), output("CoraML")) {
+		t.Error("LOP-GPN on AmazonPhotos' leave-out-classes graph computes the exact, unpruned mixture weights")
 	}
 }

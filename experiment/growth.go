@@ -128,7 +128,7 @@ func (g *Growth) runOne(family string, gr *graph.Graph, m Model, seed uint64) (G
 	if err != nil {
 		return GrowthRun{}, err
 	}
-	b, err := m.Builder(gr)
+	b, err := m.Builder()
 	if err != nil {
 		return GrowthRun{}, err
 	}
@@ -136,7 +136,7 @@ func (g *Growth) runOne(family string, gr *graph.Graph, m Model, seed uint64) (G
 	if g.maxEpochs > 0 {
 		b.MaxEpochs(g.maxEpochs)
 	}
-	model, err := b.Build()
+	model, err := b.Done(gr)
 	if err != nil {
 		return GrowthRun{}, err
 	}

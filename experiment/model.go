@@ -25,7 +25,7 @@ const (
 	CUQPPR
 	CUQGCN
 	CUQGAT
-	// GCN is the first-order GCN classifier (cuq.GCNModel), the member of
+	// GCN is the first-order GCN classifier (cuq.GCN), the member of
 	// the committees below. Not in the paper.
 	GCN
 	// EnsembleGCN and EnsembleAPPNP are deep ensembles of cuq.EnsembleSize
@@ -44,10 +44,10 @@ type modelRecord struct {
 	key     string   // on the command line and in file names: "gpn_lop" (the reference's eval.clj names)
 	aliases []string // other accepted names, by datasets.NameKey (the reference's)
 	paper   bool     // one of the paper's seven models
-	// preset builds the model on a graph; ensemble, for a deep ensemble of
-	// models, builds the ensemble instead (preset is then nil).
-	preset   func(*graph.Graph) *cuq.Builder
-	ensemble func(*graph.Graph) *cuq.EnsembleBuilder
+	// preset returns the model's graph-free preset; ensemble, for a deep
+	// ensemble of models, the ensemble's instead (preset is then nil).
+	preset   func() *cuq.Builder
+	ensemble func() *cuq.EnsembleBuilder
 	// score, for a post-hoc score on a trained model (the energy
 	// baselines), wraps the configured preset.
 	score func(cuq.ClassifierBuilder) *cuq.EnergyBuilder
@@ -65,7 +65,7 @@ type modelRecord struct {
 // position of its constant. Adding a model is one record here (and its
 // preset in package cuq).
 var models = []modelRecord{
-	APPNP: {name: "APPNP", key: "appnp", paper: true, preset: cuq.APPNPModel},
+	APPNP: {name: "APPNP", key: "appnp", paper: true, preset: cuq.APPNP},
 	GKDE: {name: "GKDE", key: "gkde", aliases: []string{"gdk"}, paper: true, preset: cuq.GKDE, parameterFree: true,
 		overrides: func(b *cuq.Builder, o datasets.Overrides) {
 			if o.GKDECutoff > 0 {
@@ -83,15 +83,15 @@ var models = []modelRecord{
 	CUQPPR:        {name: "CUQ-PPR", key: "cuq_ppr", aliases: []string{"cuqappnp"}, paper: true, preset: cuq.CUQPPR},
 	CUQGCN:        {name: "CUQ-GCN", key: "cuq_gcn", paper: true, preset: cuq.CUQGCN},
 	CUQGAT:        {name: "CUQ-GAT", key: "cuq_gat", paper: true, preset: cuq.CUQGAT},
-	GCN:           {name: "GCN", key: "gcn", preset: cuq.GCNModel},
+	GCN:           {name: "GCN", key: "gcn", preset: cuq.GCN},
 	EnsembleGCN:   {name: "Ensemble-GCN", key: "ens_gcn", ensemble: cuq.EnsembleGCN},
 	EnsembleAPPNP: {name: "Ensemble-APPNP", key: "ens_appnp", ensemble: cuq.EnsembleAPPNP},
 	MCDropoutGCN:  {name: "MC-Dropout-GCN", key: "mcd_gcn", preset: cuq.MCDropoutGCN},
 	DropEdgeGCN:   {name: "DropEdge-GCN", key: "dropedge_gcn", preset: cuq.DropEdgeGCN},
 	// The post-hoc energy baselines on a GCN (package cuq/energy).
-	{name: "Energy-GCN", key: "energy", preset: cuq.GCNModel, score: cuq.Energy},
-	{name: "GNNSafe-GCN", key: "gnnsafe", preset: cuq.GCNModel, score: cuq.GNNSafe},
-	{name: "GEBM-GCN", key: "gebm", preset: cuq.GCNModel, score: cuq.GEBM},
+	{name: "Energy-GCN", key: "energy", preset: cuq.GCN, score: cuq.Energy},
+	{name: "GNNSafe-GCN", key: "gnnsafe", preset: cuq.GCN, score: cuq.GNNSafe},
+	{name: "GEBM-GCN", key: "gebm", preset: cuq.GCN, score: cuq.GEBM},
 }
 
 // numModels is the number of models in the catalogue.
@@ -163,9 +163,10 @@ func ParseModels(list string) ([]Model, error) {
 	return parseList(list, ParseModel, "model", ModelNames())
 }
 
-// Builder returns the preset of m on g (see the cuq presets). A deep
-// ensemble is several models and has no Builder: see Classifier.
-func (m Model) Builder(g *graph.Graph) (*cuq.Builder, error) {
+// Builder returns the preset of m (see the cuq presets), without a graph:
+// its Done builds the model on one. A deep ensemble is several models and
+// has no Builder: see Classifier.
+func (m Model) Builder() (*cuq.Builder, error) {
 	if m < 0 || m >= numModels {
 		return nil, fmt.Errorf("experiment: unknown model %v", m)
 	}
@@ -173,7 +174,7 @@ func (m Model) Builder(g *graph.Graph) (*cuq.Builder, error) {
 	if r.preset == nil {
 		return nil, fmt.Errorf("experiment: %v is an ensemble of models, built by Model.Classifier", m)
 	}
-	return r.preset(g), nil
+	return r.preset(), nil
 }
 
 // Configure applies the overrides of the reference implementation that
@@ -215,7 +216,9 @@ func numInits(dataset string, m Model, requested int) int {
 	return requested
 }
 
-// Classifier builds m's preset on g as the grid runs it on dataset d:
+// Classifier builds m's preset on g as the grid runs it on dataset d (g is
+// d's graph or one derived from it, such as its leave-out-classes graph;
+// the overrides are d's, whatever g's name):
 // with d's overrides of the reference's schedule, initialisation init
 // (an ensemble's init k has the members of its member builder's inits
 // (k−1)·M+1 … k·M) and, when maxEpochs is positive, that cap on the
@@ -232,15 +235,15 @@ func (m Model) classifier(d *Dataset, g *graph.Graph, init, maxEpochs int, dropo
 		return nil, fmt.Errorf("experiment: unknown model %v", m)
 	}
 	if ensemble := models[m].ensemble; ensemble != nil {
-		e := ensemble(g).Init(init)
+		e := ensemble().Init(init)
 		m.Configure(d.Name, e.Member())
 		e.Member().DropoutStream(dropoutStream)
 		if maxEpochs > 0 {
 			e.MaxEpochs(maxEpochs)
 		}
-		return classifier(e.Build())
+		return e.Classifier(g)
 	}
-	b, err := m.Builder(g)
+	b, err := m.Builder()
 	if err != nil {
 		return nil, err
 	}
@@ -252,17 +255,9 @@ func (m Model) classifier(d *Dataset, g *graph.Graph, init, maxEpochs int, dropo
 		}
 	}
 	if score := models[m].score; score != nil {
-		return classifier(score(b).Build())
+		return score(b).Classifier(g)
 	}
-	return classifier(b.Build())
-}
-
-// classifier returns c, or nil (not a nil C) and err when the build failed.
-func classifier[C cuq.Classifier](c C, err error) (cuq.Classifier, error) {
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
+	return b.Classifier(g)
 }
 
 // namesOf returns the names of values given by name.

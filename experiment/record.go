@@ -119,7 +119,7 @@ const CollapseMargin = 0.5
 // them in their means, as the reference does. A record without the
 // validation accuracy (written before cuqgnn kept it) is not collapsed.
 func (r *Record) Collapsed() bool {
-	return r.ValChance > 0 && r.ValAccuracy < r.ValChance+CollapseMargin*(1-r.ValChance)
+	return r.ValChance > 0 && r.ValAccuracy < r.ValChance+float64(CollapseMargin*(1-r.ValChance))
 }
 
 // Job returns the job the record belongs to, with the settings it holds in

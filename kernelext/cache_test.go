@@ -23,29 +23,29 @@ import (
 func TestKeyOfIgnoresDerivedCaches(t *testing.T) {
 	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
 	g.Features = tensor.DenseToCSR(g.Features.(*tensor.Dense))
-	before := KeyOf("train", cuq.CUQGCN(g), split)
-	m, err := cuq.APPNPModel(g).MaxEpochs(2).Build()
+	before := KeyOf("train", cuq.CUQGCN(), g, split)
+	m, err := cuq.APPNP().MaxEpochs(2).Done(g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Fit(split); err != nil {
 		t.Fatal(err)
 	}
-	if after := KeyOf("train", cuq.CUQGCN(g), split); after != before {
+	if after := KeyOf("train", cuq.CUQGCN(), g, split); after != before {
 		t.Errorf("training another model on the graph changed the key from %v to %v", before, after)
 	}
 	// Still, the matrix's own contents count.
 	h := g.Clone()
 	h.Features.(*tensor.CSR).Val[0]++
-	if KeyOf("train", cuq.CUQGCN(h), split) == before {
+	if KeyOf("train", cuq.CUQGCN(), h, split) == before {
 		t.Error("changing a feature value keeps the key")
 	}
 }
 
 func TestKeyOfFollowsEverySetting(t *testing.T) {
 	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
-	base := KeyOf("m", cuq.CUQGCN(g), split)
-	if again := KeyOf("m", cuq.CUQGCN(g), split); again != base {
+	base := KeyOf("m", cuq.CUQGCN(), g, split)
+	if again := KeyOf("m", cuq.CUQGCN(), g, split); again != base {
 		t.Errorf("the same model and split give two keys: %v, %v", base, again)
 	}
 	other, err := g.Split(graph.Stratified(0.2, 0.2, 0.6).Seed(2))
@@ -55,13 +55,13 @@ func TestKeyOfFollowsEverySetting(t *testing.T) {
 	h := g.Clone()
 	h.Labels[0] = (h.Labels[0] + 1) % h.NumClasses
 	for name, k := range map[string]Key{
-		"seed":          KeyOf("m", cuq.CUQGCN(g).Seed(7), split),
-		"dropout":       KeyOf("m", cuq.CUQGCN(g).Conv(cuq.GCN(64).Dropout(0.4)), split),
-		"encoder width": KeyOf("m", cuq.CUQGCN(g).Encoder(cuq.MLP(32)), split),
-		"model":         KeyOf("m", cuq.CUQGAT(g), split),
-		"split":         KeyOf("m", cuq.CUQGCN(g), other),
-		"graph data":    KeyOf("m", cuq.CUQGCN(h), split),
-		"name":          KeyOf("n", cuq.CUQGCN(g), split),
+		"seed":          KeyOf("m", cuq.CUQGCN().Seed(7), g, split),
+		"dropout":       KeyOf("m", cuq.CUQGCN().Conv(cuq.GCNConv(64).Dropout(0.4)), g, split),
+		"encoder width": KeyOf("m", cuq.CUQGCN().Encoder(cuq.MLP(32)), g, split),
+		"model":         KeyOf("m", cuq.CUQGAT(), g, split),
+		"split":         KeyOf("m", cuq.CUQGCN(), g, other),
+		"graph data":    KeyOf("m", cuq.CUQGCN(), h, split),
+		"name":          KeyOf("n", cuq.CUQGCN(), g, split),
 	} {
 		if k.Digest == base.Digest && k.Name == base.Name {
 			t.Errorf("changing the %s keeps the key", name)

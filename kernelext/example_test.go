@@ -38,13 +38,13 @@ func ExampleNewProgress() {
 func ExampleTrain() {
 	g, _ := datasets.CSBM(200, 3).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(1))
-	run, err := kernelext.Train(cuq.CUQPPR(g).MaxEpochs(20), split, kernelext.Quiet())
+	run, err := kernelext.Train(cuq.CUQPPR().MaxEpochs(20), g, split, kernelext.Quiet())
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(run.Model, len(run.History.Epochs), run.Stats.Nodes)
-	fmt.Println(kernelext.KeyOf("train", cuq.CUQPPR(g).Seed(1), split) == kernelext.KeyOf("train", cuq.CUQPPR(g).Seed(2), split))
+	fmt.Println(kernelext.KeyOf("train", cuq.CUQPPR().Seed(1), g, split) == kernelext.KeyOf("train", cuq.CUQPPR().Seed(2), g, split))
 	// Output:
 	// CUQ-PPR 25 200
 	// false

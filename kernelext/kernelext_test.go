@@ -422,7 +422,11 @@ func TestTrainingProgress(t *testing.T) {
 	tr := NewTraining("fit")
 	tr.bar.out = &out
 	tr.bar.every = 0
-	hist, err := cuq.CUQPPR(g).MaxEpochs(30).MustBuild().Fit(split, tr.OnEpoch())
+	model, err := cuq.CUQPPR().MaxEpochs(30).Done(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := model.Fit(split, tr.OnEpoch())
 	tr.Done(hist, err)
 	if err != nil {
 		t.Fatal(err)

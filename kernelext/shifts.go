@@ -11,9 +11,9 @@ import (
 )
 
 // EvaluateShifts trains the model that preset describes on g with split,
-// and once more on the training graph and split of every shift that has
-// its own (leave-out classes, the structural shifts), then predicts on
-// every graph of every shift. It returns the runs for the comparison
+// and once more, the same preset done on the shift's graph, on the training
+// graph and split of every shift that has its own (leave-out classes, the
+// structural shifts), then predicts on every graph of every shift. It returns the runs for the comparison
 // displays of package chart (chart.ARCOfRuns, chart.AUROCTableOfRuns, …),
 // labelled with the model's name: first the prediction on g with the test
 // nodes of split as Nodes and no OOD nodes, then one run per shift, in the
@@ -31,9 +31,9 @@ import (
 // graph) is an OOD node only.
 //
 // The predictions are cached for the kernel session as Train's runs are,
-// under a key of the model's configuration on g, the split and the shifts;
+// under a key of the preset's configuration, g, the split and the shifts;
 // Forget("shifts") drops them.
-func EvaluateShifts[B Buildable](preset func(*graph.Graph) B, g *graph.Graph, split graph.Split, shifts ...any) ([]chart.Run, error) {
+func EvaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, shifts ...any) ([]chart.Run, error) {
 	const op = "kernelext.EvaluateShifts"
 	if preset == nil || g == nil {
 		return nil, fmt.Errorf("%s: nil model preset or graph", op)
@@ -61,12 +61,8 @@ func EvaluateShifts[B Buildable](preset func(*graph.Graph) B, g *graph.Graph, sp
 			return nil, fmt.Errorf("%s: shift %d is a %T, want a *graph.Shifted or a *graph.Perturbed", op, k, s)
 		}
 	}
-	b := preset(g)
-	if b == nil {
-		return nil, fmt.Errorf("%s: the preset returned a nil builder", op)
-	}
-	preds, err := Cache(KeyOf("shifts", b, split, shifts), func() ([]*cuq.Prediction, error) {
-		return evaluateShifts(preset, b, g, split, evals)
+	preds, err := Cache(KeyOf("shifts", preset, g, split, shifts), func() ([]*cuq.Prediction, error) {
+		return evaluateShifts(preset, g, split, evals)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
@@ -102,15 +98,15 @@ type shiftView struct {
 
 // evaluateShifts does EvaluateShifts' work on a cache miss: the prediction
 // on g, then one per shift, without their graphs.
-func evaluateShifts[B Buildable](preset func(*graph.Graph) B, b B, g *graph.Graph, split graph.Split, evals []shiftEval) ([]*cuq.Prediction, error) {
+func evaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, evals []shiftEval) ([]*cuq.Prediction, error) {
 	type fitted struct {
 		model built
 		split graph.Split
 		own   *cuq.Prediction // the prediction on the training graph
 	}
 	var models []fitted
-	fit := func(b B, s graph.Split) (fitted, error) {
-		m, err := build(b)
+	fit := func(h *graph.Graph, s graph.Split) (fitted, error) {
+		m, err := build(preset, h)
 		if err != nil {
 			return fitted{}, err
 		}
@@ -127,7 +123,7 @@ func evaluateShifts[B Buildable](preset func(*graph.Graph) B, b B, g *graph.Grap
 		models = append(models, f)
 		return f, nil
 	}
-	clean, err := fit(b, split)
+	clean, err := fit(g, split)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +133,7 @@ func evaluateShifts[B Buildable](preset func(*graph.Graph) B, b B, g *graph.Grap
 		f := clean
 		if k >= 0 {
 			f = models[k]
-		} else if f, err = fit(preset(e.train), e.split); err != nil {
+		} else if f, err = fit(e.train, e.split); err != nil {
 			return nil, err
 		}
 		var pred *cuq.Prediction

@@ -29,7 +29,7 @@ func TestEvaluateShifts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	preset := func(h *graph.Graph) *cuq.Builder { return cuq.GPN(h).MaxEpochs(8) }
+	preset := cuq.GPN().MaxEpochs(8)
 	runs, err := EvaluateShifts(preset, g, split, noisy, left, iso.Shifted("gaussian_isolated"))
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func TestEvaluateShifts(t *testing.T) {
 
 	// The same model trained by Train, predicting on each graph: the
 	// reference values of every run.
-	ref, err := Train(preset(g), split, EvaluateOn("noisy", noisy.Graph), Quiet())
+	ref, err := Train(preset, g, split, EvaluateOn("noisy", noisy.Graph), Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,9 +77,12 @@ func TestEvaluateShifts(t *testing.T) {
 
 	// Leave-out classes: a model of its own, trained on the graph without
 	// the left-out class.
-	locRef, err := Train(preset(left.Train), left.Split, Quiet())
+	locRef, err := Train(preset, left.Train, left.Split, Quiet())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := g.Name + ", leave-out class"; !strings.HasPrefix(locRef.Stats.Graph, want) {
+		t.Errorf("leave-out run on graph %q, want one named %q…", locRef.Stats.Graph, want)
 	}
 	r := runs[2]
 	if p := r.Pred.(*cuq.Prediction); p.Classes != g.NumClasses-1 || p.OnGraph() != left.Train {
@@ -100,7 +103,7 @@ func TestEvaluateShifts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		one, err := Train(preset(g), split, EvaluateOn("one", h), Quiet())
+		one, err := Train(preset, g, split, EvaluateOn("one", h), Quiet())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +118,7 @@ func TestEvaluateShifts(t *testing.T) {
 
 func TestEvaluateShiftsErrors(t *testing.T) {
 	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
-	preset := func(h *graph.Graph) *cuq.Builder { return cuq.APPNPModel(h).MaxEpochs(2) }
+	preset := cuq.APPNP().MaxEpochs(2)
 	for _, c := range []struct {
 		name   string
 		shifts []any
@@ -129,7 +132,7 @@ func TestEvaluateShiftsErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.want)
 		}
 	}
-	if _, err := EvaluateShifts[*cuq.Builder](nil, g, split); err == nil || !strings.Contains(err.Error(), "nil model preset") {
+	if _, err := EvaluateShifts(nil, g, split); err == nil || !strings.Contains(err.Error(), "nil model preset") {
 		t.Errorf("nil preset: error %v", err)
 	}
 }

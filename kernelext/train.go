@@ -84,64 +84,56 @@ func EvaluateOn(name string, g *graph.Graph) TrainOption {
 // Quiet, such notes take one line per cell).
 func Quiet() TrainOption { return func(o *trainOptions) { o.quiet = true } }
 
-// Buildable is what Train trains: a model's builder (cuq.GPN(g), ...) or
-// a deep ensemble's (cuq.EnsembleGCN(g), ...).
-type Buildable interface {
-	*cuq.Builder | *cuq.EnsembleBuilder
-}
-
-// built is a model or a committee Train built, with its graph and size.
+// built is a classifier Train built on a graph, with its size.
 type built struct {
 	cuq.Classifier
 	graph  *graph.Graph
 	params int
 }
 
-// build builds the model or committee b (not nil) describes.
-func build[B Buildable](b B) (built, error) {
-	switch b := any(b).(type) {
-	case *cuq.Builder:
-		m, err := b.Build()
-		if err != nil {
-			return built{}, err
-		}
-		return built{m, m.Graph(), m.NumParams()}, nil
-	case *cuq.EnsembleBuilder:
-		c, err := b.Build()
-		if err != nil {
-			return built{}, err
-		}
+// build builds the classifier preset describes on g.
+func build(preset cuq.ClassifierBuilder, g *graph.Graph) (built, error) {
+	c, err := preset.Classifier(g)
+	if err != nil {
+		return built{}, err
+	}
+	return built{c, g, numParams(c)}, nil
+}
+
+// numParams returns the number of parameters of a model, of a committee's
+// members or of an energy model's base; 0 for other classifiers.
+func numParams(c cuq.Classifier) int {
+	switch c := c.(type) {
+	case *cuq.Model:
+		return c.NumParams()
+	case *cuq.Committee:
 		n := 0
 		for _, m := range c.Members() {
 			n += m.NumParams()
 		}
-		return built{c, c.Graph(), n}, nil
+		return n
+	case *cuq.EnergyModel:
+		return numParams(c.Base())
 	}
-	return built{}, fmt.Errorf("kernelext.Train: unknown builder %T", b)
+	return 0
 }
 
-// graphOf returns the graph of the model b describes.
-func graphOf[B Buildable](b B) *graph.Graph {
-	if e, ok := any(b).(*cuq.EnsembleBuilder); ok {
-		return e.Member().Graph()
-	}
-	return any(b).(*cuq.Builder).Graph()
-}
-
-// Train builds the model (or the ensemble) b describes, fits it on split
-// with a progress bar in the cell, and predicts on its graph (and on the
-// graphs of EvaluateOn).
+// Train builds the model preset describes on g (a graph-free preset:
+// cuq.GPN(), cuq.EnsembleGCN(), cuq.GNNSafe(cuq.GCN()), ...), fits it on
+// split with a progress bar in the cell that names the model and g, and
+// predicts on g (and on the graphs of EvaluateOn).
 // The Run is cached for the kernel session (see Cache) under a key of
-// everything it depends on: the builder's whole configuration (graph,
-// architecture, training schedule, seed), the split and the evaluation
-// graphs. A later cell that describes the same model gets the Run back at
-// once; changing the model, the split or the seed trains again.
+// everything it depends on: the preset's whole configuration
+// (architecture, training schedule, seed), the graph, the split and the
+// evaluation graphs. A later cell that describes the same model on the
+// same graph gets the Run back at once; changing the model, the graph, the
+// split or the seed trains again.
 // Forget("train") drops every cached Run. A cached Run whose file is
 // damaged is reported and trained again; a Run that cannot be cached (a
 // full disk) is returned with a warning on standard error.
-func Train[B Buildable](b B, split graph.Split, opts ...TrainOption) (*Run, error) {
-	if b == nil {
-		return nil, fmt.Errorf("kernelext.Train: nil builder")
+func Train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, opts ...TrainOption) (*Run, error) {
+	if preset == nil || g == nil {
+		return nil, fmt.Errorf("kernelext.Train: nil preset or graph")
 	}
 	var o trainOptions
 	for _, opt := range opts {
@@ -153,9 +145,9 @@ func Train[B Buildable](b B, split graph.Split, opts ...TrainOption) (*Run, erro
 		}
 	}
 	fresh := false
-	run, err := Cache(KeyOf("train", b, split, o.names, o.graphs), func() (*Run, error) {
+	run, err := Cache(KeyOf("train", preset, g, split, o.names, o.graphs), func() (*Run, error) {
 		fresh = true
-		return train(b, split, o)
+		return train(preset, g, split, o)
 	})
 	if err != nil {
 		return nil, err
@@ -164,7 +156,7 @@ func Train[B Buildable](b B, split graph.Split, opts ...TrainOption) (*Run, erro
 		return nil, fmt.Errorf("kernelext.Train: the cached run of %s is incomplete; call kernelext.Forget(\"train\")", run.Model)
 	}
 	// Graphs are not stored with the run: they are the caller's.
-	run.Pred.Graph = graphOf(b)
+	run.Pred.Graph = g
 	for k, name := range o.names {
 		run.On[name].Graph = o.graphs[k]
 	}
@@ -175,12 +167,11 @@ func Train[B Buildable](b B, split graph.Split, opts ...TrainOption) (*Run, erro
 }
 
 // train does Train's work on a cache miss.
-func train[B Buildable](b B, split graph.Split, o trainOptions) (*Run, error) {
-	m, err := build(b)
+func train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, o trainOptions) (*Run, error) {
+	m, err := build(preset, g)
 	if err != nil {
 		return nil, err
 	}
-	g := m.graph
 	var bar *Training
 	if !o.quiet {
 		bar = NewTraining(fmt.Sprintf("training %s on %s (%d parameters)", m.Name(), g.Name, m.params))

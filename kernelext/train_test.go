@@ -20,8 +20,8 @@ func TestTrainCachesTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := func() *cuq.Builder { return cuq.CUQPPR(g).MaxEpochs(20) }
-	first, err := Train(model(), split, EvaluateOn("gaussian", noisy.Graph), Quiet())
+	model := func() *cuq.Builder { return cuq.CUQPPR().MaxEpochs(20) }
+	first, err := Train(model(), g, split, EvaluateOn("gaussian", noisy.Graph), Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestTrainCachesTheRun(t *testing.T) {
 	if first.On["gaussian"].TU[i] == first.Pred.TU[i] {
 		t.Errorf("node %d: the same TU on the clean and the noisy graph", i)
 	}
-	again, err := Train(model(), split, EvaluateOn("gaussian", noisy.Graph), Quiet())
+	again, err := Train(model(), g, split, EvaluateOn("gaussian", noisy.Graph), Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,17 +50,17 @@ func TestTrainCachesTheRun(t *testing.T) {
 		}
 	}
 	// Another seed trains again.
-	other, err := Train(model().Seed(9), split, Quiet())
+	other, err := Train(model().Seed(9), g, split, Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if other.Stats.FitSeconds == first.Stats.FitSeconds && other.Pred.TU[0] == first.Pred.TU[0] {
 		t.Error("a new seed returned the cached run")
 	}
-	if _, err := Train(cuq.CUQPPR(g).MaxEpochs(-1), split, Quiet()); err == nil {
+	if _, err := Train(cuq.CUQPPR().MaxEpochs(-1), g, split, Quiet()); err == nil {
 		t.Error("a bad builder trained")
 	}
-	if _, err := Train(model(), split, EvaluateOn("none", nil)); err == nil || !strings.Contains(err.Error(), `"none" is nil`) {
+	if _, err := Train(model(), g, split, EvaluateOn("none", nil)); err == nil || !strings.Contains(err.Error(), `"none" is nil`) {
 		t.Errorf("nil evaluation graph: error %v", err)
 	}
 	tb, err := first.Stats.Table("stats")
@@ -74,12 +74,12 @@ func TestTrainCachesTheRun(t *testing.T) {
 func TestTrainEnsemble(t *testing.T) {
 	t.Cleanup(func() { Forget("train") })
 	g, split := csbm(t, 150, 3, graph.Stratified(0.1, 0.2, 0.7).Seed(1))
-	ensemble := func(m int) *cuq.EnsembleBuilder { return cuq.Ensemble(cuq.GCNModel(g).MaxEpochs(10), m) }
-	run, err := Train(ensemble(3), split, Quiet())
+	ensemble := func(m int) *cuq.EnsembleBuilder { return cuq.Ensemble(cuq.GCN().MaxEpochs(10), m) }
+	run, err := Train(ensemble(3), g, split, Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
-	member, err := cuq.GCNModel(g).Build()
+	member, err := cuq.GCN().Done(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,16 +89,16 @@ func TestTrainEnsemble(t *testing.T) {
 	if run.Pred.EU == nil {
 		t.Error("the ensemble's prediction has no EU")
 	}
-	again, err := Train(ensemble(3), split, Quiet())
+	again, err := Train(ensemble(3), g, split, Quiet())
 	if err != nil || again.Stats.FitSeconds != run.Stats.FitSeconds {
 		t.Errorf("the same ensemble trained again: %v", err)
 	}
-	bigger, err := Train(ensemble(4), split, Quiet())
+	bigger, err := Train(ensemble(4), g, split, Quiet())
 	if err != nil || len(bigger.History.Members) != 4 {
 		t.Errorf("a larger ensemble: %v", err)
 	}
 	var none *cuq.EnsembleBuilder
-	if _, err := Train(none, split); err == nil || !strings.Contains(err.Error(), "nil builder") {
+	if _, err := Train(none, g, split); err == nil || !strings.Contains(err.Error(), "no ensemble builder") {
 		t.Errorf("nil ensemble builder: %v", err)
 	}
 }
@@ -115,7 +115,7 @@ func TestTrainUnwritableCacheReturnsTheRun(t *testing.T) {
 	}
 	t.Setenv("GONB_TMP_DIR", dir)
 	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
-	run, err := Train(cuq.CUQPPR(g).MaxEpochs(2), split, Quiet())
+	run, err := Train(cuq.CUQPPR().MaxEpochs(2), g, split, Quiet())
 	if err != nil {
 		t.Fatalf("Train: %v", err)
 	}

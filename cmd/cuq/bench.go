@@ -64,7 +64,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "cuqgnn nodes=%d features=%d classes=%d edges=%d kernels=%s\n", g.N, g.NumFeatures(), g.NumClasses, g.NumEdges(), tensor.Kernels())
 	large := g.N > 100000
 	for _, mk := range ms {
-		b, err := mk.Builder(g)
+		b, err := mk.Builder()
 		if err != nil {
 			return err
 		}
@@ -77,7 +77,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			arxiv, _ := datasets.Info("OGBNArxiv")
 			b = b.Prune(arxiv.Overrides.LOPGPNPrune)
 		}
-		m, err := b.Build()
+		m, err := b.Done(g)
 		if err != nil {
 			return err
 		}

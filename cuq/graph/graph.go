@@ -22,6 +22,10 @@ import (
 // a *tensor.Dense. Labels[i] is in [0, NumClasses) for labelled nodes and -1
 // for unlabelled ones.
 type Graph struct {
+	// Name names the graph: a dataset's name for a loaded graph; a graph
+	// derived from another (leave-out classes, perturbed features or
+	// edges) is named after it, "CoraML, dice". Code that looks up a
+	// dataset's settings uses the dataset's name, never a graph's.
 	Name       string
 	N          int
 	Adj        *tensor.CSR

@@ -75,7 +75,9 @@ func (p *Isolated) Graph(k int) (*Graph, error) {
 		return nil, fmt.Errorf("graph.Isolated.Graph: node %d of %d", k, len(p.Nodes))
 	}
 	i := p.Nodes[k]
-	return withRows(p.Clean, map[int][]float64{i: p.rows[i]}), nil
+	h := withRows(p.Clean, map[int][]float64{i: p.rows[i]})
+	h.Name = derivedName(p.Clean, fmt.Sprintf("%s noise at node %d", settingName(p.Noise), i))
+	return h, nil
 }
 
 // Row returns the replacement feature row of node Nodes[k].

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/internal/enum"
@@ -17,7 +19,10 @@ type LOC struct {
 	// Graph is the training graph: the same nodes, edges and features
 	// (shared with the original, not copied), NumClasses C−k, the ID
 	// classes numbered 0, …, C−k−1 and label −1 on every node of a
-	// left-out class.
+	// left-out class. It is named after the original with the classes
+	// left out, numbered as the original numbers them (from 0, as its
+	// labels): "CiteSeer, leave-out classes 4–5", "…, leave-out class 3",
+	// "…, leave-out classes 1, 3, 6".
 	Graph *Graph
 	// Labels are the labels for evaluation, in [-1, C): the ID classes
 	// numbered as in Graph, the left-out classes C−k, …, C−1 in the order
@@ -156,6 +161,7 @@ func leaveOut(g *Graph, s Split, classes []int) (*LOC, error) {
 		}
 	}
 	tg := *g
+	tg.Name = derivedName(g, "leave-out "+classList(leftOut))
 	tg.Labels = train
 	tg.NumClasses = idC
 	if g.ClassNames != nil {
@@ -181,6 +187,37 @@ func leaveOut(g *Graph, s Split, classes []int) (*LOC, error) {
 		OODTest: filter(s.Test, isOOD),
 		LeftOut: leftOut,
 	}, nil
+}
+
+// derivedName returns the name of a graph derived from g: g's name, a comma
+// and what was done to it ("CoraML, dice"), or what alone for a graph
+// without a name.
+func derivedName(g *Graph, what string) string {
+	if g.Name == "" {
+		return what
+	}
+	return g.Name + ", " + what
+}
+
+// settingName returns a lower_snake name (an enum's String) as words:
+// "random_edges" is "random edges".
+func settingName(s fmt.Stringer) string { return strings.ReplaceAll(s.String(), "_", " ") }
+
+// classList names ascending classes as the graph numbers them, from 0:
+// "class 3", a run "classes 4–5", others "classes 1, 3, 6".
+func classList(classes []int) string {
+	if len(classes) == 1 {
+		return fmt.Sprintf("class %d", classes[0])
+	}
+	first, last := classes[0], classes[len(classes)-1]
+	if last-first == len(classes)-1 {
+		return fmt.Sprintf("classes %d–%d", first, last)
+	}
+	s := make([]string, len(classes))
+	for k, c := range classes {
+		s[k] = strconv.Itoa(c)
+	}
+	return "classes " + strings.Join(s, ", ")
 }
 
 // filter returns the elements of idx for which keep holds.
@@ -378,6 +415,8 @@ func PerturbFeatures(g *Graph, s Split, noise Noise, budget float64, seed uint64
 // Feature storage: a dense feature matrix stays dense; a CSR one stays CSR,
 // with every non-zero noise entry stored (a Gaussian row is full, a Bernoulli
 // row holds about p·F entries). Only the chosen rows differ from the original.
+// The perturbed graph is named after g and the noise: "CoraML, gaussian
+// noise".
 func PerturbFeaturesWith(g *Graph, s Split, f FeatureShift) (*Perturbed, error) {
 	p, err := perturbFeatures(g, s, f)
 	if err != nil {
@@ -416,6 +455,7 @@ func perturbFeatures(g *Graph, s Split, f FeatureShift) (*Perturbed, error) {
 		return nil, err
 	}
 	out := withRows(g, rows)
+	out.Name = derivedName(g, settingName(f.Noise)+" noise")
 
 	perturbed := slices.Clone(chosen)
 	slices.Sort(perturbed)

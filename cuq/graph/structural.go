@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/internal/enum"
@@ -289,7 +290,9 @@ const structuralStream = 0x7368696674
 // message reaches an ID node from an OOD node; the model then predicts on
 // the full graph. A node without edges changes nothing for the other nodes
 // of a message-passing model, so this equals training on the subgraph of
-// the other nodes while keeping the node numbering, which cuq.Model needs.
+// the other nodes while keeping the node numbering, which cuq.Model needs. The
+// inductive training graph is named after g and the setting:
+// "CoraML, pagerank inductive".
 //
 // Errors: fractions that are negative, not finite or do not sum to 1;
 // parts that leave no ID training node or no OOD test node; in the
@@ -366,6 +369,7 @@ func ShiftStructure(g *Graph, k Structural, fr StructuralFractions, inductive bo
 	ood := slices.Concat(cut[3], cut[4])
 	out.Setting = name + "_inductive"
 	out.Train = cutOff(g, ood)
+	out.Train.Name = derivedName(g, strings.ReplaceAll(out.Setting, "_", " "))
 	return out, nil
 }
 

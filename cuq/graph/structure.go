@@ -73,6 +73,9 @@ const structureStream = 0x737472756374
 // result depends on g, kind, fraction and seed, not on s (which only splits
 // the test nodes). The numbers are not numpy's or torch's.
 //
+// The perturbed graph is named after g and kind: "CoraML, dice",
+// "CoraML, random edges".
+//
 // The errors name a fraction outside [0, 1], an unknown kind, a graph
 // without edges, an asymmetric adjacency and the shortfalls above.
 func PerturbStructure(g *Graph, s Split, kind Structure, fraction float64, seed uint64) (*Perturbed, error) {
@@ -111,6 +114,7 @@ func PerturbStructure(g *Graph, s Split, kind Structure, fraction float64, seed 
 	}
 
 	out := *g
+	out.Name = derivedName(g, settingName(kind))
 	out.Adj = e.rewired()
 	nodes := make([]int, 0, 2*(len(e.insertions)+len(e.deletions)))
 	for _, set := range [][][2]int{e.insertions, e.deletions} {

@@ -5,7 +5,6 @@ import (
 	"log"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
-	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/truth"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
@@ -14,8 +13,8 @@ import (
 // CSBM with clear features by their ground-truth uncertainty.
 func ExampleSweep() {
 	table, err := truth.Sweep(
-		truth.Model{Name: "APPNP", New: func(g *graph.Graph) (cuq.Classifier, error) { return cuq.APPNPModel(g).Build() }},
-		truth.Model{Name: "GPN", New: func(g *graph.Graph) (cuq.Classifier, error) { return cuq.GPN(g).Build() }},
+		truth.Model{Name: "APPNP", Preset: cuq.APPNP()},
+		truth.Model{Name: "GPN", Preset: cuq.GPN()},
 	).Homophily(0.9).Signal(2).Done()
 	if err != nil {
 		log.Fatal(err)

@@ -74,13 +74,13 @@ func (k Kind) of(u datasets.GroundTruth) []float64 {
 	return u.Total
 }
 
-// Model is a named model constructor: New builds an untrained classifier
-// for a graph, e.g.
+// Model is a named model preset: the sweep builds an untrained classifier
+// of Preset on each of its graphs (Preset.Classifier), e.g.
 //
-//	truth.Model{Name: "GPN", New: func(g *graph.Graph) (cuq.Classifier, error) { return cuq.GPN(g).Build() }}
+//	truth.Model{Name: "GPN", Preset: cuq.GPN()}
 type Model struct {
-	Name string
-	New  func(g *graph.Graph) (cuq.Classifier, error)
+	Name   string
+	Preset cuq.ClassifierBuilder
 }
 
 // Row is one model's measure on one graph of the sweep.
@@ -181,8 +181,8 @@ func (s *SweepConfig) Done() (Table, error) {
 		return nil, fmt.Errorf("truth: empty grid: %d homophily values, %d signals, %d seeds", len(s.homophily), len(s.signal), len(s.seeds))
 	}
 	for _, m := range s.models {
-		if m.New == nil {
-			return nil, fmt.Errorf("truth: model %q has no constructor", m.Name)
+		if m.Preset == nil {
+			return nil, fmt.Errorf("truth: model %q has no preset", m.Name)
 		}
 	}
 	var table Table
@@ -226,7 +226,7 @@ func (s *SweepConfig) point(h, snr float64, seed uint64) ([]Row, error) {
 	}
 	var rows []Row
 	for _, m := range s.models {
-		model, err := m.New(g)
+		model, err := m.Preset.Classifier(g)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}

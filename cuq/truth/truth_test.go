@@ -49,16 +49,21 @@ func (o *oracle) Predict(g *graph.Graph) (*cuq.Prediction, error) {
 		Measures: uq.Measures{TU: scale(o.truth.Total), AU: scale(o.truth.Aleatoric), EU: scale(o.truth.Epistemic)}}, nil
 }
 
+// oraclePreset builds an oracle: a cuq.ClassifierBuilder of the test's own.
+type oraclePreset func(g *graph.Graph) (cuq.Classifier, error)
+
+func (o oraclePreset) Classifier(g *graph.Graph) (cuq.Classifier, error) { return o(g) }
+
 func TestSweepOracle(t *testing.T) {
 	const n, h, s, seed = 300, 0.8, 1.0, 4
 	for _, sign := range []float64{1, -1} {
-		model := truth.Model{Name: "oracle", New: func(g *graph.Graph) (cuq.Classifier, error) {
+		model := truth.Model{Name: "oracle", Preset: oraclePreset(func(g *graph.Graph) (cuq.Classifier, error) {
 			// The graph the sweep draws, regenerated with the sweep's
 			// defaults to obtain its truth.
 			_, gt, err := datasets.CSBM(n, 3).BernoulliEdges().Homophily(h).AvgDegree(5).Features(16).
 				FeatureSignal(s).Seed(seed).DoneWithTruth()
 			return &oracle{g: g, gt: gt, sign: sign}, err
-		}}
+		})}
 		table, err := truth.Sweep(model).Nodes(n).Homophily(h).Signal(s).Seeds(seed).Done()
 		if err != nil {
 			t.Fatal(err)
@@ -87,19 +92,17 @@ func TestTruthOf(t *testing.T) {
 }
 
 func TestSweepErrors(t *testing.T) {
-	gpn := truth.Model{Name: "GPN", New: func(g *graph.Graph) (cuq.Classifier, error) { return cuq.GPN(g).Build() }}
+	gpn := truth.Model{Name: "GPN", Preset: cuq.GPN()}
 	for _, c := range []struct {
 		name string
 		cfg  *truth.SweepConfig
 		want string
 	}{
 		{"no models", truth.Sweep(), "sweep without models"},
-		{"nil constructor", truth.Sweep(truth.Model{Name: "x"}), `model "x" has no constructor`},
+		{"no preset", truth.Sweep(truth.Model{Name: "x"}), `model "x" has no preset`},
 		{"empty grid", truth.Sweep(gpn).Signal(), "empty grid"},
 		{"generator", truth.Sweep(gpn).Homophily(2), "homophily 2, signal 0.5, seed 1: datasets.CSBM: homophily 2 outside [0, 1]"},
-		{"model", truth.Sweep(truth.Model{Name: "bad", New: func(g *graph.Graph) (cuq.Classifier, error) {
-			return cuq.GPN(g).MaxEpochs(0).Build()
-		}}), "bad: "},
+		{"model", truth.Sweep(truth.Model{Name: "bad", Preset: cuq.GPN().MaxEpochs(0)}), "bad: "},
 	} {
 		_, err := c.cfg.Done()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -114,8 +117,8 @@ func TestSweepErrors(t *testing.T) {
 // with the ground-truth aleatoric uncertainty (0.12 to 0.26 on seeds 1
 // to 8). The thresholds leave a margin below the smallest values measured.
 func TestSweepTrainedModels(t *testing.T) {
-	appnp := truth.Model{Name: "APPNP", New: func(g *graph.Graph) (cuq.Classifier, error) { return cuq.APPNPModel(g).Build() }}
-	gpn := truth.Model{Name: "GPN", New: func(g *graph.Graph) (cuq.Classifier, error) { return cuq.GPN(g).Build() }}
+	appnp := truth.Model{Name: "APPNP", Preset: cuq.APPNP()}
+	gpn := truth.Model{Name: "GPN", Preset: cuq.GPN()}
 	table, err := truth.Sweep(appnp, gpn).Homophily(0.9).Signal(2).Seeds(1, 2, 3).Done()
 	if err != nil {
 		t.Fatal(err)

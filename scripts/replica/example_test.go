@@ -23,17 +23,20 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	b, err := replica.Preset(g, "cuq_ppr", 0)
+	b, err := replica.Preset(g.Name, "cuq_ppr", 0)
 	if err != nil {
 		log.Fatal(err)
 	}
-	m := b.MaxEpochs(3).MustBuild()
+	m, err := b.MaxEpochs(3).Done(g)
+	if err != nil {
+		log.Fatal(err)
+	}
 	dir, err := os.MkdirTemp("", "run")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	run, err := replica.Export(dir, m, "cuq_ppr", 10, 0.1, split)
+	run, err := replica.Export(dir, m, g.Name, "cuq_ppr", 10, 0.1, split)
 	if err != nil {
 		log.Fatal(err)
 	}

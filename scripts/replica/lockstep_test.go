@@ -99,8 +99,8 @@ func TestLockStep(t *testing.T) {
 			if name != "CoraML" {
 				sub = name + "/" + model
 			}
-			t.Run(sub, func(t *testing.T) { lockStep(t, py, g, model, split, 0) })
-			t.Run(sub+"/dropout", func(t *testing.T) { lockStep(t, py, g, model, split, 0.5) })
+			t.Run(sub, func(t *testing.T) { lockStep(t, py, name, g, model, split, 0) })
+			t.Run(sub+"/dropout", func(t *testing.T) { lockStep(t, py, name, g, model, split, 0.5) })
 		}
 	}
 }
@@ -108,12 +108,12 @@ func TestLockStep(t *testing.T) {
 // lockStep is TestLockStep for one model on g. With dropout, the replica
 // draws cuqgnn's masks (--go-dropout), so both sides drop the same units;
 // only the float64 runs are compared then.
-func lockStep(t *testing.T, py string, g *graph.Graph, model string, split graph.Split, dropout float64) {
-	b, err := replica.Preset(g, model, dropout)
+func lockStep(t *testing.T, py, dataset string, g *graph.Graph, model string, split graph.Split, dropout float64) {
+	b, err := replica.Preset(dataset, model, dropout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, goSide, m := exportAndTrain(t, b.MaxEpochs(lockStepEpochs), model, split)
+	dir, goSide, m := exportAndTrain(t, b.MaxEpochs(lockStepEpochs), dataset, g, model, split)
 	flags := []string{"--exact-trigamma"}
 	if dropout > 0 {
 		tc := m.Training()
@@ -163,17 +163,17 @@ func rhos(d replica.Drift) string {
 	return strings.Join(s, ", ")
 }
 
-// exportAndTrain builds b's model, exports its run on split into a
-// temporary directory and trains it in cuqgnn; it returns the directory,
-// cuqgnn's result and the trained model.
-func exportAndTrain(t *testing.T, b *cuq.Builder, model string, split graph.Split) (string, *replica.Result, *cuq.Model) {
+// exportAndTrain builds b's model on g, a graph of the named dataset,
+// exports its run on split into a temporary directory and trains it in
+// cuqgnn; it returns the directory, cuqgnn's result and the trained model.
+func exportAndTrain(t *testing.T, b *cuq.Builder, dataset string, g *graph.Graph, model string, split graph.Split) (string, *replica.Result, *cuq.Model) {
 	t.Helper()
-	m, err := b.Build()
+	m, err := b.Done(g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := replica.Export(dir, m, model, 10, 0.1, split); err != nil {
+	if _, err := replica.Export(dir, m, dataset, model, 10, 0.1, split); err != nil {
 		t.Fatal(err)
 	}
 	r, err := replica.Train(m, split)

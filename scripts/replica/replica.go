@@ -34,12 +34,15 @@ import (
 // Models lists the model kinds the replica implements, by the grid's keys.
 var Models = []string{"appnp", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat"}
 
-// Preset returns the paper's preset of model (one of Models) on g, from
-// the grid's catalogue with the overrides the grid applies to the dataset
-// named g.Name (experiment.Model.Configure; LOP-GPN's pruning, see Prune),
-// with every dropout probability set to dropout: 0 is the form the
+// Preset returns the paper's graph-free preset of model (one of Models),
+// from the grid's catalogue with the overrides the grid applies to the
+// dataset named dataset (experiment.Model.Configure; LOP-GPN's pruning, see
+// Prune), with every dropout probability set to dropout: 0 is the form the
 // replica trains in lock step, 0.5 the paper's (the replica's --dropout).
-func Preset(g *graph.Graph, model string, dropout float64) (*cuq.Builder, error) {
+// The dataset is named apart from the graph the preset is done on, so a
+// graph derived from the dataset's (its leave-out-classes graph) keeps the
+// dataset's overrides.
+func Preset(dataset, model string, dropout float64) (*cuq.Builder, error) {
 	if !(dropout >= 0 && dropout < 1) {
 		return nil, fmt.Errorf("replica: dropout %v not in [0, 1)", dropout)
 	}
@@ -50,31 +53,32 @@ func Preset(g *graph.Graph, model string, dropout float64) (*cuq.Builder, error)
 	if err != nil {
 		return nil, err
 	}
-	b, err := m.Builder(g)
+	b, err := m.Builder()
 	if err != nil {
 		return nil, err
 	}
-	m.Configure(g.Name, b)
+	m.Configure(dataset, b)
 	b.Encoder(cuq.MLP(64).Dropout(dropout))
 	switch m {
 	case experiment.CUQGCN:
-		b.Conv(cuq.GCN(64).Dropout(dropout))
+		b.Conv(cuq.GCNConv(64).Dropout(dropout))
 	case experiment.CUQGAT:
-		b.Conv(cuq.GAT(64).Dropout(dropout))
+		b.Conv(cuq.GATConv(64).Dropout(dropout))
 	}
 	return b, nil
 }
 
 // Prune returns the threshold at which the reference prunes model's
-// mixture weights on g, by g's name: LOP-GPN's on the benchmark datasets
-// whose datasets.Overrides say so (Amazon Photos and Computers, PubMed,
-// OGBN Arxiv: 0.01); 0 (exact, dense) for every other model and graph.
-func Prune(g *graph.Graph, model string) float64 {
+// mixture weights on the dataset named dataset (and on every graph derived
+// from it): LOP-GPN's on the benchmark datasets whose datasets.Overrides
+// say so (Amazon Photos and Computers, PubMed, OGBN Arxiv: 0.01); 0 (exact,
+// dense) for every other model and dataset.
+func Prune(dataset, model string) float64 {
 	if model != "gpn_lop" {
 		return 0
 	}
-	spec, err := datasets.Info(g.Name)
-	if err != nil || spec.Name != g.Name {
+	spec, err := datasets.Info(dataset)
+	if err != nil || spec.Name != dataset {
 		return 0
 	}
 	return spec.Overrides.LOPGPNPrune
@@ -158,11 +162,12 @@ type Param struct {
 
 // Export writes what the replica needs to repeat one training run of m on
 // split: m's graph, split, labels, initial parameters and hyperparameters.
-// Call it before training. model is m's kind, one of Models; k and
-// teleport are the propagation's (the presets use 10 and 0.1). The replica
-// implements dropout only where the reference has it and prunes LOP-GPN's
-// mixture weights as Prune says (Run.Prune): build m with Preset.
-func Export(dir string, m *cuq.Model, model string, k int, teleport float64, split graph.Split) (*Run, error) {
+// Call it before training. model is m's kind, one of Models, and dataset
+// the dataset m's graph is (or is derived from); k and teleport are the
+// propagation's (the presets use 10 and 0.1). The replica implements
+// dropout only where the reference has it and prunes LOP-GPN's mixture
+// weights as Prune(dataset, model) says (Run.Prune): build m with Preset.
+func Export(dir string, m *cuq.Model, dataset, model string, k int, teleport float64, split graph.Split) (*Run, error) {
 	if !slices.Contains(Models, model) {
 		return nil, fmt.Errorf("replica: unknown model %q (want one of %v)", model, Models)
 	}
@@ -176,7 +181,7 @@ func Export(dir string, m *cuq.Model, model string, k int, teleport float64, spl
 	w := writer{dir: dir}
 	tc := m.Training()
 	_, f := g.Features.Dims()
-	r := &Run{Model: model, Nodes: g.N, Classes: g.NumClasses, Features: f, K: k, Teleport: teleport, Prune: Prune(g, model),
+	r := &Run{Model: model, Nodes: g.N, Classes: g.NumClasses, Features: f, K: k, Teleport: teleport, Prune: Prune(dataset, model),
 		Train: Hyper{LR: tc.LR, WeightDecay: tc.WeightDecay, FlowWeightDecay: tc.FlowWeightDecay,
 			EntropyReg: tc.EntropyReg, WarmupEpochs: tc.WarmupEpochs, MaxEpochs: tc.MaxEpochs,
 			Patience: tc.Patience, EvalEvery: tc.EvalEvery},

@@ -82,13 +82,9 @@ func TestExportRoundTrip(t *testing.T) {
 	}{{"cuq_gcn", true}, {"gpn", false}, {"appnp", false}} {
 		t.Run(tc.model, func(t *testing.T) {
 			g, split := csbm(t, tc.sparse)
-			b, err := replica.Preset(g, tc.model, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := b.MustBuild()
+			m := replicaModel(t, g, g.Name, tc.model)
 			dir := t.TempDir()
-			if _, err := replica.Export(dir, m, tc.model, 10, 0.1, split); err != nil {
+			if _, err := replica.Export(dir, m, g.Name, tc.model, 10, 0.1, split); err != nil {
 				t.Fatal(err)
 			}
 			r := readRun(t, dir)
@@ -145,26 +141,32 @@ func TestExportRoundTrip(t *testing.T) {
 
 func TestExportRejectsBadInput(t *testing.T) {
 	g, split := csbm(t, false)
-	m := replicaModel(t, g, "gpn")
-	if _, err := replica.Export(t.TempDir(), m, "gkde", 10, 0.1, split); err == nil || !strings.Contains(err.Error(), `unknown model "gkde"`) {
+	m := replicaModel(t, g, g.Name, "gpn")
+	if _, err := replica.Export(t.TempDir(), m, g.Name, "gkde", 10, 0.1, split); err == nil || !strings.Contains(err.Error(), `unknown model "gkde"`) {
 		t.Errorf("GKDE export: error %v", err)
 	}
 	bad := graph.Split{Train: []int{0, g.N}, Val: split.Val}
-	if _, err := replica.Export(t.TempDir(), m, "gpn", 10, 0.1, bad); err == nil {
+	if _, err := replica.Export(t.TempDir(), m, g.Name, "gpn", 10, 0.1, bad); err == nil {
 		t.Error("a split with a node out of range was exported")
 	}
-	if _, err := replica.Preset(g, "mlp", 0); err == nil || !strings.Contains(err.Error(), `unknown model "mlp"`) {
+	if _, err := replica.Preset(g.Name, "mlp", 0); err == nil || !strings.Contains(err.Error(), `unknown model "mlp"`) {
 		t.Errorf("Preset: error %v", err)
 	}
 }
 
-func replicaModel(t *testing.T, g *graph.Graph, model string) *cuq.Model {
+// replicaModel builds model's replica preset for the dataset named dataset
+// on g.
+func replicaModel(t *testing.T, g *graph.Graph, dataset, model string) *cuq.Model {
 	t.Helper()
-	b, err := replica.Preset(g, model, 0)
+	b, err := replica.Preset(dataset, model, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b.MustBuild()
+	m, err := b.Done(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // ReadResult reads a null validation loss as NaN, the output, classes and
@@ -262,9 +264,9 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-// Prune follows the dataset registry by the graph's name, for LOP-GPN only;
-// Preset prunes that model's mixture weights and Export records the
-// threshold.
+// Prune follows the dataset registry by the dataset's name, for LOP-GPN
+// only; Preset prunes that model's mixture weights and Export records the
+// threshold, also on a graph derived from the dataset's, whatever its name.
 func TestPrune(t *testing.T) {
 	g, split := csbm(t, false)
 	for _, tc := range []struct {
@@ -278,25 +280,37 @@ func TestPrune(t *testing.T) {
 		{"photos", "gpn_lop", 0}, // an alias is not the dataset's name
 		{"csbm", "gpn_lop", 0},
 	} {
-		h := *g
-		h.Name = tc.name
-		if got := replica.Prune(&h, tc.model); got != tc.want {
+		if got := replica.Prune(tc.name, tc.model); got != tc.want {
 			t.Errorf("Prune(%s, %s) = %v, want %v", tc.name, tc.model, got, tc.want)
 		}
 		dir := t.TempDir()
-		if _, err := replica.Export(dir, replicaModel(t, &h, tc.model), tc.model, 10, 0.1, split); err != nil {
+		if _, err := replica.Export(dir, replicaModel(t, g, tc.name, tc.model), tc.name, tc.model, 10, 0.1, split); err != nil {
 			t.Fatal(err)
 		}
 		if got := readRun(t, dir).Prune; got != tc.want {
 			t.Errorf("%s, %s: run.json prune %v, want %v", tc.name, tc.model, got, tc.want)
 		}
 	}
+	h := *g
+	h.Name = "AmazonPhotos"
+	loc, err := graph.LeaveOutClasses(&h, split, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(loc.Graph.Name, "AmazonPhotos, leave-out class") {
+		t.Fatalf("leave-out-classes graph named %q", loc.Graph.Name)
+	}
+	dir := t.TempDir()
+	if _, err := replica.Export(dir, replicaModel(t, loc.Graph, "AmazonPhotos", "gpn_lop"), "AmazonPhotos", "gpn_lop", 10, 0.1, loc.Split); err != nil {
+		t.Fatal(err)
+	}
+	if got := readRun(t, dir).Prune; got != 0.01 {
+		t.Errorf("LOP-GPN on %q: run.json prune %v, want 0.01", loc.Graph.Name, got)
+	}
 	// The pruned Π moves mass to the diagonal, so the same weights and step
 	// give another output on the graph named AmazonPhotos.
-	forward := func(name string) []float64 {
-		h := *g
-		h.Name = name
-		m := replicaModel(t, &h, "gpn_lop")
+	forward := func(dataset string) []float64 {
+		m := replicaModel(t, g, dataset, "gpn_lop")
 		if _, err := m.Step(split); err != nil {
 			t.Fatal(err)
 		}

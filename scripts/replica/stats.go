@@ -65,7 +65,7 @@ func Wilson(k, n int, alpha float64) (lo, hi float64, err error) {
 	if n <= 0 || k < 0 || k > n || !(alpha > 0 && alpha < 1) {
 		return math.NaN(), math.NaN(), fmt.Errorf("replica: Wilson interval of %d in %d at α = %v (want 0 ≤ k ≤ n, n > 0, 0 < α < 1)", k, n, alpha)
 	}
-	z := distuv.UnitNormal.Quantile(1 - alpha/2)
+	z := distuv.UnitNormal.Quantile(1 - float64(alpha/2))
 	nf, p := float64(n), float64(k)/float64(n)
 	z2 := z * z
 	centre := (p + z2/(2*nf)) / (1 + z2/nf)

@@ -274,16 +274,16 @@ func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting str
 	default:
 		t.Fatalf("setting %q (want classification or leave_out_classes)", setting)
 	}
-	b, err := replica.Preset(g, model, 0.5)
+	b, err := replica.Preset(d.Name, model, 0.5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := b.Init(init).Build()
+	m, err := b.Init(init).Done(g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	run := t.TempDir()
-	if _, err := replica.Export(run, m, model, 10, 0.1, split); err != nil {
+	if _, err := replica.Export(run, m, d.Name, model, 10, 0.1, split); err != nil {
 		t.Fatal(err)
 	}
 	// The replica (one thread) trains while cuqgnn does: a pair of runs

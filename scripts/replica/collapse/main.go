@@ -224,7 +224,7 @@ func train(ctx context.Context, o options, d *experiment.Dataset, key, setting, 
 		}
 		g, split, test = loc.Graph, loc.Split, loc.IDTest
 	}
-	b, err := replica.Preset(g, key, o.dropout)
+	b, err := replica.Preset(d.Name, key, o.dropout)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +232,7 @@ func train(ctx context.Context, o options, d *experiment.Dataset, key, setting, 
 	if o.shared {
 		stream = 0
 	}
-	m, err := b.Init(init).DropoutStream(stream).Build()
+	m, err := b.Init(init).DropoutStream(stream).Done(g)
 	if err != nil {
 		return nil, err
 	}
@@ -244,10 +244,10 @@ func train(ctx context.Context, o options, d *experiment.Dataset, key, setting, 
 		out, err = replica.Train(m, split)
 	case "masks":
 		res.DropoutStream = stream
-		out, err = trainReplica(ctx, o, m, key, split, "--go-dropout", fmt.Sprintf("%d,%d,%d", m.Training().Seed, m.Training().Init, stream))
+		out, err = trainReplica(ctx, o, m, d.Name, key, split, "--go-dropout", fmt.Sprintf("%d,%d,%d", m.Training().Seed, m.Training().Init, stream))
 	default:
 		res.TorchSeed = r
-		out, err = trainReplica(ctx, o, m, key, split, "--seed", fmt.Sprint(r))
+		out, err = trainReplica(ctx, o, m, d.Name, key, split, "--seed", fmt.Sprint(r))
 	}
 	if err != nil {
 		return nil, err
@@ -269,15 +269,15 @@ func train(ctx context.Context, o options, d *experiment.Dataset, key, setting, 
 	return res, nil
 }
 
-// trainReplica exports m's run and trains it in the replica, in float32
+// trainReplica exports m's run on a graph of the dataset named dataset and trains it in the replica, in float32
 // as the reference, with the dropout drawn as the flags say.
-func trainReplica(ctx context.Context, o options, m *cuq.Model, key string, split graph.Split, draw ...string) (*replica.Result, error) {
+func trainReplica(ctx context.Context, o options, m *cuq.Model, dataset, key string, split graph.Split, draw ...string) (*replica.Result, error) {
 	dir, err := os.MkdirTemp("", "collapse-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	if _, err := replica.Export(dir, m, key, 10, 0.1, split); err != nil {
+	if _, err := replica.Export(dir, m, dataset, key, 10, 0.1, split); err != nil {
 		return nil, err
 	}
 	args := append([]string{o.script, dir, "--dtype", "float32", "--dropout", fmt.Sprint(o.dropout), "--out", filepath.Join(dir, "out")}, draw...)

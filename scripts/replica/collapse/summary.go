@@ -21,7 +21,7 @@ const defaultThreshold = 0.5
 // collapsed tells whether r ended with a validation accuracy near chance:
 // below chance + threshold·(1 − chance).
 func collapsed(r *Run, threshold float64) bool {
-	return r.ValAccuracy < r.Chance+threshold*(1-r.Chance)
+	return r.ValAccuracy < r.Chance+float64(threshold*(1-r.Chance))
 }
 
 // earlyEpochs are the main epochs at which summarise asks whether the

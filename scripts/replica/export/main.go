@@ -100,18 +100,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b, err := replica.Preset(d.Graph, key, o.dropout)
+	b, err := replica.Preset(d.Name, key, o.dropout)
 	if err != nil {
 		return err
 	}
 	if o.epochs > 0 {
 		b.MaxEpochs(o.epochs)
 	}
-	m, err := b.Init(o.init).Build()
+	m, err := b.Init(o.init).Done(d.Graph)
 	if err != nil {
 		return err
 	}
-	if _, err := replica.Export(o.out, m, key, 10, 0.1, s); err != nil {
+	if _, err := replica.Export(o.out, m, d.Name, key, 10, 0.1, s); err != nil {
 		return err
 	}
 	drop := "dropout off"
