@@ -173,7 +173,9 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	}
 	if hist.Reason != cuq.NothingToTrain {
 		// Only a trained model can collapse (Record.Collapsed).
-		rec.ValChance = constantAccuracy(labels, train.Val)
+		if rec.ValChance, err = eval.Chance(labels, train.Val); err != nil {
+			return fail(err)
+		}
 	}
 	shift := shiftEvaluator{predict: model.Predict, labels: labels, test: split.Test}
 	if j.Model == GKDE {
@@ -333,14 +335,3 @@ func mean(x []float64) float64 {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-
-// constantAccuracy returns the best accuracy on nodes of a prediction that
-// is the same for every node: the share of their most frequent label.
-func constantAccuracy(labels, nodes []int) float64 {
-	count, top := map[int]int{}, 0
-	for _, n := range nodes {
-		count[labels[n]]++
-		top = max(top, count[labels[n]])
-	}
-	return float64(top) / float64(len(nodes))
-}

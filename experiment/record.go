@@ -103,23 +103,15 @@ type BinCount struct {
 	ConfidenceSum float64 `json:"confidence_sum"`
 }
 
-// CollapseMargin places the boundary of a collapsed run (see
-// Record.Collapsed) between chance and a perfect validation accuracy.
-const CollapseMargin = 0.5
-
-// Collapsed reports whether the run ended with a validation accuracy near
-// chance,
-//
-//	ValAccuracy < ValChance + CollapseMargin·(1 − ValChance),
-//
-// below halfway from the best constant prediction to a perfect one: a
-// training that stopped early, where GPN on Amazon Photos sometimes does
-// (docs/records/faithfulness.md). The reports count such runs apart so
-// that a low mean is seen to come from them; the reference's tables keep
-// them in their means, as the reference does. A record without the
-// validation accuracy (written before cuqgnn kept it) is not collapsed.
+// Collapsed reports whether the run's training collapsed: its model ended
+// with a validation accuracy near chance (eval.Collapsed). GPN on Amazon
+// Photos sometimes does (docs/records/faithfulness.md). The reports count
+// such runs apart so that a low mean is seen to come from them; the
+// reference's tables keep them in their means, as the reference does. A
+// record without the validation accuracy (written before cuqgnn kept it,
+// or of a model that does not train, GKDE) is not collapsed.
 func (r *Record) Collapsed() bool {
-	return r.ValChance > 0 && r.ValAccuracy < r.ValChance+float64(CollapseMargin*(1-r.ValChance))
+	return r.ValChance > 0 && eval.Collapsed(r.ValAccuracy, r.ValChance)
 }
 
 // Job returns the job the record belongs to, with the settings it holds in

@@ -295,7 +295,7 @@ func (res *Results) Report() (*chart.Page, error) {
 		return nil, err
 	}
 	p.AddSection("Runs", fmt.Sprintf("Collapsed: the runs whose trained model's validation accuracy is below "+
-		"chance + %g·(100%% − chance), chance being the share of the most frequent class among the validation nodes.", CollapseMargin))
+		"chance + %g·(100%% − chance), chance being the share of the most frequent class among the validation nodes.", eval.CollapseMargin))
 	p.AddTables(t)
 	return p, nil
 }

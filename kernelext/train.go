@@ -7,6 +7,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/internal/memstat"
 )
@@ -33,11 +34,20 @@ type Stats struct {
 	Classes                    int
 	Train, Val, Test           int
 	WarmupEpochs, TrainEpochs  int
+	// ValAccuracy is the trained model's accuracy on the validation
+	// nodes; Chance, for a model that trains (not GKDE), the share of
+	// their most frequent class (eval.Chance). See Collapsed.
+	ValAccuracy, Chance        float64
 	WarmupSeconds, FitSeconds  float64 // FitSeconds includes the warm-up
 	PredictSeconds             float64 // every prediction of the run
 	PeakRSS, HeapInUse, GoHeap int64   // bytes; see Table
 	CPUs                       int
 }
+
+// Collapsed reports whether the training collapsed: the model ended with a
+// validation accuracy near chance (eval.Collapsed), as GPN on Amazon
+// Photos sometimes does. Train then says so on standard error.
+func (s Stats) Collapsed() bool { return s.Chance > 0 && eval.Collapsed(s.ValAccuracy, s.Chance) }
 
 // Table returns the figures as a two-column table.
 func (s Stats) Table(title string) (*chart.Table, error) {
@@ -54,12 +64,26 @@ func (s Stats) Table(title string) (*chart.Table, error) {
 		{"warm-up epochs (flows only)", fmt.Sprintf("%d, %s each", s.WarmupEpochs, per(s.WarmupSeconds, s.WarmupEpochs))},
 		{"training epochs", fmt.Sprintf("%d, %s each (evaluation included)", s.TrainEpochs, per(s.FitSeconds-s.WarmupSeconds, s.TrainEpochs))},
 		{"training in total", fmt.Sprintf("%.1f s", s.FitSeconds)},
+		{"validation accuracy", validation(s)},
 		{"prediction (all measures)", fmt.Sprintf("%.2f s", s.PredictSeconds)},
 		{"peak resident memory of the cell program", gib(s.PeakRSS)},
 		{"Go heap in use at the end / obtained from the OS", gib(s.HeapInUse) + " / " + gib(s.GoHeap)},
 		{"CPUs", fmt.Sprint(s.CPUs)},
 	}
 	return chart.NewTable(title, []string{"", "value"}, rows)
+}
+
+// validation formats the validation accuracy, with chance and a collapse
+// where the model trains.
+func validation(s Stats) string {
+	v := fmt.Sprintf("%.1f%%", 100*s.ValAccuracy)
+	if s.Chance > 0 {
+		v += fmt.Sprintf(" (chance %.1f%%)", 100*s.Chance)
+	}
+	if s.Collapsed() {
+		v += ": collapsed"
+	}
+	return v
 }
 
 // TrainOption changes what Train does.
@@ -163,6 +187,11 @@ func Train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, opts
 	if !fresh && !o.quiet {
 		noteCached(fmt.Sprintf("%s (%d epochs, %s)", run.Model, len(run.History.Epochs), run.History.Stopped))
 	}
+	if run.Stats.Collapsed() {
+		fmt.Fprintf(warnings, "warning: %s's training on %s collapsed: validation accuracy %.1f%%, near chance (%.1f%%, the largest class's share); "+
+			"another init or dropout stream (cuq.Builder's Init, DropoutStream) usually trains normally (docs/records/faithfulness.md)\n",
+			run.Model, g.Name, 100*run.Stats.ValAccuracy, 100*run.Stats.Chance)
+	}
 	return run, nil
 }
 
@@ -208,12 +237,23 @@ func train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, o tr
 			return nil, fmt.Errorf("kernelext.Train: predicting on %q: %w", name, err)
 		}
 	}
+	valAcc, err := eval.Accuracy(run.Pred.Class, g.Labels, split.Val)
+	if err != nil {
+		return nil, err
+	}
+	var chance float64
+	if hist.Reason != cuq.NothingToTrain {
+		if chance, err = eval.Chance(g.Labels, split.Val); err != nil {
+			return nil, err
+		}
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	run.Stats = Stats{
 		Graph: g.Name, Nodes: g.N, Edges: g.NumEdges(), Features: g.NumFeatures(), Classes: g.NumClasses,
 		Train: len(split.Train), Val: len(split.Val), Test: len(split.Test),
 		WarmupEpochs: warmups, TrainEpochs: len(hist.Epochs) - warmups,
+		ValAccuracy: valAcc, Chance: chance,
 		WarmupSeconds: warmup.Seconds(), FitSeconds: fit.Seconds(), PredictSeconds: time.Since(t).Seconds(),
 		PeakRSS: memstat.PeakRSS(), HeapInUse: int64(ms.HeapInuse), GoHeap: int64(ms.Sys), CPUs: runtime.NumCPU(),
 	}

@@ -126,3 +126,50 @@ func TestTrainUnwritableCacheReturnsTheRun(t *testing.T) {
 		t.Errorf("warning %q, want one saying the run is not cached", warned.String())
 	}
 }
+
+// TestTrainCollapse checks the validation figures of a run and the warning
+// of a collapsed one: a GPN trained for one epoch at a vanishing learning
+// rate keeps its initial, near-constant opinion, while a GKDE, which does
+// not train, has no chance and never collapses.
+func TestTrainCollapse(t *testing.T) {
+	t.Cleanup(func() { Forget("train") })
+	g, split := csbm(t, 150, 3, graph.Stratified(0.1, 0.2, 0.7).Seed(1))
+	var warned bytes.Buffer
+	defer func(w io.Writer) { warnings = w }(warnings)
+	warnings = &warned
+	stuck, err := Train(cuq.GPN().LR(1e-12).Warmup(0).MaxEpochs(1), g, split, Quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[int]int{}
+	top, right := 0, 0
+	for _, n := range split.Val {
+		counts[g.Labels[n]]++
+		top = max(top, counts[g.Labels[n]])
+		if stuck.Pred.Class[n] == g.Labels[n] {
+			right++
+		}
+	}
+	s := stuck.Stats
+	if s.ValAccuracy != float64(right)/float64(len(split.Val)) || s.Chance != float64(top)/float64(len(split.Val)) {
+		t.Errorf("validation accuracy %v, chance %v; want %d and %d of %d", s.ValAccuracy, s.Chance, right, top, len(split.Val))
+	}
+	if !s.Collapsed() || !strings.Contains(warned.String(), "GPN's training on "+g.Name+" collapsed") {
+		t.Errorf("accuracy %v at chance %v: collapsed %v, warning %q", s.ValAccuracy, s.Chance, s.Collapsed(), warned.String())
+	}
+	table, err := s.Table("run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if html := table.HTML(); !strings.Contains(html, ": collapsed") {
+		t.Errorf("the table does not mark the collapse:\n%s", html)
+	}
+	warned.Reset()
+	kde, err := Train(cuq.GKDE(), g, split, Quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kde.Stats.Chance != 0 || kde.Stats.Collapsed() || warned.Len() != 0 || kde.Stats.ValAccuracy <= 0 {
+		t.Errorf("GKDE: validation accuracy %v, chance %v, warning %q", kde.Stats.ValAccuracy, kde.Stats.Chance, warned.String())
+	}
+}

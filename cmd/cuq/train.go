@@ -82,6 +82,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			kind = fmt.Sprintf("the graph without the last %d classes", d.LeftOut)
 		}
 		fmt.Fprintf(stdout, "trained on %s: %d epochs including the warm-up, best at main epoch %d, in %.1f s\n", kind, rec.Epochs, rec.BestEpoch, rec.TrainSeconds)
+		if rec.Collapsed() {
+			fmt.Fprintf(stdout, "warning: the training collapsed: validation accuracy %.1f%%, near chance (%.1f%%); another -init usually trains normally (docs/records/faithfulness.md)\n",
+				100*rec.ValAccuracy, 100*rec.ValChance)
+		}
 		results = append(results, rec)
 	}
 	cl := results[0].Results[experiment.Classification.String()]

@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/experiment"
@@ -73,7 +74,7 @@ type options struct {
 	settings, sides                              []string
 	first, runs                                  int
 	list                                         []int
-	dropout, threshold                           float64
+	dropout                                      float64
 	summary, shared                              bool
 }
 
@@ -104,7 +105,6 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.script, "replica", "scripts/replica/replica.py", "the replica's script")
 	fs.BoolVar(&o.shared, "shared-stream", false, "draw cuqgnn's masks from stream 0 on every split, as the reference's protocol does (give it an -out of its own)")
 	fs.BoolVar(&o.summary, "summary", false, "summarise the runs in -out instead of training")
-	fs.Float64Var(&o.threshold, "threshold", defaultThreshold, "with -summary: a run collapsed when its validation accuracy is below chance + threshold·(1 − chance)")
 	fs.StringVar(&o.out, "out", "", "directory of the runs' files")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -127,8 +127,6 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-out is required")
 	case o.first < 1 || o.runs < 1:
 		return o, fmt.Errorf("-first %d -runs %d: want positive numbers", o.first, o.runs)
-	case !(o.threshold > 0 && o.threshold < 1):
-		return o, fmt.Errorf("-threshold %v: want a fraction in (0, 1)", o.threshold)
 	}
 	return o, nil
 }
@@ -167,7 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return summarise(stdout, runs, o.threshold)
+		return summarise(stdout, runs)
 	}
 	key, err := modelKey(o.model)
 	if err != nil {
@@ -264,7 +262,9 @@ func train(ctx context.Context, o options, d *experiment.Dataset, key, setting, 
 	res.Epochs, res.BestEpoch, res.BestValCE = len(res.ValCE), out.BestEpoch, out.BestValCE
 	res.ValAccuracy = accuracy(out.Class, g.Labels, split.Val)
 	res.TestAccuracy = accuracy(out.Class, g.Labels, test)
-	res.Chance = chance(g.Labels, split.Val)
+	if res.Chance, err = eval.Chance(g.Labels, split.Val); err != nil {
+		return nil, err
+	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
@@ -296,16 +296,6 @@ func accuracy(class, labels, nodes []int) float64 {
 		}
 	}
 	return float64(right) / float64(len(nodes))
-}
-
-// chance returns the share of the most frequent class among the nodes.
-func chance(labels, nodes []int) float64 {
-	count, top := map[int]int{}, 0
-	for _, n := range nodes {
-		count[labels[n]]++
-		top = max(top, count[labels[n]])
-	}
-	return float64(top) / float64(len(nodes))
 }
 
 // modelKey returns the replica's key of the model name.

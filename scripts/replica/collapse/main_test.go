@@ -41,7 +41,7 @@ func TestSummary(t *testing.T) {
 	}
 	runs = append(runs, runOf("masks", 1, 0.4, true), runOf("masks", 2, 0.9, false), runOf("masks", 3, 0.9, false))
 	var b bytes.Buffer
-	if err := summarise(&b, runs, defaultThreshold); err != nil {
+	if err := summarise(&b, runs); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -65,18 +65,10 @@ func TestParseErrors(t *testing.T) {
 		{"-settings classification", "-out is required"},
 		{"-runs 0 -out x", "want positive numbers"},
 		{"-list 3,x -out x", `run "x": want a positive number`},
-		{"-threshold 1 -out x", "want a fraction in (0, 1)"},
 	} {
 		_, err := parse(strings.Fields(c.args), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.args, err, c.want)
 		}
-	}
-}
-
-func TestChance(t *testing.T) {
-	labels := []int{0, 1, 1, 2, 1, 0}
-	if got := chance(labels, []int{0, 1, 2, 3}); got != 0.5 {
-		t.Errorf("chance %v, want 0.5 (two of four nodes in class 1)", got)
 	}
 }

@@ -14,15 +14,9 @@ import (
 	"github.com/cuqgnn/cuqgnn/scripts/replica"
 )
 
-// defaultThreshold places the collapse boundary halfway between chance
-// and a perfect validation accuracy.
-const defaultThreshold = 0.5
-
-// collapsed tells whether r ended with a validation accuracy near chance:
-// below chance + threshold·(1 − chance).
-func collapsed(r *Run, threshold float64) bool {
-	return r.ValAccuracy < r.Chance+float64(threshold*(1-r.Chance))
-}
+// collapsed tells whether r ended with a validation accuracy near chance
+// (eval.Collapsed, the rule the grid's records follow).
+func collapsed(r *Run) bool { return eval.Collapsed(r.ValAccuracy, r.Chance) }
 
 // earlyEpochs are the main epochs at which summarise asks whether the
 // validation loss so far predicts a collapse.
@@ -36,7 +30,7 @@ type group struct{ setting, side string }
 // the comparison of the sides' rates (Fisher's exact test), the agreement
 // of cuqgnn's runs with the replica's on the same masks, and how well the
 // validation loss of the first epochs predicts a collapse (AUROC).
-func summarise(w io.Writer, runs []*Run, threshold float64) error {
+func summarise(w io.Writer, runs []*Run) error {
 	groups := map[group][]*Run{}
 	for _, r := range runs {
 		g := group{r.Setting, r.Side}
@@ -47,19 +41,19 @@ func summarise(w io.Writer, runs []*Run, threshold float64) error {
 	slices.SortFunc(keys, func(a, b group) int {
 		return cmp.Or(cmp.Compare(order(a.setting, settings), order(b.setting, settings)), cmp.Compare(order(a.side, sides), order(b.side, sides)))
 	})
-	if err := rates(w, groups, keys, threshold); err != nil {
+	if err := rates(w, groups, keys); err != nil {
 		return err
 	}
-	if err := compareSides(w, groups, threshold); err != nil {
+	if err := compareSides(w, groups); err != nil {
 		return err
 	}
-	predictability(w, groups, keys, threshold)
+	predictability(w, groups, keys)
 	return nil
 }
 
 // rates writes the collapse rate and the accuracies of every group.
-func rates(w io.Writer, groups map[group][]*Run, keys []group, threshold float64) error {
-	fmt.Fprintf(w, "A run collapsed: validation accuracy below chance + %g·(1 − chance).\n\n", threshold)
+func rates(w io.Writer, groups map[group][]*Run, keys []group) error {
+	fmt.Fprintf(w, "A run collapsed: validation accuracy below chance + %g·(1 − chance).\n\n", eval.CollapseMargin)
 	fmt.Fprintln(w, "| setting | side | runs | collapsed | rate (95% CI) | test acc, all | test acc, not collapsed | test acc, collapsed | chance |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, g := range keys {
@@ -67,7 +61,7 @@ func rates(w io.Writer, groups map[group][]*Run, keys []group, threshold float64
 		var all, kept, lost []float64
 		for _, r := range rs {
 			all = append(all, r.TestAccuracy)
-			if collapsed(r, threshold) {
+			if collapsed(r) {
 				lost = append(lost, r.TestAccuracy)
 			} else {
 				kept = append(kept, r.TestAccuracy)
@@ -87,11 +81,11 @@ func rates(w io.Writer, groups map[group][]*Run, keys []group, threshold float64
 // compareSides writes, per setting, Fisher's exact test of cuqgnn's
 // collapse rate against the replica's with torch's masks, and how the
 // replica ends on cuqgnn's masks.
-func compareSides(w io.Writer, groups map[group][]*Run, threshold float64) error {
+func compareSides(w io.Writer, groups map[group][]*Run) error {
 	for _, setting := range settings {
 		a, b := groups[group{setting, "cuqgnn"}], groups[group{setting, "torch"}]
 		if len(a) > 0 && len(b) > 0 {
-			ka, kb := count(a, threshold), count(b, threshold)
+			ka, kb := count(a), count(b)
 			p, err := replica.FisherExact(ka, len(a)-ka, kb, len(b)-kb)
 			if err != nil {
 				return err
@@ -99,7 +93,7 @@ func compareSides(w io.Writer, groups map[group][]*Run, threshold float64) error
 			fmt.Fprintf(w, "%s: cuqgnn %d of %d collapsed, the replica with torch's masks %d of %d; Fisher's exact test p = %.3g.\n",
 				setting, ka, len(a), kb, len(b), p)
 		}
-		if line := sameMasks(a, groups[group{setting, "masks"}], threshold); line != "" {
+		if line := sameMasks(a, groups[group{setting, "masks"}]); line != "" {
 			fmt.Fprintf(w, "%s: %s\n", setting, line)
 		}
 	}
@@ -109,7 +103,7 @@ func compareSides(w io.Writer, groups map[group][]*Run, threshold float64) error
 
 // predictability writes, per group, the AUROC with which the validation
 // loss of the first epochs tells the collapsed runs from the others.
-func predictability(w io.Writer, groups map[group][]*Run, keys []group, threshold float64) {
+func predictability(w io.Writer, groups map[group][]*Run, keys []group) {
 	fmt.Fprintln(w, "Does the validation cross entropy of the first main epochs predict a collapse? AUROC of the collapsed runs against the others,")
 	fmt.Fprintln(w, "scored by the loss at epoch E (level) and by its rise above the lowest loss up to E (rise); runs that ended before E keep their last loss.")
 	fmt.Fprintln(w)
@@ -124,12 +118,12 @@ func predictability(w io.Writer, groups map[group][]*Run, keys []group, threshol
 	fmt.Fprintln(w)
 	for _, g := range keys {
 		rs := groups[g]
-		fmt.Fprintf(w, "| %s | %s | %d / %d |", g.setting, g.side, count(rs, threshold), len(rs))
+		fmt.Fprintf(w, "| %s | %s | %d / %d |", g.setting, g.side, count(rs), len(rs))
 		for _, e := range earlyEpochs {
 			for _, score := range []func(*Run, int) float64{levelAt, riseAt} {
 				var healthy, bad []float64
 				for _, r := range rs {
-					if collapsed(r, threshold) {
+					if collapsed(r) {
 						bad = append(bad, score(r, e))
 					} else {
 						healthy = append(healthy, score(r, e))
@@ -147,10 +141,10 @@ func predictability(w io.Writer, groups map[group][]*Run, keys []group, threshol
 }
 
 // count returns the number of collapsed runs.
-func count(rs []*Run, threshold float64) int {
+func count(rs []*Run) int {
 	k := 0
 	for _, r := range rs {
-		if collapsed(r, threshold) {
+		if collapsed(r) {
 			k++
 		}
 	}
@@ -160,7 +154,7 @@ func count(rs []*Run, threshold float64) int {
 // sameMasks compares cuqgnn's runs with the replica's trained on the same
 // dropout masks: how many end alike (same collapse verdict, same best
 // epoch), among them how many of cuqgnn's collapses.
-func sameMasks(ours, theirs []*Run, threshold float64) string {
+func sameMasks(ours, theirs []*Run) string {
 	byRun := map[int]*Run{}
 	for _, r := range ours {
 		byRun[r.Run] = r
@@ -172,15 +166,15 @@ func sameMasks(ours, theirs []*Run, threshold float64) string {
 			continue
 		}
 		pairs++
-		if collapsed(o, threshold) == collapsed(t, threshold) {
+		if collapsed(o) == collapsed(t) {
 			sameVerdict++
 		}
 		if o.BestEpoch == t.BestEpoch {
 			sameBest++
 		}
-		if collapsed(o, threshold) {
+		if collapsed(o) {
 			collapses++
-			if collapsed(t, threshold) {
+			if collapsed(t) {
 				collapsesAlike++
 			}
 		}
