@@ -29,11 +29,11 @@ type Run struct {
 
 // Stats are the figures of a training run.
 type Stats struct {
-	Graph                      string
-	Nodes, Edges, Features     int
-	Classes                    int
-	Train, Val, Test           int
-	WarmupEpochs, TrainEpochs  int
+	Graph                     string
+	Nodes, Edges, Features    int
+	Classes                   int
+	Train, Val, Test          int
+	WarmupEpochs, TrainEpochs int
 	// ValAccuracy is the trained model's accuracy on the validation
 	// nodes; Chance, for a model that trains (not GKDE), the share of
 	// their most frequent class (eval.Chance). See Collapsed.
