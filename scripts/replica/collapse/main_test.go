@@ -48,6 +48,7 @@ func TestSummary(t *testing.T) {
 	for _, want := range []string{
 		"| classification | cuqgnn | 10 | 2 | 20.0% (5.7–51.0) | 80.0 ± 6.7 | 90.0 ± 0.0 | 40.0 ± 0.0 | 25.0 |",
 		"| classification | torch | 10 | 0 | 0.0% (0.0–27.8) |",
+		"classification, cuqgnn: lowest validation accuracies 40.0 40.0 90.0 90.0 90.0 90.0 90.0 90.0\n",
 		"cuqgnn 2 of 10 collapsed, the replica with torch's masks 0 of 10; Fisher's exact test p = 0.474.",
 		"the same verdict in 2 of 3 runs and the same best epoch in 3; of cuqgnn's 2 collapses it repeats 1.",
 		"| classification | cuqgnn | 2 / 10 | 0.50 | 0.50 | 1.00 | 1.00 |",

@@ -75,8 +75,26 @@ func rates(w io.Writer, groups map[group][]*Run, keys []group) error {
 			100*float64(len(lost))/float64(len(rs)), 100*lo, 100*hi, meanSE(all), meanSE(kept), meanSE(lost), 100*rs[0].Chance)
 	}
 	fmt.Fprintln(w)
+	// The lowest runs show where the boundary falls among them.
+	for _, g := range keys {
+		var acc []float64
+		for _, r := range groups[g] {
+			acc = append(acc, r.ValAccuracy)
+		}
+		slices.Sort(acc)
+		fmt.Fprintf(w, "%s, %s: lowest validation accuracies", g.setting, g.side)
+		for _, a := range acc[:min(lowest, len(acc))] {
+			fmt.Fprintf(w, " %.1f", 100*a)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
 	return nil
 }
+
+// lowest is how many of a group's lowest validation accuracies rates
+// lists.
+const lowest = 8
 
 // compareSides writes, per setting, Fisher's exact test of cuqgnn's
 // collapse rate against the replica's with torch's masks, and how the
