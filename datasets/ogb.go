@@ -52,20 +52,62 @@ const maxLineBytes = 1 << 20
 // loadOGB reads the OGB layout from fsys; dir names it in errors.
 func loadOGB(fsys fs.FS, dir string) (*graph.Graph, graph.Split, error) {
 	var none graph.Split
-	file := func(rel string) string { return filepath.Join(dir, filepath.FromSlash(rel)) }
-
-	const labelFile = "raw/node-label.csv.gz"
-	const featFile = "raw/node-feat.csv.gz"
-	// The labels are capped by the feature rows, counted first without
-	// keeping them: a small label file that inflates to many lines fails
-	// at the first line too many instead of after it has filled memory.
-	rowCount := 0
-	if err := eachLine(fsys, featFile, dir, func([]byte) error { rowCount++; return nil }); err != nil {
+	o := ogbDir{fsys: fsys, dir: dir}
+	labels, numClasses, beyond, err := o.labels()
+	if err != nil {
 		return nil, none, err
 	}
-	var labels []int
-	lastLabelLine, beyond := 0, 0 // beyond: the line of the first label past the feature rows
-	err := eachLine(fsys, labelFile, dir, func(line []byte) error {
+	n := len(labels)
+	x, err := o.features(n)
+	if err != nil {
+		return nil, none, err
+	}
+	if beyond > 0 {
+		return nil, none, fmt.Errorf("%s line %d: more labels than the %d feature rows of %s", o.file(ogbLabels), beyond, n, o.file(ogbFeatures))
+	}
+	adj, err := o.edges(n)
+	if err != nil {
+		return nil, none, err
+	}
+	split, err := o.split(n)
+	if err != nil {
+		return nil, none, err
+	}
+	g, err := graph.New("OGBNArxiv", adj, x, labels, numClasses, nil)
+	if err != nil {
+		return nil, none, fmt.Errorf("%s: %w", dir, err)
+	}
+	return g, split, nil
+}
+
+// ogbDir reads the files of an OGB node-property dataset in fsys, whose
+// paths errors name under dir.
+type ogbDir struct {
+	fsys fs.FS
+	dir  string
+}
+
+// The files of an OGB node-property dataset.
+const (
+	ogbLabels   = "raw/node-label.csv.gz"
+	ogbFeatures = "raw/node-feat.csv.gz"
+	ogbEdges    = "raw/edge.csv.gz"
+)
+
+// file returns the path of rel under the dataset's directory.
+func (o ogbDir) file(rel string) string { return filepath.Join(o.dir, filepath.FromSlash(rel)) }
+
+// labels reads one label per node. The labels are capped by the feature
+// rows, counted first without keeping them: a small label file that
+// inflates to many lines stops at the first line too many, beyond, instead
+// of filling memory (the caller reports it once the features are read).
+func (o ogbDir) labels() (labels []int, numClasses, beyond int, err error) {
+	rowCount := 0
+	if err := eachLine(o.fsys, ogbFeatures, o.dir, func([]byte) error { rowCount++; return nil }); err != nil {
+		return nil, 0, 0, err
+	}
+	lastLabelLine := 0
+	err = eachLine(o.fsys, ogbLabels, o.dir, func(line []byte) error {
 		if len(labels) == rowCount {
 			beyond = lastLabelLine
 			return errStop
@@ -81,34 +123,37 @@ func loadOGB(fsys fs.FS, dir string) (*graph.Graph, graph.Split, error) {
 		return nil
 	}, &lastLabelLine)
 	if err != nil {
-		return nil, none, err
+		return nil, 0, 0, err
 	}
 	n := len(labels)
-	numClasses := 0
 	for i, y := range labels {
 		if y >= n {
 			// One label per line: report the line the label is on.
-			return nil, none, fmt.Errorf("%s line %d: label %d out of range [0, %d): more classes than nodes", file(labelFile), lineOf(fsys, labelFile, i), y, n)
+			return nil, 0, 0, fmt.Errorf("%s line %d: label %d out of range [0, %d): more classes than nodes", o.file(ogbLabels), lineOf(o.fsys, ogbLabels, i), y, n)
 		}
 		numClasses = max(numClasses, y+1)
 	}
 	if err := checkClasses(labels, numClasses, nil); err != nil {
-		return nil, none, fmt.Errorf("%s: %w", file(labelFile), err)
+		return nil, 0, 0, fmt.Errorf("%s: %w", o.file(ogbLabels), err)
 	}
+	return labels, numClasses, beyond, nil
+}
 
+// features reads the n×F feature matrix, one row per line.
+func (o ogbDir) features(n int) (*tensor.Dense, error) {
 	var feat []float64
 	cols, rows := -1, 0
-	err = eachLine(fsys, featFile, dir, func(line []byte) error {
+	err := eachLine(o.fsys, ogbFeatures, o.dir, func(line []byte) error {
 		k := bytes.Count(line, comma) + 1
 		if cols < 0 {
 			cols = k
-			feat = make([]float64, 0, featureCapacity(fsys, featFile, n, cols))
+			feat = make([]float64, 0, featureCapacity(o.fsys, ogbFeatures, n, cols))
 		}
 		if k != cols {
 			return fmt.Errorf("%d values, the first line has %d", k, cols)
 		}
 		if rows == n {
-			return fmt.Errorf("more feature rows than the %d labelled nodes of %s", n, file(labelFile))
+			return fmt.Errorf("more feature rows than the %d labelled nodes of %s", n, o.file(ogbLabels))
 		}
 		for j, f := range fieldsOf(line) {
 			v, err := strconv.ParseFloat(string(f), 64)
@@ -124,25 +169,26 @@ func loadOGB(fsys fs.FS, dir string) (*graph.Graph, graph.Split, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, none, err
-	}
-	if beyond > 0 {
-		return nil, none, fmt.Errorf("%s line %d: more labels than the %d feature rows of %s", file(labelFile), beyond, rowCount, file(featFile))
+		return nil, err
 	}
 	if rows != n {
-		return nil, none, fmt.Errorf("%s: %d feature rows for %d labelled nodes in %s", file(featFile), rows, n, file(labelFile))
+		return nil, fmt.Errorf("%s: %d feature rows for %d labelled nodes in %s", o.file(ogbFeatures), rows, n, o.file(ogbLabels))
 	}
 	if cols > MaxFeatures {
-		return nil, none, fmt.Errorf("%s: %d features, more than the %d a model can take", file(featFile), cols, MaxFeatures)
+		return nil, fmt.Errorf("%s: %d features, more than the %d a model can take", o.file(ogbFeatures), cols, MaxFeatures)
 	}
 	x, err := tensor.FromSlice(n, max(cols, 0), feat)
 	if err != nil {
-		return nil, none, fmt.Errorf("%s: %w", file(featFile), err)
+		return nil, fmt.Errorf("%s: %w", o.file(ogbFeatures), err)
 	}
+	return x, nil
+}
 
-	const edgeFile = "raw/edge.csv.gz"
+// edges reads the edge list, one src,dst pair per line, and returns the
+// undirected adjacency of the n nodes.
+func (o ogbDir) edges(n int) (*tensor.CSR, error) {
 	var src, dst []int
-	err = eachLine(fsys, edgeFile, dir, func(line []byte) error {
+	err := eachLine(o.fsys, ogbEdges, o.dir, func(line []byte) error {
 		if k := bytes.Count(line, comma) + 1; k != 2 {
 			return fmt.Errorf("%d fields, want src,dst", k)
 		}
@@ -161,17 +207,20 @@ func loadOGB(fsys fs.FS, dir string) (*graph.Graph, graph.Split, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, none, err
+		return nil, err
 	}
 	adj, err := tensor.FromCOO(n, n, src, dst, nil)
 	if err != nil {
-		return nil, none, fmt.Errorf("%s: %w", file(edgeFile), err)
+		return nil, fmt.Errorf("%s: %w", o.file(ogbEdges), err)
 	}
-	adj = graph.ToUndirected(adj)
+	return graph.ToUndirected(adj), nil
+}
 
+// split reads the time split: the node indices of train, valid and test.
+func (o ogbDir) split(n int) (graph.Split, error) {
 	var sets [3][]int
 	for s, name := range []string{"train", "valid", "test"} {
-		err := eachLine(fsys, "split/time/"+name+".csv.gz", dir, func(line []byte) error {
+		err := eachLine(o.fsys, "split/time/"+name+".csv.gz", o.dir, func(line []byte) error {
 			i, err := oneInt(line)
 			if err != nil {
 				return err
@@ -183,18 +232,14 @@ func loadOGB(fsys fs.FS, dir string) (*graph.Graph, graph.Split, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, none, err
+			return graph.Split{}, err
 		}
 	}
 	split, err := graph.FixedSplit(sets[0], sets[1], sets[2], n)
 	if err != nil {
-		return nil, none, fmt.Errorf("%s: %w", file("split/time"), err)
+		return graph.Split{}, fmt.Errorf("%s: %w", o.file("split/time"), err)
 	}
-	g, err := graph.New("OGBNArxiv", adj, x, labels, numClasses, nil)
-	if err != nil {
-		return nil, none, fmt.Errorf("%s: %w", dir, err)
-	}
-	return g, split, nil
+	return split, nil
 }
 
 // featureCapacity is the room to reserve for the n×cols feature values of
