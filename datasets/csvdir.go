@@ -123,178 +123,48 @@ var csvFiles = []string{"labels", "edges", "features", "sparse_features", "class
 
 // loadCSV reads the CSV layout from fsys; dir names it in errors.
 func loadCSV(fsys fs.FS, dir string) (*Loaded, error) {
-	files := map[string]string{}
-	for _, base := range csvFiles {
-		rel, err := findTable(fsys, dir, base)
-		if err != nil {
-			return nil, err
-		}
-		if rel != "" {
-			files[base] = rel
-		}
+	c := csvDir{fsys: fsys, dir: dir}
+	if err := c.find(); err != nil {
+		return nil, err
 	}
-	for _, base := range []string{"labels", "edges"} {
-		if files[base] == "" {
-			return nil, fmt.Errorf("%s: no %s.csv or %s.tsv", dir, base, base)
-		}
-	}
-	if (files["features"] == "") == (files["sparse_features"] == "") {
-		return nil, fmt.Errorf("%s: want exactly one of features.csv (dense) and sparse_features.csv (triples)", dir)
-	}
-	at := func(base string) string { return filepath.Join(dir, files[base]) }
-
-	// Classes.
-	var classNames []string
-	classIndex := map[string]int{}
-	if rel := files["classes"]; rel != "" {
-		err := readTable(fsys, dir, rel, nil, func(line int, rec []string) error {
-			if len(rec) != 1 {
-				return fmt.Errorf("%d fields, want one class name", len(rec))
-			}
-			if _, dup := classIndex[rec[0]]; dup {
-				return fmt.Errorf("class %q given twice", rec[0])
-			}
-			classIndex[rec[0]] = len(classNames)
-			classNames = append(classNames, rec[0])
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if len(classNames) == 0 {
-			return nil, fmt.Errorf("%s: no classes", at("classes"))
-		}
-	}
-
-	// Nodes and labels.
-	var ids, raw []string
-	var labelLine []int
-	index := map[string]int{}
-	isLabelHeader := func(rec []string) bool {
-		return len(rec) == 2 && isName(rec[0], "node", "id", "node_id") && isName(rec[1], "label", "class", "y")
-	}
-	err := readTable(fsys, dir, files["labels"], isLabelHeader, func(line int, rec []string) error {
-		if len(rec) != 2 {
-			return fmt.Errorf("%d fields, want node,label", len(rec))
-		}
-		if _, dup := index[rec[0]]; dup {
-			return fmt.Errorf("node %q given twice", rec[0])
-		}
-		index[rec[0]] = len(ids)
-		ids = append(ids, rec[0])
-		raw = append(raw, rec[1])
-		labelLine = append(labelLine, line)
-		return nil
-	})
+	classNames, classIndex, err := c.classes()
 	if err != nil {
 		return nil, err
 	}
-	n := len(ids)
-	if n == 0 {
-		return nil, fmt.Errorf("%s: no nodes", at("labels"))
-	}
-	labels, classNames, err := classify(raw, classNames, classIndex, n)
+	labels, classNames, err := c.labels(classNames, classIndex)
 	if err != nil {
-		var le *labelError
-		if errors.As(err, &le) {
-			return nil, fmt.Errorf("%s line %d: %s", at("labels"), labelLine[le.node], le.msg)
-		}
-		return nil, fmt.Errorf("%s: %w", at("labels"), err)
+		return nil, err
 	}
-	numClasses := len(classNames)
-	named := classNames != nil
+	n := len(labels)
+	numClasses, named := len(classNames), classNames != nil
 	if !named {
 		for _, y := range labels {
 			numClasses = max(numClasses, y+1)
 		}
 	}
 	if err := checkClasses(slices.DeleteFunc(slices.Clone(labels), func(y int) bool { return y < 0 }), numClasses, classNames); err != nil {
-		return nil, fmt.Errorf("%s: %w", at("labels"), err)
+		return nil, fmt.Errorf("%s: %w", c.at("labels"), err)
 	}
-	node := func(id string) (int, error) {
-		i, ok := index[id]
-		if !ok {
-			return 0, fmt.Errorf("unknown node %q (not in %s)", id, files["labels"])
-		}
-		return i, nil
-	}
-	isNodeHeader := func(rec []string) bool {
-		_, known := index[rec[0]]
-		return !known && isName(rec[0], "node", "id", "node_id", "src", "source", "from")
-	}
-
-	// Features.
 	rep := Report{Nodes: n}
 	var x tensor.Matrix
-	if rel := files["features"]; rel != "" {
-		x, err = readDenseFeatures(fsys, dir, rel, n, node, isNodeHeader)
+	if rel := c.files["features"]; rel != "" {
+		x, err = readDenseFeatures(fsys, dir, rel, n, c.node, c.isNodeHeader)
 	} else {
 		rep.Sparse = true
-		x, err = readSparseFeatures(fsys, dir, files["sparse_features"], n, node, isNodeHeader)
+		x, err = readSparseFeatures(fsys, dir, c.files["sparse_features"], n, c.node, c.isNodeHeader)
 	}
 	if err != nil {
 		return nil, err
 	}
-
-	// Edges.
-	var src, dst []int
-	err = readTable(fsys, dir, files["edges"], isNodeHeader, func(line int, rec []string) error {
-		if len(rec) != 2 {
-			return fmt.Errorf("%d fields, want src,dst", len(rec))
-		}
-		u, err := node(rec[0])
-		if err != nil {
-			return fmt.Errorf("source: %w", err)
-		}
-		v, err := node(rec[1])
-		if err != nil {
-			return fmt.Errorf("destination: %w", err)
-		}
-		src, dst = append(src, u), append(dst, v)
-		return nil
-	})
+	adj, err := c.edges(&rep)
 	if err != nil {
 		return nil, err
 	}
-	adj, err := undirected(n, src, dst, &rep)
+	split, err := c.split(labels)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", at("edges"), err)
+		return nil, err
 	}
-
-	// Split.
-	var split *graph.Split
-	if rel := files["split"]; rel != "" {
-		var sets [3][]int
-		err := readTable(fsys, dir, rel, isNodeHeader, func(line int, rec []string) error {
-			if len(rec) != 2 {
-				return fmt.Errorf("%d fields, want node,set", len(rec))
-			}
-			i, err := node(rec[0])
-			if err != nil {
-				return err
-			}
-			s := splitSet(rec[1])
-			if s < 0 {
-				return fmt.Errorf("set %q, want train, val or test", rec[1])
-			}
-			if labels[i] < 0 {
-				return fmt.Errorf("node %q is unlabelled and cannot be in a split", rec[0])
-			}
-			sets[s] = append(sets[s], i)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		s, err := graph.FixedSplit(sets[0], sets[1], sets[2], n)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", at("split"), err)
-		}
-		split = &s
-	}
-
-	name := filepath.Base(filepath.Clean(dir))
-	g, err := graph.New(name, adj, graph.CompactFeatures(x), labels, numClasses, classNames)
+	g, err := graph.New(filepath.Base(filepath.Clean(dir)), adj, graph.CompactFeatures(x), labels, numClasses, classNames)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -305,7 +175,191 @@ func loadCSV(fsys fs.FS, dir string) (*Loaded, error) {
 	}
 	_, rep.Features = x.Dims()
 	rep.Classes, rep.NamedClasses = numClasses, named
-	return &Loaded{Graph: g, IDs: ids, Split: split, Report: rep}, nil
+	return &Loaded{Graph: g, IDs: c.ids, Split: split, Report: rep}, nil
+}
+
+// csvDir reads the tables of a CSV directory in fsys, whose paths errors
+// name under dir.
+type csvDir struct {
+	fsys  fs.FS
+	dir   string
+	files map[string]string // base name (csvFiles) → file found, relative to dir
+	ids   []string          // the nodes' ids in the labels table's order
+	index map[string]int    // id → node
+}
+
+// at returns the path of the table base under dir.
+func (c *csvDir) at(base string) string { return filepath.Join(c.dir, c.files[base]) }
+
+// find looks for every table, and checks that those a graph needs are
+// there.
+func (c *csvDir) find() error {
+	c.files = map[string]string{}
+	for _, base := range csvFiles {
+		rel, err := findTable(c.fsys, c.dir, base)
+		if err != nil {
+			return err
+		}
+		if rel != "" {
+			c.files[base] = rel
+		}
+	}
+	for _, base := range []string{"labels", "edges"} {
+		if c.files[base] == "" {
+			return fmt.Errorf("%s: no %s.csv or %s.tsv", c.dir, base, base)
+		}
+	}
+	if (c.files["features"] == "") == (c.files["sparse_features"] == "") {
+		return fmt.Errorf("%s: want exactly one of features.csv (dense) and sparse_features.csv (triples)", c.dir)
+	}
+	return nil
+}
+
+// classes reads the class names of the optional classes table, in order;
+// nil without one.
+func (c *csvDir) classes() (names []string, index map[string]int, err error) {
+	index = map[string]int{}
+	rel := c.files["classes"]
+	if rel == "" {
+		return nil, index, nil
+	}
+	err = readTable(c.fsys, c.dir, rel, nil, func(line int, rec []string) error {
+		if len(rec) != 1 {
+			return fmt.Errorf("%d fields, want one class name", len(rec))
+		}
+		if _, dup := index[rec[0]]; dup {
+			return fmt.Errorf("class %q given twice", rec[0])
+		}
+		index[rec[0]] = len(names)
+		names = append(names, rec[0])
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(names) == 0 {
+		return nil, nil, fmt.Errorf("%s: no classes", c.at("classes"))
+	}
+	return names, index, nil
+}
+
+// labels reads the nodes and their labels (see classify), keeping the
+// nodes' ids, and returns the labels and the class names.
+func (c *csvDir) labels(classNames []string, classIndex map[string]int) ([]int, []string, error) {
+	var raw []string
+	var labelLine []int
+	c.index = map[string]int{}
+	isLabelHeader := func(rec []string) bool {
+		return len(rec) == 2 && isName(rec[0], "node", "id", "node_id") && isName(rec[1], "label", "class", "y")
+	}
+	err := readTable(c.fsys, c.dir, c.files["labels"], isLabelHeader, func(line int, rec []string) error {
+		if len(rec) != 2 {
+			return fmt.Errorf("%d fields, want node,label", len(rec))
+		}
+		if _, dup := c.index[rec[0]]; dup {
+			return fmt.Errorf("node %q given twice", rec[0])
+		}
+		c.index[rec[0]] = len(c.ids)
+		c.ids = append(c.ids, rec[0])
+		raw = append(raw, rec[1])
+		labelLine = append(labelLine, line)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(c.ids) == 0 {
+		return nil, nil, fmt.Errorf("%s: no nodes", c.at("labels"))
+	}
+	labels, classNames, err := classify(raw, classNames, classIndex, len(c.ids))
+	if err != nil {
+		var le *labelError
+		if errors.As(err, &le) {
+			return nil, nil, fmt.Errorf("%s line %d: %s", c.at("labels"), labelLine[le.node], le.msg)
+		}
+		return nil, nil, fmt.Errorf("%s: %w", c.at("labels"), err)
+	}
+	return labels, classNames, nil
+}
+
+// node returns the node of an id of the labels table.
+func (c *csvDir) node(id string) (int, error) {
+	i, ok := c.index[id]
+	if !ok {
+		return 0, fmt.Errorf("unknown node %q (not in %s)", id, c.files["labels"])
+	}
+	return i, nil
+}
+
+// isNodeHeader tells a header line of a table keyed by node from a node's
+// line.
+func (c *csvDir) isNodeHeader(rec []string) bool {
+	_, known := c.index[rec[0]]
+	return !known && isName(rec[0], "node", "id", "node_id", "src", "source", "from")
+}
+
+// edges reads the edge list and returns the undirected adjacency, with
+// what it changed in rep (see undirected).
+func (c *csvDir) edges(rep *Report) (*tensor.CSR, error) {
+	var src, dst []int
+	err := readTable(c.fsys, c.dir, c.files["edges"], c.isNodeHeader, func(line int, rec []string) error {
+		if len(rec) != 2 {
+			return fmt.Errorf("%d fields, want src,dst", len(rec))
+		}
+		u, err := c.node(rec[0])
+		if err != nil {
+			return fmt.Errorf("source: %w", err)
+		}
+		v, err := c.node(rec[1])
+		if err != nil {
+			return fmt.Errorf("destination: %w", err)
+		}
+		src, dst = append(src, u), append(dst, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	adj, err := undirected(len(c.ids), src, dst, rep)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.at("edges"), err)
+	}
+	return adj, nil
+}
+
+// split reads the optional split table; nil without one.
+func (c *csvDir) split(labels []int) (*graph.Split, error) {
+	rel := c.files["split"]
+	if rel == "" {
+		return nil, nil
+	}
+	var sets [3][]int
+	err := readTable(c.fsys, c.dir, rel, c.isNodeHeader, func(line int, rec []string) error {
+		if len(rec) != 2 {
+			return fmt.Errorf("%d fields, want node,set", len(rec))
+		}
+		i, err := c.node(rec[0])
+		if err != nil {
+			return err
+		}
+		s := splitSet(rec[1])
+		if s < 0 {
+			return fmt.Errorf("set %q, want train, val or test", rec[1])
+		}
+		if labels[i] < 0 {
+			return fmt.Errorf("node %q is unlabelled and cannot be in a split", rec[0])
+		}
+		sets[s] = append(sets[s], i)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s, err := graph.FixedSplit(sets[0], sets[1], sets[2], len(c.ids))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.at("split"), err)
+	}
+	return &s, nil
 }
 
 // labelError is a bad label of one node.
