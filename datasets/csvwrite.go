@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
@@ -31,9 +32,33 @@ func WriteCSV(dir string, d *Loaded) error {
 }
 
 func writeCSV(dir string, d *Loaded) error {
+	ids, err := checkWritable(d)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	g := d.Graph
+	if err := writeLabels(dir, g, ids); err != nil {
+		return err
+	}
+	if err := writeEdges(dir, g.Adj, ids); err != nil {
+		return err
+	}
+	if err := writeFeatures(dir, g, ids); err != nil || d.Split == nil {
+		return err
+	}
+	return writeSplit(dir, *d.Split, ids)
+}
+
+// checkWritable checks that d can be written as CSV tables that read back
+// alike, and returns the node identifiers to write (0, 1, … when d has
+// none).
+func checkWritable(d *Loaded) ([]string, error) {
 	g := d.Graph
 	if err := g.Validate(); err != nil {
-		return err
+		return nil, err
 	}
 	ids := d.IDs
 	if ids == nil {
@@ -43,29 +68,31 @@ func writeCSV(dir string, d *Loaded) error {
 		}
 	}
 	if len(ids) != g.N {
-		return fmt.Errorf("%d node identifiers for %d nodes", len(ids), g.N)
+		return nil, fmt.Errorf("%d node identifiers for %d nodes", len(ids), g.N)
 	}
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		if !plainField(id) || seen[id] {
-			return fmt.Errorf("node identifier %q is empty, repeated, starts with # or has surrounding space", id)
+			return nil, fmt.Errorf("node identifier %q is empty, repeated, starts with # or has surrounding space", id)
 		}
 		seen[id] = true
 	}
 	for _, name := range g.ClassNames {
 		if !plainField(name) {
-			return fmt.Errorf("class name %q is empty, starts with # or has surrounding space", name)
+			return nil, fmt.Errorf("class name %q is empty, starts with # or has surrounding space", name)
 		}
 	}
 	if d.Split != nil {
 		if err := d.Split.Validate(g.N); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+	return ids, nil
+}
 
+// writeLabels writes labels.csv (an unlabelled node's label empty) and,
+// when the classes have names, classes.csv.
+func writeLabels(dir string, g *graph.Graph, ids []string) error {
 	err := writeTable(dir, "labels.csv", []string{"node", "label"}, func(emit func(...string) error) error {
 		for i, y := range g.Labels {
 			label := ""
@@ -81,24 +108,22 @@ func writeCSV(dir string, d *Loaded) error {
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil || g.ClassNames == nil {
 		return err
 	}
-	if g.ClassNames != nil {
-		err := writeTable(dir, "classes.csv", nil, func(emit func(...string) error) error {
-			for _, name := range g.ClassNames {
-				if err := emit(name); err != nil {
-					return err
-				}
+	return writeTable(dir, "classes.csv", nil, func(emit func(...string) error) error {
+		for _, name := range g.ClassNames {
+			if err := emit(name); err != nil {
+				return err
 			}
-			return nil
-		})
-		if err != nil {
-			return err
 		}
-	}
-	err = writeTable(dir, "edges.csv", []string{"src", "dst"}, func(emit func(...string) error) error {
-		a := g.Adj
+		return nil
+	})
+}
+
+// writeEdges writes edges.csv, each undirected edge once.
+func writeEdges(dir string, a *tensor.CSR, ids []string) error {
+	return writeTable(dir, "edges.csv", []string{"src", "dst"}, func(emit func(...string) error) error {
 		for i := range a.Rows {
 			for _, j := range a.Ind[a.Ptr[i]:a.Ptr[i+1]] {
 				if i < j {
@@ -110,13 +135,15 @@ func writeCSV(dir string, d *Loaded) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
+}
+
+// writeFeatures writes sparse features as sparse_features.csv triples and
+// dense ones as features.csv rows.
+func writeFeatures(dir string, g *graph.Graph, ids []string) error {
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	switch x := g.Features.(type) {
 	case *tensor.CSR:
-		err = writeTable(dir, "sparse_features.csv", []string{"node", "feature", "value"}, func(emit func(...string) error) error {
+		return writeTable(dir, "sparse_features.csv", []string{"node", "feature", "value"}, func(emit func(...string) error) error {
 			for i := range x.Rows {
 				for k := x.Ptr[i]; k < x.Ptr[i+1]; k++ {
 					if err := emit(ids[i], strconv.Itoa(x.Ind[k]), num(x.Val[k])); err != nil {
@@ -133,7 +160,7 @@ func writeCSV(dir string, d *Loaded) error {
 		for j := range cols {
 			header[j+1] = "x" + strconv.Itoa(j+1)
 		}
-		err = writeTable(dir, "features.csv", header, func(emit func(...string) error) error {
+		return writeTable(dir, "features.csv", header, func(emit func(...string) error) error {
 			rec := make([]string, cols+1)
 			for i := range g.N {
 				rec[0] = ids[i]
@@ -146,17 +173,17 @@ func writeCSV(dir string, d *Loaded) error {
 			}
 			return nil
 		})
-	default:
-		return fmt.Errorf("features of type %T", g.Features)
 	}
-	if err != nil || d.Split == nil {
-		return err
-	}
+	return fmt.Errorf("features of type %T", g.Features)
+}
+
+// writeSplit writes split.csv, one node and its set per line.
+func writeSplit(dir string, split graph.Split, ids []string) error {
 	return writeTable(dir, "split.csv", []string{"node", "set"}, func(emit func(...string) error) error {
 		for _, set := range []struct {
 			name  string
 			nodes []int
-		}{{"train", d.Split.Train}, {"val", d.Split.Val}, {"test", d.Split.Test}} {
+		}{{"train", split.Train}, {"val", split.Val}, {"test", split.Test}} {
 			for _, i := range set.nodes {
 				if err := emit(ids[i], set.name); err != nil {
 					return err
