@@ -130,18 +130,41 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	if err != nil {
 		return nil, err
 	}
-	names := splitComma(*dsList)
-	if len(names) == 0 && flagSet(fs, "datasets") {
-		return nil, fmt.Errorf("grid: -datasets %q names no dataset", *dsList)
+	g := experiment.Paper()
+	if err := gridDatasets(g, *dsList, flagSet(fs, "datasets"), *dataDir, stderr); err != nil {
+		return nil, err
+	}
+	g.Models(models...).Settings(settings...).
+		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).Workers(*jobs).
+		Report(*report)
+	if *independent {
+		g.IndependentDropout()
+	}
+	cfg := &gridConfig{grid: g, out: *out, claim: *claim, quiet: *quiet}
+	if err := cfg.distribute(*shard, *lease, flagSet(fs, "lease"), lookupEnv, stderr); err != nil {
+		return nil, err
+	}
+	if _, err := g.Spec(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// gridDatasets adds the datasets of -datasets to g: registry names, and
+// paths loaded here; without the flag the paper's datasets present in
+// dataDir, or the synthetic graph when none is.
+func gridDatasets(g *experiment.Grid, list string, given bool, dataDir string, stderr io.Writer) error {
+	names := splitComma(list)
+	if len(names) == 0 && given {
+		return fmt.Errorf("grid: -datasets %q names no dataset", list)
 	}
 	if len(names) == 0 {
-		names = experiment.Available(*dataDir, datasets.PaperNames()...)
+		names = experiment.Available(dataDir, datasets.PaperNames()...)
 		if len(names) == 0 {
-			fmt.Fprintf(stderr, "notice: no dataset files in %s; running on the synthetic CoraML-like graph (pass -data DIR for the real data, or run \"cuq download\")\n", *dataDir)
+			fmt.Fprintf(stderr, "notice: no dataset files in %s; running on the synthetic CoraML-like graph (pass -data DIR for the real data, or run \"cuq download\")\n", dataDir)
 			names = []string{experiment.SyntheticName}
 		}
 	}
-	g := experiment.Paper()
 	var registered []string
 	for _, name := range names {
 		if !isPath(name) {
@@ -155,36 +178,37 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 		if isPath(name) {
 			d, err := pathDataset(name, stderr)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			g.Dataset(d)
 		}
 	}
-	g.Models(models...).Settings(settings...).
-		Splits(*splits).Inits(*inits).DataDir(*dataDir).Out(*out).MaxEpochs(*maxEpochs).Workers(*jobs).
-		Report(*report)
-	if *independent {
-		g.IndependentDropout()
-	}
-	cfg := &gridConfig{grid: g, out: *out, claim: *claim, quiet: *quiet}
+	return nil
+}
+
+// distribute says how the grid's jobs are shared: claimed by workers of
+// one output directory (-claim, with its -lease), or run as the shard of
+// -shard or of the environment (see gridShard).
+func (cfg *gridConfig) distribute(shard string, lease time.Duration, leaseGiven bool, lookupEnv func(string) (string, bool), stderr io.Writer) error {
+	g := cfg.grid
 	switch {
-	case *claim:
-		if *shard != "" {
-			return nil, fmt.Errorf("grid: -shard %s and -claim exclude each other: claiming workers take their jobs from the whole grid", *shard)
+	case cfg.claim:
+		if shard != "" {
+			return fmt.Errorf("grid: -shard %s and -claim exclude each other: claiming workers take their jobs from the whole grid", shard)
 		}
-		if *lease < experiment.MinLease {
-			return nil, fmt.Errorf("grid: -lease %v is below the minimum of %v: claims are renewed four times per lease, and shorter leases expire before a loaded machine renews them (across machines use minutes)", *lease, experiment.MinLease)
+		if lease < experiment.MinLease {
+			return fmt.Errorf("grid: -lease %v is below the minimum of %v: claims are renewed four times per lease, and shorter leases expire before a loaded machine renews them (across machines use minutes)", lease, experiment.MinLease)
 		}
 		if env, err := experiment.ShardFromEnv(lookupEnv); env != nil || err != nil {
 			fmt.Fprintln(stderr, "notice: -claim: this worker takes its jobs from the whole grid; the environment's shard variables are ignored")
 		}
-		g.Claim(*lease)
-	case flagSet(fs, "lease"):
-		return nil, fmt.Errorf("grid: -lease needs -claim")
+		g.Claim(lease)
+	case leaseGiven:
+		return fmt.Errorf("grid: -lease needs -claim")
 	default:
-		sh, err := gridShard(*shard, lookupEnv)
+		sh, err := gridShard(shard, lookupEnv)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if sh != nil {
 			if sh.Source != "" {
@@ -194,10 +218,7 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 			cfg.shard = sh.String()
 		}
 	}
-	if _, err := g.Spec(); err != nil {
-		return nil, err
-	}
-	return cfg, nil
+	return nil
 }
 
 // gridShard returns the shard a grid runs, nil for the whole grid, from
