@@ -53,58 +53,59 @@ func KeyOf(name string, parts ...any) Key {
 // digest writes v's contents to h. Pointers already visited are written as
 // a back reference, so cyclic structures end.
 func digest(h hash.Hash, v reflect.Value, seen map[uintptr]int) {
-	var buf [8]byte
-	word := func(x uint64) {
-		binary.LittleEndian.PutUint64(buf[:], x)
-		h.Write(buf[:])
-	}
-	text := func(s string) {
-		word(uint64(len(s)))
-		h.Write([]byte(s))
-	}
+	d := digester{h: h, seen: seen}
+	d.value(v)
+}
+
+// digester writes values to a hash: numbers as 8 little-endian bytes,
+// strings and type names as their length and bytes.
+type digester struct {
+	h    hash.Hash
+	seen map[uintptr]int // pointers visited, by order of visit
+	buf  [8]byte
+}
+
+func (d *digester) word(x uint64) {
+	binary.LittleEndian.PutUint64(d.buf[:], x)
+	d.h.Write(d.buf[:])
+}
+
+func (d *digester) text(s string) {
+	d.word(uint64(len(s)))
+	d.h.Write([]byte(s))
+}
+
+// value writes v's type name and contents.
+func (d *digester) value(v reflect.Value) {
 	if !v.IsValid() {
-		text("<invalid>")
+		d.text("<invalid>")
 		return
 	}
-	text(v.Type().String())
+	d.text(v.Type().String())
 	switch v.Kind() {
 	case reflect.Bool:
 		if v.Bool() {
-			word(1)
+			d.word(1)
 		} else {
-			word(0)
+			d.word(0)
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		word(uint64(v.Int()))
+		d.word(uint64(v.Int()))
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		word(v.Uint())
+		d.word(v.Uint())
 	case reflect.Float32, reflect.Float64:
-		word(math.Float64bits(v.Float()))
+		d.word(math.Float64bits(v.Float()))
 	case reflect.Complex64, reflect.Complex128:
 		c := v.Complex()
-		word(math.Float64bits(real(c)))
-		word(math.Float64bits(imag(c)))
+		d.word(math.Float64bits(real(c)))
+		d.word(math.Float64bits(imag(c)))
 	case reflect.String:
-		text(v.String())
+		d.text(v.String())
 	case reflect.Slice:
-		if v.IsNil() {
-			text("<nil>")
-			return
-		}
-		word(uint64(v.Len()))
-		if plainData(v.Type().Elem().Kind()) {
-			// Numbers are hashed as their bytes, which is fast for the
-			// large slices of a graph (features, adjacency).
-			n := v.Len() * int(v.Type().Elem().Size())
-			h.Write(unsafe.Slice((*byte)(v.UnsafePointer()), n))
-			return
-		}
-		for i := range v.Len() {
-			digest(h, v.Index(i), seen)
-		}
+		d.slice(v)
 	case reflect.Array:
 		for i := range v.Len() {
-			digest(h, v.Index(i), seen)
+			d.value(v.Index(i))
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
@@ -112,52 +113,81 @@ func digest(h hash.Hash, v reflect.Value, seen map[uintptr]int) {
 			if f.Tag.Get("digest") == "-" {
 				continue // a cache derived from the other fields
 			}
-			text(f.Name)
-			digest(h, v.Field(i), seen)
+			d.text(f.Name)
+			d.value(v.Field(i))
 		}
 	case reflect.Pointer:
-		if v.IsNil() {
-			text("<nil>")
-			return
-		}
-		if k, ok := seen[v.Pointer()]; ok {
-			text("<seen>")
-			word(uint64(k))
-			return
-		}
-		seen[v.Pointer()] = len(seen)
-		digest(h, v.Elem(), seen)
+		d.pointer(v)
 	case reflect.Interface:
 		if v.IsNil() {
-			text("<nil>")
+			d.text("<nil>")
 			return
 		}
-		digest(h, v.Elem(), seen)
+		d.value(v.Elem())
 	case reflect.Map:
-		if v.IsNil() {
-			text("<nil>")
-			return
-		}
-		// Entries in the order of their own digests, which does not depend
-		// on the map's iteration order.
-		var entries []string
-		for it := v.MapRange(); it.Next(); {
-			e, own := sha256.New(), maps.Clone(seen)
-			digest(e, it.Key(), own)
-			digest(e, it.Value(), own)
-			entries = append(entries, string(e.Sum(nil)))
-		}
-		slices.Sort(entries)
-		word(uint64(len(entries)))
-		for _, e := range entries {
-			h.Write([]byte(e))
-		}
+		d.mapEntries(v)
 	default: // functions, channels, unsafe pointers
 		if v.IsNil() {
-			text("<nil>")
+			d.text("<nil>")
 		} else {
-			text("<set>")
+			d.text("<set>")
 		}
+	}
+}
+
+// slice writes a slice's length and elements; a slice of numbers as its
+// bytes, which is fast for the large slices of a graph (features,
+// adjacency).
+func (d *digester) slice(v reflect.Value) {
+	if v.IsNil() {
+		d.text("<nil>")
+		return
+	}
+	d.word(uint64(v.Len()))
+	if plainData(v.Type().Elem().Kind()) {
+		n := v.Len() * int(v.Type().Elem().Size())
+		d.h.Write(unsafe.Slice((*byte)(v.UnsafePointer()), n))
+		return
+	}
+	for i := range v.Len() {
+		d.value(v.Index(i))
+	}
+}
+
+// pointer writes what a pointer points to, or a back reference to a
+// pointer seen before.
+func (d *digester) pointer(v reflect.Value) {
+	if v.IsNil() {
+		d.text("<nil>")
+		return
+	}
+	if k, ok := d.seen[v.Pointer()]; ok {
+		d.text("<seen>")
+		d.word(uint64(k))
+		return
+	}
+	d.seen[v.Pointer()] = len(d.seen)
+	d.value(v.Elem())
+}
+
+// mapEntries writes a map's entries in the order of their own digests,
+// which does not depend on the map's iteration order.
+func (d *digester) mapEntries(v reflect.Value) {
+	if v.IsNil() {
+		d.text("<nil>")
+		return
+	}
+	var entries []string
+	for it := v.MapRange(); it.Next(); {
+		e, own := sha256.New(), maps.Clone(d.seen)
+		digest(e, it.Key(), own)
+		digest(e, it.Value(), own)
+		entries = append(entries, string(e.Sum(nil)))
+	}
+	slices.Sort(entries)
+	d.word(uint64(len(entries)))
+	for _, e := range entries {
+		d.h.Write([]byte(e))
 	}
 }
 
