@@ -138,53 +138,85 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 		m.trained = true
 		return &History{Reason: NothingToTrain, Stopped: m.name + " has no parameters"}, nil
 	}
-	step := tr.step
-	hist := &History{BestValCE: math.Inf(1)}
-	report := func(e EpochStats) {
-		hist.Epochs = append(hist.Epochs, e)
-		if o.onEpoch != nil {
-			o.onEpoch(e)
-		}
-	}
-	tc := m.train
+	f := &fitRun{m: m, tr: tr, o: o, hist: &History{BestValCE: math.Inf(1)}}
 	flows, others := m.fam.params()
-	if len(flows) > 0 && tc.WarmupEpochs > 0 {
-		warm, err := optim.NewAdam(optim.Group{Params: flows, LR: tc.LR, WeightDecay: tc.FlowWeightDecay})
-		if err != nil {
-			return nil, err
-		}
-		for e := 1; e <= tc.WarmupEpochs; e++ {
-			if err := o.ctx.Err(); err != nil {
-				return hist, err
-			}
-			v, err := step(warm)
-			if err != nil {
-				return hist, fmt.Errorf("cuq: %s: warm-up epoch %d: %w", m.name, e, err)
-			}
-			report(EpochStats{Phase: WarmupPhase, Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.WarmupEpochs, StopAt: tc.WarmupEpochs})
+	if len(flows) > 0 && m.train.WarmupEpochs > 0 {
+		if err := f.warmup(flows); err != nil {
+			return f.hist, err
 		}
 	}
-	opt, err := m.mainOptimizer()
+	last, err := f.main(append(others, flows...))
 	if err != nil {
-		return nil, err
+		return f.hist, err
 	}
-	params := append(others, flows...)
-	best := snapshot(params)
-	sinceBest := 0
-	var last EpochStats // the last evaluated epoch (Epoch 0: none)
-	for e := 1; e <= tc.MaxEpochs; e++ {
-		if err := o.ctx.Err(); err != nil {
-			restore(params, best)
-			return hist, err
+	if err := f.check(last); err != nil {
+		return f.hist, err
+	}
+	m.trained = true
+	return f.hist, nil
+}
+
+// fitRun is one Fit: the model, its trainer and the history so far.
+type fitRun struct {
+	m    *Model
+	tr   *trainer
+	o    fitOptions
+	hist *History
+}
+
+// report records an epoch and passes it to OnEpoch.
+func (f *fitRun) report(e EpochStats) {
+	f.hist.Epochs = append(f.hist.Epochs, e)
+	if f.o.onEpoch != nil {
+		f.o.onEpoch(e)
+	}
+}
+
+// warmup trains the flows alone for the warm-up epochs, with an Adam of
+// their own.
+func (f *fitRun) warmup(flows []*ad.Value) error {
+	tc := f.m.train
+	warm, err := optim.NewAdam(optim.Group{Params: flows, LR: tc.LR, WeightDecay: tc.FlowWeightDecay})
+	if err != nil {
+		return err
+	}
+	for e := 1; e <= tc.WarmupEpochs; e++ {
+		if err := f.o.ctx.Err(); err != nil {
+			return err
 		}
-		v, err := step(opt)
+		v, err := f.tr.step(warm)
 		if err != nil {
-			restore(params, best)
-			return hist, fmt.Errorf("cuq: %s: epoch %d: %w", m.name, e, err)
+			return fmt.Errorf("cuq: %s: warm-up epoch %d: %w", f.m.name, e, err)
+		}
+		f.report(EpochStats{Phase: WarmupPhase, Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.WarmupEpochs, StopAt: tc.WarmupEpochs})
+	}
+	return nil
+}
+
+// main trains every parameter until early stopping or MaxEpochs,
+// evaluating the validation cross entropy every EvalEvery epochs, and
+// restores the parameters of the best evaluation (also when it fails). It
+// returns the last evaluated epoch (Epoch 0: none).
+func (f *fitRun) main(params []*ad.Value) (last EpochStats, err error) {
+	tc, hist := f.m.train, f.hist
+	opt, err := f.m.mainOptimizer()
+	if err != nil {
+		return last, err
+	}
+	best := snapshot(params)
+	defer restore(params, best)
+	sinceBest := 0
+	for e := 1; e <= tc.MaxEpochs; e++ {
+		if err := f.o.ctx.Err(); err != nil {
+			return last, err
+		}
+		v, err := f.tr.step(opt)
+		if err != nil {
+			return last, fmt.Errorf("cuq: %s: epoch %d: %w", f.m.name, e, err)
 		}
 		stats := EpochStats{Phase: TrainPhase, Epoch: e, Loss: v, ValCE: math.NaN(), ValAcc: math.NaN(), MaxEpoch: tc.MaxEpochs}
 		if e%tc.EvalEvery == 0 {
-			stats.ValCE, stats.ValAcc = crossEntropy(tr.obj.valProbs(), tr.valY)
+			stats.ValCE, stats.ValAcc = crossEntropy(f.tr.obj.valProbs(), f.tr.valY)
 			if stats.ValCE < hist.BestValCE {
 				hist.BestValCE, hist.BestEpoch, stats.Best = stats.ValCE, e, true
 				copyInto(best, params)
@@ -194,31 +226,33 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 			}
 		}
 		stats.StopAt = min(tc.MaxEpochs, e+(tc.Patience-sinceBest)*tc.EvalEvery-e%tc.EvalEvery)
-		report(stats)
+		f.report(stats)
 		if e%tc.EvalEvery == 0 {
 			last = stats
 		}
 		if sinceBest >= tc.Patience {
 			hist.Reason = EarlyStopping
 			hist.Stopped = fmt.Sprintf("early stopping: no improvement of the validation loss for %d evaluations", tc.Patience)
-			break
+			return last, nil
 		}
 	}
-	restore(params, best)
-	if hist.Reason != EarlyStopping {
-		hist.Reason, hist.Stopped = MaxEpochsReached, fmt.Sprintf("reached %d epochs", tc.MaxEpochs)
+	hist.Reason, hist.Stopped = MaxEpochsReached, fmt.Sprintf("reached %d epochs", tc.MaxEpochs)
+	return last, nil
+}
+
+// check refuses a run none of whose evaluations gave a finite loss: the
+// restored parameters are then the initial ones, and an untrained model
+// must not pass for a trained one.
+func (f *fitRun) check(last EpochStats) error {
+	if f.hist.BestEpoch != 0 {
+		return nil
 	}
-	if hist.BestEpoch == 0 {
-		// No evaluation gave a finite loss, so best holds the initial
-		// parameters: an untrained model must not pass for a trained one.
-		if last.Epoch == 0 {
-			return hist, fmt.Errorf("cuq: %s: no validation loss in %d epochs (evaluated every %d epochs)", m.name, tc.MaxEpochs, tc.EvalEvery)
-		}
-		return hist, fmt.Errorf("cuq: %s: training diverged: the validation loss was never finite; at epoch %d, the last evaluated, it was %v (training loss %v)",
-			m.name, last.Epoch, last.ValCE, last.Loss)
+	tc := f.m.train
+	if last.Epoch == 0 {
+		return fmt.Errorf("cuq: %s: no validation loss in %d epochs (evaluated every %d epochs)", f.m.name, tc.MaxEpochs, tc.EvalEvery)
 	}
-	m.trained = true
-	return hist, nil
+	return fmt.Errorf("cuq: %s: training diverged: the validation loss was never finite; at epoch %d, the last evaluated, it was %v (training loss %v)",
+		f.m.name, last.Epoch, last.ValCE, last.Loss)
 }
 
 // trainer holds what one training run derives from its split.
