@@ -42,9 +42,9 @@ func majorityShare(labels, nodes []int) float64 {
 // TestRunJobValidation checks the validation accuracy and chance that a
 // record keeps: the chance of the validation nodes of the graph the model
 // trained on (under leave-out classes the in-distribution ones), and the
-// accuracy of the same model trained again, for a trained model, GKDE
-// (which does not train: no chance, never collapsed) and a
-// leave-out-classes run.
+// accuracy of the same model trained again, for models trained to their
+// early stop, GKDE (which does not train: no chance, never collapsed), a
+// leave-out-classes run and a run cut by MaxEpochs (unfinished: no chance).
 func TestRunJobValidation(t *testing.T) {
 	d := tinyDataset(t, "Tiny")
 	split, err := d.Split(1)
@@ -56,17 +56,24 @@ func TestRunJobValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		model   Model
-		trained Setting
-		g       *graph.Graph
-		split   graph.Split
-	}{{GPN, Classification, d.Graph, split}, {GKDE, Classification, d.Graph, split}, {APPNP, LeaveOutClasses, loc.Graph, loc.Split}} {
+		model     Model
+		trained   Setting
+		maxEpochs int
+		g         *graph.Graph
+		split     graph.Split
+		chance    bool
+	}{
+		{GPN, Classification, 0, d.Graph, split, true},
+		{GKDE, Classification, 0, d.Graph, split, false},
+		{APPNP, LeaveOutClasses, 0, loc.Graph, loc.Split, true},
+		{GPN, Classification, 3, d.Graph, split, false},
+	} {
 		j := Job{Dataset: "Tiny", Model: c.model, Split: 1, Init: 1, Trained: c.trained, Settings: []Setting{c.trained}}
-		rec, err := RunJob(context.Background(), d, j, RunOptions{MaxEpochs: 12})
+		rec, err := RunJob(context.Background(), d, j, RunOptions{MaxEpochs: c.maxEpochs})
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := c.model.classifier(d, c.g, 1, 12, 0)
+		m, err := c.model.classifier(d, c.g, 1, c.maxEpochs, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,12 +90,12 @@ func TestRunJobValidation(t *testing.T) {
 				right++
 			}
 		}
-		acc, chance := float64(right)/float64(len(c.split.Val)), majorityShare(c.g.Labels, c.split.Val)
-		if c.model == GKDE {
-			chance = 0 // GKDE does not train, so it cannot collapse
+		acc, chance := float64(right)/float64(len(c.split.Val)), 0.0
+		if c.chance {
+			chance = majorityShare(c.g.Labels, c.split.Val)
 		}
 		if rec.ValAccuracy != acc || rec.ValChance != chance {
-			t.Errorf("%v %v: validation accuracy %v, chance %v; want %v, %v", c.model, c.trained, rec.ValAccuracy, rec.ValChance, acc, chance)
+			t.Errorf("%v %v, max epochs %d: validation accuracy %v, chance %v; want %v, %v", c.model, c.trained, c.maxEpochs, rec.ValAccuracy, rec.ValChance, acc, chance)
 		}
 	}
 }

@@ -171,8 +171,9 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	if rec.ValAccuracy, err = eval.Accuracy(pred.Class, labels, train.Val); err != nil {
 		return fail(err)
 	}
-	if hist.Reason != cuq.NothingToTrain {
-		// Only a trained model can collapse (Record.Collapsed).
+	if hist.Reason == cuq.EarlyStopping {
+		// Only a model trained to its early stop can collapse
+		// (Record.Collapsed); one cut by a cap on its epochs is unfinished.
 		if rec.ValChance, err = eval.Chance(labels, train.Val); err != nil {
 			return fail(err)
 		}

@@ -41,11 +41,12 @@ type Record struct {
 	TrainSeconds       float64 `json:"train_seconds"`
 	EvalSeconds        float64 `json:"eval_seconds"`
 	// ValAccuracy is the model's accuracy on the validation nodes of the
-	// graph it trained on; ValChance, for a model that trained (not GKDE),
-	// the share of the most frequent class among them: the accuracy of a
-	// constant prediction, which is where a model stuck at the class prior
-	// stays (see Collapsed). Records written before cuqgnn kept them have
-	// neither.
+	// graph it trained on; ValChance, for a model whose training ended by
+	// early stopping (not GKDE, which does not train, nor a run cut by
+	// MaxEpochs), the share of the most frequent class among them: the
+	// accuracy of a constant prediction, which is where a model stuck at
+	// the class prior stays (see Collapsed). Records written before cuqgnn
+	// kept them have neither.
 	ValAccuracy float64 `json:"val_accuracy,omitempty"`
 	ValChance   float64 `json:"val_chance,omitempty"`
 	// Results holds one result per evaluated setting, by Setting.String.
@@ -108,8 +109,8 @@ type BinCount struct {
 // Photos sometimes does (docs/records/faithfulness.md). The reports count
 // such runs apart so that a low mean is seen to come from them; the
 // reference's tables keep them in their means, as the reference does. A
-// record without the validation accuracy (written before cuqgnn kept it,
-// or of a model that does not train, GKDE) is not collapsed.
+// record without the chance (written before cuqgnn kept it, of GKDE, or
+// of a run cut by MaxEpochs before its early stop) is not collapsed.
 func (r *Record) Collapsed() bool {
 	return r.ValChance > 0 && eval.Collapsed(r.ValAccuracy, r.ValChance)
 }

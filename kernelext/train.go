@@ -35,8 +35,9 @@ type Stats struct {
 	Train, Val, Test          int
 	WarmupEpochs, TrainEpochs int
 	// ValAccuracy is the trained model's accuracy on the validation
-	// nodes; Chance, for a model that trains (not GKDE), the share of
-	// their most frequent class (eval.Chance). See Collapsed.
+	// nodes; Chance, for a model whose training ended by early stopping
+	// (not GKDE, nor a run cut by MaxEpochs), the share of their most
+	// frequent class (eval.Chance). See Collapsed.
 	ValAccuracy, Chance        float64
 	WarmupSeconds, FitSeconds  float64 // FitSeconds includes the warm-up
 	PredictSeconds             float64 // every prediction of the run
@@ -242,7 +243,7 @@ func train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, o tr
 		return nil, err
 	}
 	var chance float64
-	if hist.Reason != cuq.NothingToTrain {
+	if hist.Reason == cuq.EarlyStopping { // a capped run is unfinished, not collapsed
 		if chance, err = eval.Chance(g.Labels, split.Val); err != nil {
 			return nil, err
 		}
