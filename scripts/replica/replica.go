@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
@@ -33,6 +34,20 @@ import (
 
 // Models lists the model kinds the replica implements, by the grid's keys.
 var Models = []string{"appnp", "gpn", "gpn_lop", "cuq_ppr", "cuq_gcn", "cuq_gat"}
+
+// ModelKey returns the replica's key of a model name, which may be a key
+// or a display name the grid accepts, and an error for a model the
+// replica does not implement.
+func ModelKey(name string) (string, error) {
+	m, err := experiment.ParseModel(name)
+	if err != nil {
+		return "", err
+	}
+	if !slices.Contains(Models, m.Key()) {
+		return "", fmt.Errorf("the replica has no %s (valid: %s)", m, strings.Join(Models, ", "))
+	}
+	return m.Key(), nil
+}
 
 // Preset returns the paper's graph-free preset of model (one of Models),
 // from the grid's catalogue with the overrides the grid applies to the

@@ -324,3 +324,16 @@ func TestPrune(t *testing.T) {
 		t.Error("Preset: LOP-GPN on AmazonPhotos computes the exact mixture weights")
 	}
 }
+
+// ModelKey accepts a key or a display name of a model the replica has,
+// and names the valid ones otherwise.
+func TestModelKey(t *testing.T) {
+	for name, want := range map[string]string{"gpn": "gpn", "CUQ-GAT": "cuq_gat", "LOP-GPN": "gpn_lop"} {
+		if got, err := replica.ModelKey(name); err != nil || got != want {
+			t.Errorf("%s: %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if _, err := replica.ModelKey("gkde"); err == nil || !strings.Contains(err.Error(), "the replica has no GKDE (valid: appnp, gpn") {
+		t.Errorf("gkde: %v", err)
+	}
+}

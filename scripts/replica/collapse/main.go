@@ -167,7 +167,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return summarise(stdout, runs)
 	}
-	key, err := modelKey(o.model)
+	key, err := replica.ModelKey(o.model)
 	if err != nil {
 		return err
 	}
@@ -260,8 +260,12 @@ func train(ctx context.Context, o options, d *experiment.Dataset, key, setting, 
 		}
 	}
 	res.Epochs, res.BestEpoch, res.BestValCE = len(res.ValCE), out.BestEpoch, out.BestValCE
-	res.ValAccuracy = accuracy(out.Class, g.Labels, split.Val)
-	res.TestAccuracy = accuracy(out.Class, g.Labels, test)
+	if res.ValAccuracy, err = eval.Accuracy(out.Class, g.Labels, split.Val); err != nil {
+		return nil, err
+	}
+	if res.TestAccuracy, err = eval.Accuracy(out.Class, g.Labels, test); err != nil {
+		return nil, err
+	}
 	if res.Chance, err = eval.Chance(g.Labels, split.Val); err != nil {
 		return nil, err
 	}
@@ -285,29 +289,6 @@ func trainReplica(ctx context.Context, o options, m *cuq.Model, dataset, key str
 		return nil, fmt.Errorf("replica: %v\n%s", err, msg)
 	}
 	return replica.ReadResult(filepath.Join(dir, "out"))
-}
-
-// accuracy returns the share of nodes whose predicted class is their label.
-func accuracy(class, labels, nodes []int) float64 {
-	right := 0
-	for _, n := range nodes {
-		if class[n] == labels[n] {
-			right++
-		}
-	}
-	return float64(right) / float64(len(nodes))
-}
-
-// modelKey returns the replica's key of the model name.
-func modelKey(name string) (string, error) {
-	m, err := experiment.ParseModel(name)
-	if err != nil {
-		return "", err
-	}
-	if !slices.Contains(replica.Models, m.Key()) {
-		return "", fmt.Errorf("the replica has no %s (valid: %s)", m, strings.Join(replica.Models, ", "))
-	}
-	return m.Key(), nil
 }
 
 func writeJSON(file string, v any) error {

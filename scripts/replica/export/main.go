@@ -23,7 +23,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -88,7 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	key, err := modelKey(o.model)
+	key, err := replica.ModelKey(o.model)
 	if err != nil {
 		return err
 	}
@@ -132,17 +131,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "trained %d epochs (best %d, validation cross entropy %.6f), result in %s\n", len(r.Epochs), r.BestEpoch, r.BestValCE, dir)
 	return nil
-}
-
-// modelKey returns the replica's key of the model name, which may be a key
-// or a display name the grid accepts.
-func modelKey(name string) (string, error) {
-	m, err := experiment.ParseModel(name)
-	if err != nil {
-		return "", err
-	}
-	if !slices.Contains(replica.Models, m.Key()) {
-		return "", fmt.Errorf("the replica has no %s (valid: %s)", m, strings.Join(replica.Models, ", "))
-	}
-	return m.Key(), nil
 }
