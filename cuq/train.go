@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/optim"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
@@ -93,6 +94,24 @@ func (h *History) WarmupEpochs() int {
 		}
 	}
 	return n
+}
+
+// Validation returns what telling a collapsed training apart needs (see
+// eval.Collapsed): the accuracy on the validation nodes val of pred, the
+// trained model's prediction, and, when h ended by early stopping, their
+// chance (eval.Chance); chance is 0 otherwise, since a model without
+// parameters (GKDE) does not train and a run cut by MaxEpochs is
+// unfinished, so neither can collapse.
+func (h *History) Validation(pred *Prediction, labels, val []int) (acc, chance float64, err error) {
+	if acc, err = eval.Accuracy(pred.Class, labels, val); err != nil {
+		return 0, 0, err
+	}
+	if h.Reason == EarlyStopping {
+		if chance, err = eval.Chance(labels, val); err != nil {
+			return 0, 0, err
+		}
+	}
+	return acc, chance, nil
 }
 
 // TrainEpochs returns the number of main training epochs in h.Epochs: the

@@ -34,3 +34,22 @@ func TestFitNeverFiniteValidationLoss(t *testing.T) {
 		t.Errorf("3 epochs evaluated every 10: %v", err)
 	}
 }
+
+// History.Validation: 2 of 4 validation nodes right, the largest class 3
+// of 4; no chance for a run that did not end by early stopping.
+func TestHistoryValidation(t *testing.T) {
+	pred := &cuq.Prediction{Class: []int{0, 1, 1, 1, 2}}
+	labels, val := []int{0, 1, 0, 0, 0}, []int{0, 1, 2, 3}
+	for _, c := range []struct {
+		reason cuq.StopReason
+		chance float64
+	}{{cuq.EarlyStopping, 0.75}, {cuq.MaxEpochsReached, 0}, {cuq.NothingToTrain, 0}} {
+		acc, chance, err := (&cuq.History{Reason: c.reason}).Validation(pred, labels, val)
+		if err != nil || acc != 0.5 || chance != c.chance {
+			t.Errorf("%v: accuracy %v, chance %v, %v; want 0.5, %v", c.reason, acc, chance, err, c.chance)
+		}
+	}
+	if _, _, err := (&cuq.History{Reason: cuq.EarlyStopping}).Validation(pred, labels, []int{9}); err == nil {
+		t.Error("a node out of range: no error")
+	}
+}

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"encoding/csv"
 	"strings"
 	"testing"
 
@@ -124,10 +123,7 @@ func TestCollapsedRunsReported(t *testing.T) {
 	dir := t.TempDir()
 	must(t, res.WriteTables(dir))
 	tables := readTables(t, dir)
-	lines, err := csv.NewReader(strings.NewReader(tables["extended.csv"])).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	lines := extendedCSV(t, tables)
 	var found bool
 	for _, l := range lines {
 		if l[1] == "gpn" && l[4] == "COLLAPSED" {

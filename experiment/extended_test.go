@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"os"
@@ -65,10 +64,7 @@ func TestExtendedTables(t *testing.T) {
 	dir := t.TempDir()
 	must(t, res.WriteTables(dir))
 	tables := readTables(t, dir)
-	lines, err := csv.NewReader(strings.NewReader(tables["extended.csv"])).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	lines := extendedCSV(t, tables)
 	if strings.Join(lines[0], ",") != "dataset,model,setting,severity,metric,of,mean,se,n" {
 		t.Fatalf("header %v", lines[0])
 	}

@@ -1,8 +1,10 @@
 package experiment
 
 import (
+	"encoding/csv"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/datasets"
@@ -45,4 +47,15 @@ func readTables(t *testing.T, dir string) map[string]string {
 		out[filepath.Base(f)] = string(b)
 	}
 	return out
+}
+
+// extendedCSV returns the lines of tables' extended.csv (see readTables),
+// header first.
+func extendedCSV(t *testing.T, tables map[string]string) [][]string {
+	t.Helper()
+	lines, err := csv.NewReader(strings.NewReader(tables["extended.csv"])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
 }

@@ -168,15 +168,8 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	if err != nil {
 		return fail(err)
 	}
-	if rec.ValAccuracy, err = eval.Accuracy(pred.Class, labels, train.Val); err != nil {
+	if rec.ValAccuracy, rec.ValChance, err = hist.Validation(pred, labels, train.Val); err != nil {
 		return fail(err)
-	}
-	if hist.Reason == cuq.EarlyStopping {
-		// Only a model trained to its early stop can collapse
-		// (Record.Collapsed); one cut by a cap on its epochs is unfinished.
-		if rec.ValChance, err = eval.Chance(labels, train.Val); err != nil {
-			return fail(err)
-		}
 	}
 	shift := shiftEvaluator{predict: model.Predict, labels: labels, test: split.Test}
 	if j.Model == GKDE {

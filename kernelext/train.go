@@ -238,15 +238,9 @@ func train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, o tr
 			return nil, fmt.Errorf("kernelext.Train: predicting on %q: %w", name, err)
 		}
 	}
-	valAcc, err := eval.Accuracy(run.Pred.Class, g.Labels, split.Val)
+	valAcc, chance, err := hist.Validation(run.Pred, g.Labels, split.Val)
 	if err != nil {
 		return nil, err
-	}
-	var chance float64
-	if hist.Reason == cuq.EarlyStopping { // a capped run is unfinished, not collapsed
-		if chance, err = eval.Chance(g.Labels, split.Val); err != nil {
-			return nil, err
-		}
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
