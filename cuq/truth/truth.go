@@ -52,6 +52,20 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
+// Definition returns the ground truth's formula, y_O being the observed
+// (training) labels.
+func (k Kind) Definition() string {
+	switch k {
+	case Total:
+		return "1 − p(yᵢ | X, A, y_O)"
+	case Aleatoric:
+		return "1 − p(yᵢ | X, A, y₋ᵢ)"
+	case Epistemic:
+		return "ln p(yᵢ | X, A, y₋ᵢ) − ln p(yᵢ | X, A, y_O)"
+	}
+	return k.String()
+}
+
 // TruthOf returns the ground truth a measure estimates: Total for TU and
 // LC, Aleatoric for AU, Epistemic for EU, EU_PC and EU_SO.
 func TruthOf(m uq.Measure) Kind {
@@ -189,7 +203,7 @@ func (s *SweepConfig) Done() (Table, error) {
 	for _, h := range s.homophily {
 		for _, snr := range s.signal {
 			for _, seed := range s.seeds {
-				rows, err := s.point(h, snr, seed)
+				rows, err := s.evaluate(h, snr, seed)
 				if err != nil {
 					return nil, fmt.Errorf("truth: homophily %v, signal %v, seed %d: %w", h, snr, seed, err)
 				}
@@ -205,8 +219,26 @@ func (s *SweepConfig) modelIndex(name string) int {
 	return slices.IndexFunc(s.models, func(m Model) bool { return m.Name == name })
 }
 
-// point evaluates every model on one graph.
-func (s *SweepConfig) point(h, snr float64, seed uint64) ([]Row, error) {
+// Point is one graph of a sweep: the CSBM drawn at one homophily, signal
+// and seed, the sweep's split of it, and the ground truth given the
+// split's training labels.
+type Point struct {
+	Homophily, Signal float64
+	Seed              uint64
+	Graph             *graph.Graph
+	Split             graph.Split
+	Truth             datasets.GroundTruth
+	// BayesAccuracy is the test accuracy of the arg max of the total
+	// posterior p(yᵢ | X, A, y_train), the classifier that knows the
+	// generator.
+	BayesAccuracy float64
+}
+
+// Point draws the sweep's graph at homophily h, signal snr and seed (the
+// sweep's nodes, classes, features, degree and split; its models are not
+// needed), so that a notebook can look at the models of one grid point
+// node by node (Point.Scatter).
+func (s *SweepConfig) Point(h, snr float64, seed uint64) (*Point, error) {
 	g, gt, err := datasets.CSBM(s.nodes, s.classes).BernoulliEdges().Homophily(h).AvgDegree(s.degree).
 		Features(s.features).FeatureSignal(snr).Seed(seed).DoneWithTruth()
 	if err != nil {
@@ -224,29 +256,36 @@ func (s *SweepConfig) point(h, snr float64, seed uint64) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	return &Point{Homophily: h, Signal: snr, Seed: seed, Graph: g, Split: split, Truth: u, BayesAccuracy: bayes}, nil
+}
+
+// evaluate evaluates every model on the graph of one grid point.
+func (s *SweepConfig) evaluate(h, snr float64, seed uint64) ([]Row, error) {
+	p, err := s.Point(h, snr, seed)
+	if err != nil {
+		return nil, err
+	}
 	var rows []Row
 	for _, m := range s.models {
-		model, err := m.Preset.Classifier(g)
+		model, err := m.Preset.Classifier(p.Graph)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
-		if _, err := model.Fit(split); err != nil {
+		if _, err := model.Fit(p.Split); err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
-		pred, err := model.Predict(g)
+		pred, err := model.Predict(p.Graph)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
-		acc := pred.Accuracy(split.Test)
+		acc := pred.Accuracy(p.Split.Test)
 		for _, measure := range pred.Available() {
-			score, err := pred.UncertaintyOf(measure, split.Test)
+			score, truth, err := p.compare(pred, measure)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", m.Name, err)
 			}
-			kind := TruthOf(measure)
-			truth := pick(kind.of(u), split.Test)
-			row := Row{Model: m.Name, Homophily: h, Signal: snr, Seed: seed, Measure: measure, Truth: kind,
-				Accuracy: acc, BayesAccuracy: bayes, Exact: u.Exact}
+			row := Row{Model: m.Name, Homophily: h, Signal: snr, Seed: seed, Measure: measure, Truth: TruthOf(measure),
+				Accuracy: acc, BayesAccuracy: p.BayesAccuracy, Exact: p.Truth.Exact}
 			// A constant score or truth (e.g. EU of a one-member committee)
 			// has no rank correlation: NaN, not an error.
 			row.Spearman, _ = eval.Spearman(score, truth)
@@ -255,6 +294,19 @@ func (s *SweepConfig) point(h, snr float64, seed uint64) ([]Row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// compare returns measure m of pred on the test nodes and the matching
+// ground truth (TruthOf) of the same nodes.
+func (p *Point) compare(pred *cuq.Prediction, m uq.Measure) (score, truth []float64, err error) {
+	if len(pred.Class) != len(p.Graph.Labels) {
+		return nil, nil, fmt.Errorf("%s predicts %d nodes, the point's graph has %d", pred.Name(), len(pred.Class), len(p.Graph.Labels))
+	}
+	score, err = pred.UncertaintyOf(m, p.Split.Test)
+	if err != nil {
+		return nil, nil, err
+	}
+	return score, pick(TruthOf(m).of(p.Truth), p.Split.Test), nil
 }
 
 // bayesAccuracy is the test accuracy of the arg max of the ground-truth
@@ -323,4 +375,32 @@ func (t Table) Markdown() string {
 			k.model, k.h, k.s, k.measure, TruthOf(k.measure), a.rho/a.nRho, a.auroc/a.nAUROC, a.acc/a.n, a.bayes/a.n)
 	}
 	return b.String()
+}
+
+// Of returns the rows of t whose measure is one of measures, in order.
+func (t Table) Of(measures ...uq.Measure) Table {
+	var out Table
+	for _, r := range t {
+		if slices.Contains(measures, r.Measure) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Spearman returns the mean and standard error over the seeds of model's
+// Spearman correlation for measure m at homophily h and signal s (NaN
+// values left out), and an error when the table has no defined value
+// there.
+func (t Table) Spearman(model string, m uq.Measure, h, s float64) (eval.Stat, error) {
+	var v []float64
+	for _, r := range t {
+		if r.Model == model && r.Measure == m && r.Homophily == h && r.Signal == s && !math.IsNaN(r.Spearman) {
+			v = append(v, r.Spearman)
+		}
+	}
+	if len(v) == 0 {
+		return eval.Stat{}, fmt.Errorf("truth: no Spearman correlation of %s's %v at h=%g, s=%g", model, m, h, s)
+	}
+	return eval.Aggregate(v, 0), nil
 }

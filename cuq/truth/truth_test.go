@@ -1,6 +1,7 @@
 package truth_test
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -154,5 +155,98 @@ func TestTableMarkdown(t *testing.T) {
 	want := "| GPN | 0.9 | 2 | AU | aleatoric | 0.200 | 0.700 | 0.850 | 0.950 |\n"
 	if got := table.Markdown(); !strings.HasSuffix(got, want) || strings.Count(got, "\n") != 3 {
 		t.Errorf("Markdown:\n%s\nwant a header and the line\n%s", got, want)
+	}
+}
+
+// TestPointScatter draws a prediction whose AU is the ground truth and one
+// whose AU is its negation: the points must pair each test node's rank by
+// the truth with its rank by the score, and the legend give ρ = 1 and −1.
+func TestPointScatter(t *testing.T) {
+	p, err := truth.Sweep().Nodes(200).Point(0.8, 1, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Graph.N != 200 || len(p.Split.Test) == 0 || len(p.Truth.Aleatoric) != 200 {
+		t.Fatalf("point: %d nodes, %d test nodes, %d aleatoric truths", p.Graph.N, len(p.Split.Test), len(p.Truth.Aleatoric))
+	}
+	pred := func(name string, sign float64) *cuq.Prediction {
+		au := make([]float64, p.Graph.N)
+		for i, v := range p.Truth.Aleatoric {
+			au[i] = sign * v
+		}
+		return &cuq.Prediction{Model: name, Graph: p.Graph, Classes: p.Graph.NumClasses, Class: p.Graph.Labels,
+			Measures: uq.Measures{AU: au}}
+	}
+	c, err := p.Scatter(uq.AU, pred("right", 1), pred("reversed", -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opt struct {
+		Series []struct {
+			Name string
+			Data [][2]float64
+		}
+	}
+	if err := json.Unmarshal([]byte(c.Option()), &opt); err != nil {
+		t.Fatal(err)
+	}
+	if len(opt.Series) != 2 || opt.Series[0].Name != "right (ρ = 1.00)" || opt.Series[1].Name != "reversed (ρ = -1.00)" {
+		t.Fatalf("series %v, want right (ρ = 1.00) and reversed (ρ = -1.00)", opt.Series)
+	}
+	// The fractional rank of test node i's truth, counted by hand: the
+	// nodes below it plus half the others tied with it, over n − 1.
+	n := len(p.Split.Test)
+	rank := func(i int) float64 {
+		below, tied := 0, 0
+		for _, j := range p.Split.Test {
+			switch v, w := p.Truth.Aleatoric[j], p.Truth.Aleatoric[i]; {
+			case v < w:
+				below++
+			case v == w && j != i:
+				tied++
+			}
+		}
+		return (float64(below) + float64(tied)/2) / float64(n-1)
+	}
+	for k, reversed := range []bool{false, true} {
+		pts := opt.Series[k].Data
+		if len(pts) != n {
+			t.Fatalf("series %d: %d points for %d test nodes", k, len(pts), n)
+		}
+		for j, i := range p.Split.Test {
+			x, y := rank(i), rank(i)
+			if reversed {
+				y = 1 - x
+			}
+			if math.Abs(pts[j][0]-x) > 1e-12 || math.Abs(pts[j][1]-y) > 1e-12 {
+				t.Fatalf("series %d, test node %d: point %v, want (%v, %v)", k, i, pts[j], x, y)
+			}
+		}
+	}
+	small := &cuq.Prediction{Model: "small", Class: make([]int, 10), Measures: uq.Measures{AU: make([]float64, 10)}}
+	if _, err := p.Scatter(uq.AU, small); err == nil || !strings.Contains(err.Error(), "small predicts 10 nodes, the point's graph has 200") {
+		t.Errorf("error %v for a prediction on another graph", err)
+	}
+	if _, err := p.Scatter(uq.AU); err == nil || !strings.Contains(err.Error(), "no predictions") {
+		t.Errorf("error %v without predictions", err)
+	}
+}
+
+func TestTableOfAndSpearman(t *testing.T) {
+	row := func(model string, seed uint64, m uq.Measure, rho float64) truth.Row {
+		return truth.Row{Model: model, Homophily: 0.9, Signal: 2, Seed: seed, Measure: m, Spearman: rho}
+	}
+	table := truth.Table{row("GPN", 1, uq.AU, 0.1), row("GPN", 1, uq.EU, 0.5), row("GPN", 2, uq.AU, 0.3),
+		row("GPN", 3, uq.AU, math.NaN()), row("CUQ", 1, uq.AU, 0.7)}
+	if got := table.Of(uq.AU); len(got) != 4 || got[1].Seed != 2 || got[3].Model != "CUQ" {
+		t.Errorf("Of(AU) = %v", got)
+	}
+	// Seeds 1 and 2 (the NaN left out): mean 0.2, SE = sd/√2 = 0.1.
+	st, err := table.Spearman("GPN", uq.AU, 0.9, 2)
+	if err != nil || st.N != 2 || math.Abs(st.Mean-0.2) > 1e-12 || math.Abs(st.SE-0.1) > 1e-12 {
+		t.Errorf("GPN AU: %+v, %v; want mean 0.2, SE 0.1 over 2 seeds", st, err)
+	}
+	if _, err := table.Spearman("GPN", uq.AU, 0.5, 2); err == nil || !strings.Contains(err.Error(), "no Spearman correlation of GPN's AU at h=0.5, s=2") {
+		t.Errorf("error %v for a missing grid point", err)
 	}
 }
