@@ -288,13 +288,7 @@ func ARCGrid(title string, rejection []float64, cols int, panels []Panel) (*Char
 	top := max(60, 28+legendHeight(legendRows(names, arcGridLeft+cols*(arcPanelW+arcGridGap)-10))+6)
 	f := arcGridFigure{x: rejectionLabels(rejection), top: top}
 	for r := range rows {
-		var row []Curve
-		for c := range cols {
-			if k := r*cols + c; k < len(panels) {
-				row = append(row, panels[k].Curves...)
-			}
-		}
-		lo := lowerBound(row)
+		lo := rowLowerBound(panels, r, cols)
 		for c := range cols {
 			k := r*cols + c
 			if k >= len(panels) {
@@ -318,6 +312,16 @@ func ARCGrid(title string, rejection []float64, cols int, panels []Panel) (*Char
 	width := arcGridLeft + cols*(arcPanelW+arcGridGap)
 	height := top + rows*(arcPanelH+arcTitleH+arcAxisH)
 	return newChart(title, width, height, opt), nil
+}
+
+// rowLowerBound returns the lower bound of the accuracy axis that the
+// panels of row r share.
+func rowLowerBound(panels []Panel, r, cols int) float64 {
+	var row []Curve
+	for _, p := range panels[r*cols : min((r+1)*cols, len(panels))] {
+		row = append(row, p.Curves...)
+	}
+	return lowerBound(row)
 }
 
 // arcGridFigure collects the elements of ARCGrid's panels.

@@ -254,6 +254,46 @@ func panelTitle(text, sub string, b panelBox) map[string]any {
 		"textStyle": map[string]any{"fontSize": 13}, "subtextStyle": map[string]any{"fontSize": 11}}
 }
 
+// panelFigure collects the elements of a chart of panels placed by
+// panelLayout: the chart's title first, then each panel's.
+type panelFigure struct {
+	titles, grids, xAxes, yAxes, series []any
+}
+
+// newPanelFigure starts a figure under title.
+func newPanelFigure(title string) *panelFigure {
+	return &panelFigure{titles: []any{map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 15}}}}
+}
+
+// add adds the panel in box b: its title text and details sub, its x
+// axes, y axis and series.
+func (f *panelFigure) add(b panelBox, text, sub string, xAxes []any, yAxis map[string]any, series []any) {
+	f.titles = append(f.titles, panelTitle(text, sub, b))
+	f.grids = append(f.grids, map[string]any{"left": b.left, "top": b.top, "width": b.width, "height": b.height})
+	f.xAxes, f.yAxes = append(f.xAxes, xAxes...), append(f.yAxes, yAxis)
+	f.series = append(f.series, series...)
+}
+
+// option returns the figure's option with an item tooltip of the given
+// formatter and the legend.
+func (f *panelFigure) option(tooltip string, legend map[string]any) rawOption {
+	return rawOption{
+		"animation": false,
+		"title":     f.titles,
+		"tooltip":   map[string]any{"trigger": "item", "formatter": jsFunc(tooltip)},
+		"legend":    legend,
+		"grid":      f.grids, "xAxis": f.xAxes, "yAxis": f.yAxes, "series": f.series,
+	}
+}
+
+// runsNote is ", n runs" for more than one run, else empty.
+func runsNote(n int) string {
+	if n > 1 {
+		return fmt.Sprintf(", %d runs", n)
+	}
+	return ""
+}
+
 // RunsReliabilityChart builds the reliability diagrams of several runs
 // side by side. Start it with ReliabilityOfRuns, set options, then call
 // Done.
@@ -312,31 +352,17 @@ func (r *RunsReliabilityChart) Done() (*Chart, error) {
 	if title == "" {
 		title = "Reliability diagrams"
 	}
-	titles := []any{map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 15}}}
-	var grids, xAxes, yAxes, series []any
+	f := newPanelFigure(title)
 	for k, g := range groups {
 		bins, c, err := r.pooledBins(op, g)
 		if err != nil {
 			return nil, err
 		}
-		b := boxes[k]
-		runs := ""
-		if len(g.runs) > 1 {
-			runs = fmt.Sprintf(", %d runs", len(g.runs))
-		}
-		titles = append(titles, panelTitle(g.label, fmt.Sprintf("ECE %.2f%% · %d nodes%s", 100*c.ECE, c.Nodes, runs), b))
-		grids = append(grids, map[string]any{"left": b.left, "top": b.top, "width": b.width, "height": b.height})
 		xCat, xVal, yVal := reliabilityPanelAxes(k, len(bins), k == len(groups)-1 || k+cols >= len(groups), k%cols == 0)
-		xAxes, yAxes = append(xAxes, xCat, xVal), append(yAxes, yVal)
-		series = append(series, reliabilityPanelSeries(k, g.label, bins)...)
+		f.add(boxes[k], g.label, fmt.Sprintf("ECE %.2f%% · %d nodes%s", 100*c.ECE, c.Nodes, runsNote(len(g.runs))),
+			[]any{xCat, xVal}, yVal, reliabilityPanelSeries(k, g.label, bins))
 	}
-	opt := rawOption{
-		"animation": false,
-		"title":     titles,
-		"tooltip":   map[string]any{"trigger": "item", "formatter": jsFunc(reliabilityTooltip)},
-		"legend":    map[string]any{"data": legend, "top": 28, "left": 10},
-		"grid":      grids, "xAxis": xAxes, "yAxis": yAxes, "series": series,
-	}
+	opt := f.option(reliabilityTooltip, map[string]any{"data": legend, "top": 28, "left": 10})
 	return newChart(title, width, height, opt), nil
 }
 
@@ -491,36 +517,25 @@ func (d *RunsDecompositionChart) Done() (*Chart, error) {
 	if title == "" {
 		title = "Aleatoric vs epistemic uncertainty"
 	}
-	titles := []any{map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 15}}}
-	var grids, xAxes, yAxes, series []any
+	f := newPanelFigure(title)
 	var legend []string
 	clamped := 0
 	floor := 0.0
 	for k, p := range pooled {
-		s, names, c, f := p.series(ext, d.logEU, k)
-		clamped, floor = clamped+c, f
-		series = append(series, s...)
+		s, names, c, fl := p.series(ext, d.logEU, k)
+		clamped, floor = clamped+c, fl
 		for _, n := range names {
 			legend = appendNew(legend, n)
 		}
-		b := boxes[k]
-		titles = append(titles, panelTitle(groups[k].label, decompositionPanelSubtitle(p, len(groups[k].runs)), b))
-		grids = append(grids, map[string]any{"left": b.left, "top": b.top, "width": b.width, "height": b.height})
 		xa, ya := d.panelAxes(k, ext, floor, k+cols >= len(groups), k%cols == 0)
-		xAxes, yAxes = append(xAxes, xa), append(yAxes, ya)
+		f.add(boxes[k], groups[k].label, decompositionPanelSubtitle(p, len(groups[k].runs)), []any{xa}, ya, s)
 	}
 	sub := "panels share their axes · a mark's area grows with the number of nodes on its spot"
 	if clamped > 0 {
 		sub += fmt.Sprintf(" · %d nodes with EU below %.1e are drawn at it", clamped, floor)
 	}
-	titles[0].(map[string]any)["subtext"] = sub
-	opt := rawOption{
-		"animation": false,
-		"title":     titles,
-		"tooltip":   map[string]any{"trigger": "item", "formatter": jsFunc(decompositionRunsTooltip)},
-		"legend":    map[string]any{"data": legend, "top": 8, "right": 10},
-		"grid":      grids, "xAxis": xAxes, "yAxis": yAxes, "series": series,
-	}
+	f.titles[0].(map[string]any)["subtext"] = sub
+	opt := f.option(decompositionRunsTooltip, map[string]any{"data": legend, "top": 8, "right": 10})
 	return newChart(title, max(width, 520), height, opt), nil
 }
 
@@ -566,10 +581,7 @@ func decompositionPanelSubtitle(p *DecompositionChart, runs int) string {
 	if p.ood > 0 {
 		counts = fmt.Sprintf("%d ID, %d OOD", p.idNodes, p.ood)
 	}
-	if runs > 1 {
-		counts += fmt.Sprintf(", %d runs", runs)
-	}
-	return fmt.Sprintf("ID accuracy %.1f%% · %s", 100*p.idAccuracy, counts)
+	return fmt.Sprintf("ID accuracy %.1f%% · %s%s", 100*p.idAccuracy, counts, runsNote(runs))
 }
 
 // panelAxes returns the AU and EU axes of panel k over ext, rounded
@@ -625,12 +637,12 @@ func SetSizesOfRuns(runs ...Run) *SetSizesChart {
 }
 
 // runDistributions returns the set-size distributions of the runs of a
-// chart started with SetSizesOfRuns.
-func (s *SetSizesChart) runDistributions() ([]SetSizeCounts, []string, error) {
+// chart started with SetSizesOfRuns, their colours and the subtitle.
+func (s *SetSizesChart) runDistributions() ([]SetSizeCounts, []string, string, error) {
 	const op = "chart.SetSizesOfRuns"
 	groups, err := groupRuns(op, s.runs)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	opts := s.opts
 	if len(opts.Scores) == 0 {
@@ -645,7 +657,7 @@ func (s *SetSizesChart) runDistributions() ([]SetSizeCounts, []string, error) {
 		for _, r := range g.runs {
 			res, err := r.Pred.Conformal(r.Nodes, opts)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %s: %w", op, g.label, err)
+				return nil, nil, "", fmt.Errorf("%s: %s: %w", op, g.label, err)
 			}
 			d.Label = g.label + " " + res[0].Score
 			for c, count := range res[0].SizeCounts() {
@@ -662,5 +674,10 @@ func (s *SetSizesChart) runDistributions() ([]SetSizeCounts, []string, error) {
 		}
 		dists[k], colors[k] = d, ModelColor(g.label)
 	}
-	return dists, colors, nil
+	alpha := s.opts.Alpha
+	if alpha == 0 {
+		alpha = conformal.DefaultAlpha
+	}
+	sub := fmt.Sprintf("α = %g: each set holds the label with probability ≥ %g%% · a model's runs added up", alpha, 100*(1-alpha))
+	return dists, colors, sub, nil
 }
