@@ -252,6 +252,15 @@ type Panel struct {
 	Curves []Curve
 }
 
+// The sizes of an ARCGrid panel, in pixels: the box of its plot and axes,
+// its title above, the room for the axes' labels below and to the left of
+// the first column, and the gap between columns.
+const (
+	arcPanelW, arcPanelH    = 215, 215
+	arcGridLeft, arcGridGap = 50, 14
+	arcTitleH, arcAxisH     = 26, 40
+)
+
 // ARCGrid draws panels of accuracy-rejection curves in rows of cols panels,
 // as one chart: curves with the same name (a model, say) share one legend
 // entry, which shows or hides them in every panel, so give a curve the same
@@ -268,76 +277,80 @@ func ARCGrid(title string, rejection []float64, cols int, panels []Panel) (*Char
 			return nil, err
 		}
 	}
-	const (
-		panelW, panelH = 215, 215
-		left, gap      = 50, 14
-		titleH, axisH  = 26, 40
-	)
 	rows := (len(panels) + cols - 1) / cols
-	// The panels start below the legend, however many rows it wraps to.
-	var legendNames []string
+	var names []string
 	for _, p := range panels {
 		for _, c := range p.Curves {
-			legendNames = appendNew(legendNames, c.Name)
+			names = appendNew(names, c.Name)
 		}
 	}
-	top := max(60, 28+legendHeight(legendRows(legendNames, left+cols*(panelW+gap)-10))+6)
-	x := rejectionLabels(rejection)
-	var grids, xAxes, yAxes, series, titles, graphics []any
-	var names []string
-	seen := map[string]bool{}
+	// The panels start below the legend, however many rows it wraps to.
+	top := max(60, 28+legendHeight(legendRows(names, arcGridLeft+cols*(arcPanelW+arcGridGap)-10))+6)
+	f := arcGridFigure{x: rejectionLabels(rejection), top: top}
 	for r := range rows {
-		var row []Curve
-		for c := range cols {
-			if k := r*cols + c; k < len(panels) {
-				row = append(row, panels[k].Curves...)
-			}
-		}
-		lo := lowerBound(row)
+		lo := rowLowerBound(panels, r, cols)
 		for c := range cols {
 			k := r*cols + c
 			if k >= len(panels) {
 				break
 			}
-			p := panels[k]
-			gl, gt := left+c*(panelW+gap), top+r*(panelH+titleH+axisH)+titleH
-			grids = append(grids, map[string]any{"left": gl, "top": gt, "width": panelW - 35, "height": panelH - axisH})
-			xa, ya := arcAxes(k, x, lo, r == rows-1 || k+cols >= len(panels))
-			if c > 0 {
-				delete(ya, "name")
-			}
-			xAxes, yAxes = append(xAxes, xa), append(yAxes, ya)
-			titles = append(titles, map[string]any{"text": p.Title, "left": gl - 20, "top": gt - titleH,
-				"textStyle": map[string]any{"fontSize": 13}})
-			if len(p.Curves) == 0 {
-				graphics = append(graphics, map[string]any{"type": "text", "left": gl + 20, "top": gt + (panelH-axisH)/2 - 10,
-					"style": map[string]any{"text": "no curve in this panel", "fill": "#888"}})
-			}
-			for j, cv := range colored(p.Curves) {
-				series = append(series, arcSeries(cv, fmt.Sprintf("%d-%d", k, j), k)...)
-				name := p.Curves[j].Name
-				if !seen[name] {
-					seen[name] = true
-					names = append(names, name)
-				}
-			}
+			f.addPanel(k, r, c, panels[k], lo, r == rows-1 || k+cols >= len(panels))
 		}
 	}
-	titles = append([]any{map[string]any{"text": title, "left": 10, "top": 0}}, titles...)
+	titles := append([]any{map[string]any{"text": title, "left": 10, "top": 0}}, f.titles...)
 	opt := rawOption{
 		"animation": false,
 		"title":     titles,
 		"tooltip":   map[string]any{"trigger": "axis", "formatter": jsFunc(arcTooltip)},
 		"legend":    map[string]any{"data": names, "top": 28, "left": 10},
-		"grid":      grids,
-		"xAxis":     xAxes,
-		"yAxis":     yAxes,
-		"series":    series,
-		"graphic":   graphics,
+		"grid":      f.grids,
+		"xAxis":     f.xAxes,
+		"yAxis":     f.yAxes,
+		"series":    f.series,
+		"graphic":   f.graphics,
 	}
-	width := left + cols*(panelW+gap)
-	height := top + rows*(panelH+titleH+axisH)
+	width := arcGridLeft + cols*(arcPanelW+arcGridGap)
+	height := top + rows*(arcPanelH+arcTitleH+arcAxisH)
 	return newChart(title, width, height, opt), nil
+}
+
+// rowLowerBound returns the lower bound of the accuracy axis that the
+// panels of row r share.
+func rowLowerBound(panels []Panel, r, cols int) float64 {
+	var row []Curve
+	for _, p := range panels[r*cols : min((r+1)*cols, len(panels))] {
+		row = append(row, p.Curves...)
+	}
+	return lowerBound(row)
+}
+
+// arcGridFigure collects the elements of ARCGrid's panels.
+type arcGridFigure struct {
+	x   []string // the rejection fractions' labels
+	top int      // where the first row starts
+
+	grids, xAxes, yAxes, series, titles, graphics []any
+}
+
+// addPanel adds panel p, number k, at row r and column c, its accuracy
+// axis from lo, its x axis named when names is set.
+func (f *arcGridFigure) addPanel(k, r, c int, p Panel, lo float64, names bool) {
+	gl, gt := arcGridLeft+c*(arcPanelW+arcGridGap), f.top+r*(arcPanelH+arcTitleH+arcAxisH)+arcTitleH
+	f.grids = append(f.grids, map[string]any{"left": gl, "top": gt, "width": arcPanelW - 35, "height": arcPanelH - arcAxisH})
+	xa, ya := arcAxes(k, f.x, lo, names)
+	if c > 0 {
+		delete(ya, "name")
+	}
+	f.xAxes, f.yAxes = append(f.xAxes, xa), append(f.yAxes, ya)
+	f.titles = append(f.titles, map[string]any{"text": p.Title, "left": gl - 20, "top": gt - arcTitleH,
+		"textStyle": map[string]any{"fontSize": 13}})
+	if len(p.Curves) == 0 {
+		f.graphics = append(f.graphics, map[string]any{"type": "text", "left": gl + 20, "top": gt + (arcPanelH-arcAxisH)/2 - 10,
+			"style": map[string]any{"text": "no curve in this panel", "fill": "#888"}})
+	}
+	for j, cv := range colored(p.Curves) {
+		f.series = append(f.series, arcSeries(cv, fmt.Sprintf("%d-%d", k, j), k)...)
+	}
 }
 
 // Lines draws curves over labelled x positions (graph sizes, say), each

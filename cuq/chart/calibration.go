@@ -65,28 +65,6 @@ func (r *ReliabilityChart) Done() (*Chart, error) {
 	}
 	title := titleOf(r.title, nameOf(r.pred), "reliability diagram")
 	n := len(c.Bins)
-	accuracy := make([]any, n)
-	confidence := make([]any, n)
-	for b, bin := range c.Bins {
-		accuracy[b], confidence[b] = "-", "-"
-		if bin.Count == 0 {
-			continue
-		}
-		open := "("
-		if b == 0 {
-			open = "["
-		}
-		item := map[string]any{
-			"count": bin.Count, "acc": bin.Accuracy, "conf": bin.Confidence,
-			"range": open + strconv.FormatFloat(bin.Lo, 'g', 4, 64) + ", " + strconv.FormatFloat(bin.Hi, 'g', 4, 64) + "]",
-		}
-		bar := map[string]any{"value": bin.Accuracy}
-		mark := map[string]any{"value": bin.Confidence}
-		for k, v := range item {
-			bar[k], mark[k] = v, v
-		}
-		accuracy[b], confidence[b] = bar, mark
-	}
 	categories := make([]string, n)
 	for b := range categories {
 		categories[b] = strconv.Itoa(b)
@@ -111,17 +89,47 @@ func (r *ReliabilityChart) Done() (*Chart, error) {
 		},
 		"yAxis": map[string]any{"type": "value", "min": 0, "max": 1, "interval": 0.2,
 			"name": "accuracy", "nameLocation": "middle", "nameGap": 40, "splitLine": axisLine},
-		"series": []any{
-			map[string]any{"type": "bar", "name": "accuracy", "data": accuracy, "xAxisIndex": 0,
-				"barCategoryGap": "8%", "itemStyle": map[string]any{"color": Palette[0], "opacity": 0.8}},
-			map[string]any{"type": "scatter", "name": "mean confidence", "data": confidence, "xAxisIndex": 0,
-				"symbol": "rect", "symbolSize": []int{18, 3}, "itemStyle": map[string]any{"color": Palette[1]}},
-			map[string]any{"type": "line", "name": "perfect calibration", "data": [][2]float64{{0, 0}, {1, 1}},
-				"xAxisIndex": 1, "showSymbol": false, "silent": true, "color": "#888",
-				"lineStyle": map[string]any{"color": "#888", "type": Dashed.echarts(), "width": 1}},
-		},
+		"series": reliabilitySeries(c.Bins),
 	}
 	return newChart(title, 560, 480, opt), nil
+}
+
+// reliabilitySeries returns the series of a reliability diagram of bins:
+// the bars of their accuracy, the marks of their mean confidence (both
+// "-" for an empty bin, else items that carry the bin's count, accuracy,
+// confidence and range for the tooltip) and the diagonal.
+func reliabilitySeries(bins []eval.Bin) []any {
+	accuracy := make([]any, len(bins))
+	confidence := make([]any, len(bins))
+	for b, bin := range bins {
+		accuracy[b], confidence[b] = "-", "-"
+		if bin.Count == 0 {
+			continue
+		}
+		open := "("
+		if b == 0 {
+			open = "["
+		}
+		item := map[string]any{
+			"count": bin.Count, "acc": bin.Accuracy, "conf": bin.Confidence,
+			"range": open + strconv.FormatFloat(bin.Lo, 'g', 4, 64) + ", " + strconv.FormatFloat(bin.Hi, 'g', 4, 64) + "]",
+		}
+		bar := map[string]any{"value": bin.Accuracy}
+		mark := map[string]any{"value": bin.Confidence}
+		for k, v := range item {
+			bar[k], mark[k] = v, v
+		}
+		accuracy[b], confidence[b] = bar, mark
+	}
+	return []any{
+		map[string]any{"type": "bar", "name": "accuracy", "data": accuracy, "xAxisIndex": 0,
+			"barCategoryGap": "8%", "itemStyle": map[string]any{"color": Palette[0], "opacity": 0.8}},
+		map[string]any{"type": "scatter", "name": "mean confidence", "data": confidence, "xAxisIndex": 0,
+			"symbol": "rect", "symbolSize": []int{18, 3}, "itemStyle": map[string]any{"color": Palette[1]}},
+		map[string]any{"type": "line", "name": "perfect calibration", "data": [][2]float64{{0, 0}, {1, 1}},
+			"xAxisIndex": 1, "showSymbol": false, "silent": true, "color": "#888",
+			"lineStyle": map[string]any{"color": "#888", "type": Dashed.echarts(), "width": 1}},
+	}
 }
 
 // calibration returns the summary the diagram shows: the prediction's
@@ -206,25 +214,7 @@ func (r *RiskCoverageChart) Done() (*Chart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chart.RiskCoverageOf: %w", err)
 	}
-	var series []any
-	var names []string
-	var risks [][]float64
-	line := func(name string, rc eval.RiskCoverage, color string, dash Dash, width float64) {
-		for k, r := range risks {
-			if sameValues(r, rc.Risk) {
-				name += " (= " + names[k] + ")"
-				break
-			}
-		}
-		risks = append(risks, rc.Risk)
-		data := make([][2]float64, len(rc.Risk))
-		for k := range rc.Risk {
-			data[k] = [2]float64{rc.Coverage[k], rc.Risk[k]}
-		}
-		series = append(series, map[string]any{"type": "line", "name": name, "data": data, "showSymbol": false,
-			"color": color, "lineStyle": map[string]any{"width": width, "color": color, "type": dash.echarts()}})
-		names = append(names, name)
-	}
+	var curves riskCurves
 	for _, m := range ms {
 		v, err := valuesAt(r.pred, m, r.nodes)
 		if err != nil {
@@ -235,7 +225,7 @@ func (r *RiskCoverageChart) Done() (*Chart, error) {
 			return nil, fmt.Errorf("chart.RiskCoverageOf: %s: %w", r.pred.Name(), err)
 		}
 		color, dash := MeasureStyle(m)
-		line(fmt.Sprintf("%s, AURC %.4f", m, rc.AURC()), rc, color, dash, 2)
+		curves.add(fmt.Sprintf("%s, AURC %.4f", m, rc.AURC()), rc, color, dash, 2)
 	}
 	// The oracle ranks every wrong prediction above every right one.
 	oracle := make([]float64, len(correct))
@@ -249,29 +239,60 @@ func (r *RiskCoverageChart) Done() (*Chart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chart.RiskCoverageOf: %w", err)
 	}
-	line(fmt.Sprintf("best possible, AURC %.4f", best.AURC()), best, "#888888", Dotted, 1.5)
-	// The risk axis ends at the largest risk rounded up to 0.05.
-	top := 0.05
-	for _, s := range series {
-		for _, pt := range s.(map[string]any)["data"].([][2]float64) {
-			top = math.Max(top, math.Ceil(float64(20*pt[1])-1e-9)/20)
-		}
-	}
+	curves.add(fmt.Sprintf("best possible, AURC %.4f", best.AURC()), best, "#888888", Dotted, 1.5)
 	sub := fmt.Sprintf("%d nodes, %d wrong (error rate %.1f%%) · AURC: mean risk over coverages, lower is better",
 		len(correct), wrong, 100*float64(wrong)/float64(len(correct)))
+	return curves.chart(title, sub), nil
+}
+
+// riskCurves collects the curves of a risk-coverage chart.
+type riskCurves struct {
+	series []any
+	names  []string
+	risks  [][]float64
+}
+
+// add adds the curve rc named name, in its colour, dash and width; a
+// curve equal to an earlier one is named so.
+func (c *riskCurves) add(name string, rc eval.RiskCoverage, color string, dash Dash, width float64) {
+	for k, r := range c.risks {
+		if sameValues(r, rc.Risk) {
+			name += " (= " + c.names[k] + ")"
+			break
+		}
+	}
+	c.risks = append(c.risks, rc.Risk)
+	data := make([][2]float64, len(rc.Risk))
+	for k := range rc.Risk {
+		data[k] = [2]float64{rc.Coverage[k], rc.Risk[k]}
+	}
+	c.series = append(c.series, map[string]any{"type": "line", "name": name, "data": data, "showSymbol": false,
+		"color": color, "lineStyle": map[string]any{"width": width, "color": color, "type": dash.echarts()}})
+	c.names = append(c.names, name)
+}
+
+// chart returns the chart of the curves under title and subtitle sub.
+func (c *riskCurves) chart(title, sub string) *Chart {
+	// The risk axis ends at the largest risk rounded up to 0.05.
+	top := 0.05
+	for _, risk := range c.risks {
+		for _, r := range risk {
+			top = math.Max(top, math.Ceil(float64(20*r)-1e-9)/20)
+		}
+	}
 	grid := map[string]any{"lineStyle": map[string]any{"color": "#eee"}}
-	right := rightLegendMargin(names, 8, 210)
+	right := rightLegendMargin(c.names, 8, 210)
 	opt := rawOption{
 		"animation": false,
 		"title":     map[string]any{"text": title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15}},
 		"tooltip":   map[string]any{"trigger": "axis", "formatter": jsFunc(riskCoverageTooltip)},
-		"legend":    map[string]any{"data": names, "orient": "vertical", "right": 8, "top": 60, "type": "scroll"},
+		"legend":    map[string]any{"data": c.names, "orient": "vertical", "right": 8, "top": 60, "type": "scroll"},
 		"grid":      map[string]any{"top": 70, "left": 60, "right": right, "bottom": 50},
 		"xAxis": map[string]any{"type": "value", "min": 0, "max": 1, "interval": 0.2, "name": "coverage",
 			"nameLocation": "middle", "nameGap": 28, "splitLine": grid},
 		"yAxis": map[string]any{"type": "value", "min": 0, "max": top, "name": "risk (error rate among kept nodes)",
 			"nameLocation": "middle", "nameGap": 42, "splitLine": grid},
-		"series": series,
+		"series": c.series,
 	}
-	return newChart(title, 800+right-210, 420, opt), nil
+	return newChart(title, 800+right-210, 420, opt)
 }

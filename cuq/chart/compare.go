@@ -143,45 +143,9 @@ func (a *RunsARCChart) Done() (*Chart, error) {
 	if len(ms) == 0 {
 		return nil, fmt.Errorf("%s: no measures", op)
 	}
-	var rejection []float64
-	panels := make([]Panel, len(ms))
-	for k, m := range ms {
-		panels[k].Title = m.String()
-		_, dash := MeasureStyle(m)
-		for _, g := range groups {
-			if _, err := g.runs[0].Pred.Uncertainty(m); err != nil {
-				continue
-			}
-			var accs [][]float64
-			for _, r := range g.runs {
-				c, err := arcOf(r.Pred, m, r.Nodes)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %s: %w", op, g.label, err)
-				}
-				n := len(c.P) - 1 // drop the single-node point
-				rejection = c.P[:n]
-				accs = append(accs, c.Acc[:n])
-			}
-			cv := Curve{Name: g.label, Color: ModelColor(g.label), Dash: dash, Mean: make([]float64, len(rejection))}
-			if len(accs) > 1 {
-				cv.SE = make([]float64, len(rejection))
-			}
-			for i := range rejection {
-				col := make([]float64, len(accs))
-				for j := range accs {
-					col[j] = accs[j][i]
-				}
-				mean, se := meanSE(col)
-				cv.Mean[i] = mean
-				if cv.SE != nil {
-					cv.SE[i] = se
-				}
-			}
-			panels[k].Curves = append(panels[k].Curves, cv)
-		}
-		if len(panels[k].Curves) == 0 && a.measures != nil {
-			return nil, fmt.Errorf("%s: no model has %s", op, m)
-		}
+	rejection, panels, err := a.panels(op, groups, ms)
+	if err != nil {
+		return nil, err
 	}
 	if len(ms) == 1 {
 		title := a.title
@@ -199,6 +163,67 @@ func (a *RunsARCChart) Done() (*Chart, error) {
 		cols = min(3, len(panels))
 	}
 	return ARCGrid(title, rejection, cols, panels)
+}
+
+// panels returns one panel per measure of ms, a curve per group that has
+// the measure, and the rejection fractions of the curves; a measure chosen
+// by Measures that no group has is an error.
+func (a *RunsARCChart) panels(op string, groups []runGroup, ms []uq.Measure) ([]float64, []Panel, error) {
+	var rejection []float64
+	panels := make([]Panel, len(ms))
+	for k, m := range ms {
+		panels[k].Title = m.String()
+		for _, g := range groups {
+			if _, err := g.runs[0].Pred.Uncertainty(m); err != nil {
+				continue
+			}
+			cv, p, err := meanARC(g, m)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %s: %w", op, g.label, err)
+			}
+			rejection = p
+			panels[k].Curves = append(panels[k].Curves, cv)
+		}
+		if len(panels[k].Curves) == 0 && a.measures != nil {
+			return nil, nil, fmt.Errorf("%s: no model has %s", op, m)
+		}
+	}
+	return rejection, panels, nil
+}
+
+// meanARC returns the accuracy-rejection curve of measure m over the runs
+// of g, without its single-node point: the mean accuracy at each rejection
+// fraction and, for more than one run, its standard error; and the
+// rejection fractions.
+func meanARC(g runGroup, m uq.Measure) (Curve, []float64, error) {
+	var rejection []float64
+	var accs [][]float64
+	for _, r := range g.runs {
+		c, err := arcOf(r.Pred, m, r.Nodes)
+		if err != nil {
+			return Curve{}, nil, err
+		}
+		n := len(c.P) - 1 // drop the single-node point
+		rejection = c.P[:n]
+		accs = append(accs, c.Acc[:n])
+	}
+	_, dash := MeasureStyle(m)
+	cv := Curve{Name: g.label, Color: ModelColor(g.label), Dash: dash, Mean: make([]float64, len(rejection))}
+	if len(accs) > 1 {
+		cv.SE = make([]float64, len(rejection))
+	}
+	for i := range rejection {
+		col := make([]float64, len(accs))
+		for j := range accs {
+			col[j] = accs[j][i]
+		}
+		mean, se := meanSE(col)
+		cv.Mean[i] = mean
+		if cv.SE != nil {
+			cv.SE[i] = se
+		}
+	}
+	return cv, rejection, nil
 }
 
 // panelBox is the place of one panel of a multi-panel chart, in pixels.
@@ -227,6 +252,46 @@ func panelLayout(n, cols, plotW, plotH, top int) (boxes []panelBox, width, heigh
 func panelTitle(text, sub string, b panelBox) map[string]any {
 	return map[string]any{"text": text, "subtext": sub, "left": b.left - 5, "top": b.top - 46, "itemGap": 6,
 		"textStyle": map[string]any{"fontSize": 13}, "subtextStyle": map[string]any{"fontSize": 11}}
+}
+
+// panelFigure collects the elements of a chart of panels placed by
+// panelLayout: the chart's title first, then each panel's.
+type panelFigure struct {
+	titles, grids, xAxes, yAxes, series []any
+}
+
+// newPanelFigure starts a figure under title.
+func newPanelFigure(title string) *panelFigure {
+	return &panelFigure{titles: []any{map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 15}}}}
+}
+
+// add adds the panel in box b: its title text and details sub, its x
+// axes, y axis and series.
+func (f *panelFigure) add(b panelBox, text, sub string, xAxes []any, yAxis map[string]any, series []any) {
+	f.titles = append(f.titles, panelTitle(text, sub, b))
+	f.grids = append(f.grids, map[string]any{"left": b.left, "top": b.top, "width": b.width, "height": b.height})
+	f.xAxes, f.yAxes = append(f.xAxes, xAxes...), append(f.yAxes, yAxis)
+	f.series = append(f.series, series...)
+}
+
+// option returns the figure's option with an item tooltip of the given
+// formatter and the legend.
+func (f *panelFigure) option(tooltip string, legend map[string]any) rawOption {
+	return rawOption{
+		"animation": false,
+		"title":     f.titles,
+		"tooltip":   map[string]any{"trigger": "item", "formatter": jsFunc(tooltip)},
+		"legend":    legend,
+		"grid":      f.grids, "xAxis": f.xAxes, "yAxis": f.yAxes, "series": f.series,
+	}
+}
+
+// runsNote is ", n runs" for more than one run, else empty.
+func runsNote(n int) string {
+	if n > 1 {
+		return fmt.Sprintf(", %d runs", n)
+	}
+	return ""
 }
 
 // RunsReliabilityChart builds the reliability diagrams of several runs
@@ -279,6 +344,7 @@ func (r *RunsReliabilityChart) Done() (*Chart, error) {
 		legend = append(legend, g.label)
 	}
 	legend = append(legend, "mean confidence", "perfect calibration")
+	// The panels start below the legend, however many rows it wraps to.
 	_, width, _ := panelLayout(len(groups), cols, 240, 220, 0)
 	top := max(60, 28+legendHeight(legendRows(legend, width-10))+6)
 	boxes, width, height := panelLayout(len(groups), cols, 240, 220, top)
@@ -286,73 +352,86 @@ func (r *RunsReliabilityChart) Done() (*Chart, error) {
 	if title == "" {
 		title = "Reliability diagrams"
 	}
-	titles := []any{map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 15}}}
-	var grids, xAxes, yAxes, series []any
-	axisLine := map[string]any{"lineStyle": map[string]any{"color": "#eee"}}
+	f := newPanelFigure(title)
 	for k, g := range groups {
-		var bins []eval.Bin
-		for _, run := range g.runs {
-			c, err := run.Pred.Calibration(run.Nodes, eval.CalibrationOptions{Bins: r.bins})
-			if err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", op, g.label, err)
-			}
-			bins = addBins(bins, c.Bins)
-		}
-		rc := &ReliabilityChart{given: bins}
-		c, err := rc.calibration()
+		bins, c, err := r.pooledBins(op, g)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", op, g.label, err)
+			return nil, err
 		}
-		b := boxes[k]
-		runs := ""
-		if len(g.runs) > 1 {
-			runs = fmt.Sprintf(", %d runs", len(g.runs))
-		}
-		titles = append(titles, panelTitle(g.label, fmt.Sprintf("ECE %.2f%% · %d nodes%s", 100*c.ECE, c.Nodes, runs), b))
-		grids = append(grids, map[string]any{"left": b.left, "top": b.top, "width": b.width, "height": b.height})
-		categories := make([]string, len(bins))
-		accuracy := make([]any, len(bins))
-		confidence := make([]any, len(bins))
-		for j, bin := range bins {
-			categories[j] = fmt.Sprint(j)
-			accuracy[j], confidence[j] = "-", "-"
-			if bin.Count > 0 {
-				item := func(v float64) map[string]any {
-					return map[string]any{"value": v, "count": bin.Count, "acc": bin.Accuracy, "conf": bin.Confidence,
-						"range": fmt.Sprintf("%.3g–%.3g", bin.Lo, bin.Hi)}
-				}
-				accuracy[j], confidence[j] = item(bin.Accuracy), item(bin.Confidence)
-			}
-		}
-		names := k == len(groups)-1 || k+cols >= len(groups)
-		xCat := map[string]any{"type": "category", "data": categories, "show": false, "gridIndex": k}
-		xVal := map[string]any{"type": "value", "min": 0, "max": 1, "interval": 0.2, "gridIndex": k, "position": "bottom", "splitLine": axisLine}
-		yVal := map[string]any{"type": "value", "min": 0, "max": 1, "interval": 0.2, "gridIndex": k, "splitLine": axisLine}
-		if names {
-			xVal["name"], xVal["nameLocation"], xVal["nameGap"] = "confidence", "middle", 26
-		}
-		if k%cols == 0 {
-			yVal["name"], yVal["nameLocation"], yVal["nameGap"] = "accuracy", "middle", 36
-		}
-		xAxes, yAxes = append(xAxes, xCat, xVal), append(yAxes, yVal)
-		color := ModelColor(g.label)
-		series = append(series,
-			map[string]any{"type": "bar", "name": g.label, "data": accuracy, "xAxisIndex": 2 * k, "yAxisIndex": k,
-				"barCategoryGap": "8%", "itemStyle": map[string]any{"color": color, "opacity": 0.8}},
-			map[string]any{"type": "scatter", "name": "mean confidence", "data": confidence, "xAxisIndex": 2 * k, "yAxisIndex": k,
-				"symbol": "rect", "symbolSize": []int{14, 3}, "itemStyle": map[string]any{"color": "#333333"}},
-			map[string]any{"type": "line", "name": "perfect calibration", "data": [][2]float64{{0, 0}, {1, 1}},
-				"xAxisIndex": 2*k + 1, "yAxisIndex": k, "showSymbol": false, "silent": true, "color": "#888",
-				"lineStyle": map[string]any{"color": "#888", "type": Dashed.echarts(), "width": 1}})
+		xCat, xVal, yVal := reliabilityPanelAxes(k, len(bins), k == len(groups)-1 || k+cols >= len(groups), k%cols == 0)
+		f.add(boxes[k], g.label, fmt.Sprintf("ECE %.2f%% · %d nodes%s", 100*c.ECE, c.Nodes, runsNote(len(g.runs))),
+			[]any{xCat, xVal}, yVal, reliabilityPanelSeries(k, g.label, bins))
 	}
-	opt := rawOption{
-		"animation": false,
-		"title":     titles,
-		"tooltip":   map[string]any{"trigger": "item", "formatter": jsFunc(reliabilityTooltip)},
-		"legend":    map[string]any{"data": legend, "top": 28, "left": 10},
-		"grid":      grids, "xAxis": xAxes, "yAxis": yAxes, "series": series,
-	}
+	opt := f.option(reliabilityTooltip, map[string]any{"data": legend, "top": 28, "left": 10})
 	return newChart(title, width, height, opt), nil
+}
+
+// pooledBins returns the bins of the runs of g added up and their
+// calibration summary.
+func (r *RunsReliabilityChart) pooledBins(op string, g runGroup) ([]eval.Bin, eval.Calibration, error) {
+	var bins []eval.Bin
+	for _, run := range g.runs {
+		c, err := run.Pred.Calibration(run.Nodes, eval.CalibrationOptions{Bins: r.bins})
+		if err != nil {
+			return nil, eval.Calibration{}, fmt.Errorf("%s: %s: %w", op, g.label, err)
+		}
+		bins = addBins(bins, c.Bins)
+	}
+	rc := &ReliabilityChart{given: bins}
+	c, err := rc.calibration()
+	if err != nil {
+		return nil, eval.Calibration{}, fmt.Errorf("%s: %s: %w", op, g.label, err)
+	}
+	return bins, c, nil
+}
+
+// reliabilityPanelAxes returns the axes of panel k of n bins: the hidden
+// category axis of the bins, the confidence axis over the same width
+// (named under the bottom row, xName) and the accuracy axis (named on the
+// first column, yName).
+func reliabilityPanelAxes(k, n int, xName, yName bool) (xCat, xVal, yVal map[string]any) {
+	categories := make([]string, n)
+	for j := range categories {
+		categories[j] = fmt.Sprint(j)
+	}
+	axisLine := map[string]any{"lineStyle": map[string]any{"color": "#eee"}}
+	xCat = map[string]any{"type": "category", "data": categories, "show": false, "gridIndex": k}
+	xVal = map[string]any{"type": "value", "min": 0, "max": 1, "interval": 0.2, "gridIndex": k, "position": "bottom", "splitLine": axisLine}
+	yVal = map[string]any{"type": "value", "min": 0, "max": 1, "interval": 0.2, "gridIndex": k, "splitLine": axisLine}
+	if xName {
+		xVal["name"], xVal["nameLocation"], xVal["nameGap"] = "confidence", "middle", 26
+	}
+	if yName {
+		yVal["name"], yVal["nameLocation"], yVal["nameGap"] = "accuracy", "middle", 36
+	}
+	return xCat, xVal, yVal
+}
+
+// reliabilityPanelSeries returns the series of panel k, the bins of the
+// model label: its accuracy bars in the model's colour, the mean
+// confidence marks and the diagonal.
+func reliabilityPanelSeries(k int, label string, bins []eval.Bin) []any {
+	accuracy := make([]any, len(bins))
+	confidence := make([]any, len(bins))
+	for j, bin := range bins {
+		accuracy[j], confidence[j] = "-", "-"
+		if bin.Count > 0 {
+			item := func(v float64) map[string]any {
+				return map[string]any{"value": v, "count": bin.Count, "acc": bin.Accuracy, "conf": bin.Confidence,
+					"range": fmt.Sprintf("%.3g–%.3g", bin.Lo, bin.Hi)}
+			}
+			accuracy[j], confidence[j] = item(bin.Accuracy), item(bin.Confidence)
+		}
+	}
+	return []any{
+		map[string]any{"type": "bar", "name": label, "data": accuracy, "xAxisIndex": 2 * k, "yAxisIndex": k,
+			"barCategoryGap": "8%", "itemStyle": map[string]any{"color": ModelColor(label), "opacity": 0.8}},
+		map[string]any{"type": "scatter", "name": "mean confidence", "data": confidence, "xAxisIndex": 2 * k, "yAxisIndex": k,
+			"symbol": "rect", "symbolSize": []int{14, 3}, "itemStyle": map[string]any{"color": "#333333"}},
+		map[string]any{"type": "line", "name": "perfect calibration", "data": [][2]float64{{0, 0}, {1, 1}},
+			"xAxisIndex": 2*k + 1, "yAxisIndex": k, "showSymbol": false, "silent": true, "color": "#888",
+			"lineStyle": map[string]any{"color": "#888", "type": Dashed.echarts(), "width": 1}},
+	}
 }
 
 // addBins adds the bins b to the sums a (nil: none yet): counts add up,
@@ -405,6 +484,12 @@ func (d *RunsDecompositionChart) Cols(n int) *RunsDecompositionChart { d.cols = 
 // Title sets the title.
 func (d *RunsDecompositionChart) Title(t string) *RunsDecompositionChart { d.title = t; return d }
 
+// decompositionRunsTooltip gives a mark's node count, outcome, AU and EU.
+const decompositionRunsTooltip = `function (p) {
+var v = p.value;
+return p.marker + v[2] + ' ' + p.seriesName + (v[2] > 1 ? ' nodes' : ' node') + '<br/>AU ' + v[0].toPrecision(3) + ', EU ' + v[1].toPrecision(3);
+}`
+
 // Done returns the chart, or an error for no runs, a model without AU and
 // EU or a node out of range.
 func (d *RunsDecompositionChart) Done() (*Chart, error) {
@@ -416,6 +501,48 @@ func (d *RunsDecompositionChart) Done() (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The panels share ext: the floor of a log axis is set by the largest
+	// EU of all.
+	pooled, ext, err := poolDecompositions(op, groups)
+	if err != nil {
+		return nil, err
+	}
+	cols := d.cols
+	if cols < 1 {
+		cols = min(3, len(groups))
+	}
+	const top = 60
+	boxes, width, height := panelLayout(len(groups), cols, 260, 240, top)
+	title := d.title
+	if title == "" {
+		title = "Aleatoric vs epistemic uncertainty"
+	}
+	f := newPanelFigure(title)
+	var legend []string
+	clamped := 0
+	floor := 0.0
+	for k, p := range pooled {
+		s, names, c, fl := p.series(ext, d.logEU, k)
+		clamped, floor = clamped+c, fl
+		for _, n := range names {
+			legend = appendNew(legend, n)
+		}
+		xa, ya := d.panelAxes(k, ext, floor, k+cols >= len(groups), k%cols == 0)
+		f.add(boxes[k], groups[k].label, decompositionPanelSubtitle(p, len(groups[k].runs)), []any{xa}, ya, s)
+	}
+	sub := "panels share their axes · a mark's area grows with the number of nodes on its spot"
+	if clamped > 0 {
+		sub += fmt.Sprintf(" · %d nodes with EU below %.1e are drawn at it", clamped, floor)
+	}
+	f.titles[0].(map[string]any)["subtext"] = sub
+	opt := f.option(decompositionRunsTooltip, map[string]any{"data": legend, "top": 8, "right": 10})
+	return newChart(title, max(width, 520), height, opt), nil
+}
+
+// poolDecompositions returns, for each group, the decomposition of the
+// nodes of all its runs, titled by its label, with its ID accuracy over
+// them; and the extent of all the groups' points.
+func poolDecompositions(op string, groups []runGroup) ([]*DecompositionChart, extent, error) {
 	pooled := make([]*DecompositionChart, len(groups))
 	var ext extent
 	for k, g := range groups {
@@ -424,7 +551,7 @@ func (d *RunsDecompositionChart) Done() (*Chart, error) {
 		for _, r := range g.runs {
 			one := DecompositionOf(r.Pred, r.Nodes).OOD(r.OOD)
 			if one.err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", op, g.label, one.err)
+				return nil, extent{}, fmt.Errorf("%s: %s: %w", op, g.label, one.err)
 			}
 			p.au, p.eu, p.outcome = append(p.au, one.au...), append(p.eu, one.eu...), append(p.outcome, one.outcome...)
 			p.idNodes, p.ood = p.idNodes+one.idNodes, p.ood+one.ood
@@ -436,7 +563,7 @@ func (d *RunsDecompositionChart) Done() (*Chart, error) {
 		p.title = g.label
 		e, err := p.extent()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", op, err)
+			return nil, extent{}, fmt.Errorf("%s: %w", op, err)
 		}
 		if k == 0 {
 			ext = e
@@ -444,77 +571,40 @@ func (d *RunsDecompositionChart) Done() (*Chart, error) {
 		ext = ext.union(e)
 		pooled[k] = p
 	}
-	// The shared floor of a log axis is set by the largest EU of all.
-	cols := d.cols
-	if cols < 1 {
-		cols = min(3, len(groups))
+	return pooled, ext, nil
+}
+
+// decompositionPanelSubtitle gives the ID accuracy and node counts of the
+// pooled decomposition p of runs runs.
+func decompositionPanelSubtitle(p *DecompositionChart, runs int) string {
+	counts := fmt.Sprintf("%d nodes", p.idNodes)
+	if p.ood > 0 {
+		counts = fmt.Sprintf("%d ID, %d OOD", p.idNodes, p.ood)
 	}
-	const top = 60
-	boxes, width, height := panelLayout(len(groups), cols, 260, 240, top)
-	title := d.title
-	if title == "" {
-		title = "Aleatoric vs epistemic uncertainty"
+	return fmt.Sprintf("ID accuracy %.1f%% · %s%s", 100*p.idAccuracy, counts, runsNote(runs))
+}
+
+// panelAxes returns the AU and EU axes of panel k over ext, rounded
+// outwards (EU to powers of ten above floor on a log axis), the AU axis
+// named under the bottom row (xName), the EU axis on the first column
+// (yName).
+func (d *RunsDecompositionChart) panelAxes(k int, ext extent, floor float64, xName, yName bool) (xa, ya map[string]any) {
+	xa = map[string]any{"type": "value", "gridIndex": k, "min": min(0, niceLow(ext.xlo)), "max": niceHigh(ext.xhi),
+		"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}}
+	ya = map[string]any{"type": "value", "gridIndex": k, "min": min(0, niceLow(ext.ylo)), "max": niceHigh(ext.yhi),
+		"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}}
+	if d.logEU {
+		ya["type"] = "log"
+		ya["min"] = math.Pow(10, math.Floor(math.Log10(max(ext.ylo, floor))))
+		ya["max"] = math.Pow(10, math.Ceil(math.Log10(max(ext.yhi, floor))))
 	}
-	titles := []any{map[string]any{"text": title, "textStyle": map[string]any{"fontSize": 15}}}
-	var grids, xAxes, yAxes, series []any
-	legendSet := map[string]bool{}
-	var legend []string
-	clamped := 0
-	floor := 0.0
-	xlo, xhi := min(0, niceLow(ext.xlo)), niceHigh(ext.xhi)
-	for k, p := range pooled {
-		s, names, c, f := p.series(ext, d.logEU, k)
-		clamped, floor = clamped+c, f
-		series = append(series, s...)
-		for _, n := range names {
-			if !legendSet[n] {
-				legendSet[n] = true
-				legend = append(legend, n)
-			}
-		}
-		b := boxes[k]
-		counts := fmt.Sprintf("%d nodes", p.idNodes)
-		if p.ood > 0 {
-			counts = fmt.Sprintf("%d ID, %d OOD", p.idNodes, p.ood)
-		}
-		if n := len(groups[k].runs); n > 1 {
-			counts += fmt.Sprintf(", %d runs", n)
-		}
-		titles = append(titles, panelTitle(groups[k].label, fmt.Sprintf("ID accuracy %.1f%% · %s", 100*p.idAccuracy, counts), b))
-		grids = append(grids, map[string]any{"left": b.left, "top": b.top, "width": b.width, "height": b.height})
-		xa := map[string]any{"type": "value", "gridIndex": k, "min": xlo, "max": xhi,
-			"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}}
-		ya := map[string]any{"type": "value", "gridIndex": k, "min": min(0, niceLow(ext.ylo)), "max": niceHigh(ext.yhi),
-			"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}}
-		if d.logEU {
-			ya["type"] = "log"
-			ya["min"] = math.Pow(10, math.Floor(math.Log10(max(ext.ylo, floor))))
-			ya["max"] = math.Pow(10, math.Ceil(math.Log10(max(ext.yhi, floor))))
-		}
-		if k+cols >= len(groups) {
-			xa["name"], xa["nameLocation"], xa["nameGap"] = "AU (aleatoric)", "middle", 26
-		}
-		if k%cols == 0 {
-			ya["name"], ya["nameLocation"], ya["nameGap"] = "EU (epistemic)", "middle", 40
-		}
-		xAxes, yAxes = append(xAxes, xa), append(yAxes, ya)
+	if xName {
+		xa["name"], xa["nameLocation"], xa["nameGap"] = "AU (aleatoric)", "middle", 26
 	}
-	sub := "panels share their axes · a mark's area grows with the number of nodes on its spot"
-	if clamped > 0 {
-		sub += fmt.Sprintf(" · %d nodes with EU below %.1e are drawn at it", clamped, floor)
+	if yName {
+		ya["name"], ya["nameLocation"], ya["nameGap"] = "EU (epistemic)", "middle", 40
 	}
-	titles[0].(map[string]any)["subtext"] = sub
-	opt := rawOption{
-		"animation": false,
-		"title":     titles,
-		"tooltip": map[string]any{"trigger": "item", "formatter": jsFunc(`function (p) {
-var v = p.value;
-return p.marker + v[2] + ' ' + p.seriesName + (v[2] > 1 ? ' nodes' : ' node') + '<br/>AU ' + v[0].toPrecision(3) + ', EU ' + v[1].toPrecision(3);
-}`)},
-		"legend": map[string]any{"data": legend, "top": 8, "right": 10},
-		"grid":   grids, "xAxis": xAxes, "yAxis": yAxes, "series": series,
-	}
-	return newChart(title, max(width, 520), height, opt), nil
+	return xa, ya
 }
 
 // niceLow rounds v down to a multiple of a power of ten a tenth of v's
@@ -547,12 +637,12 @@ func SetSizesOfRuns(runs ...Run) *SetSizesChart {
 }
 
 // runDistributions returns the set-size distributions of the runs of a
-// chart started with SetSizesOfRuns.
-func (s *SetSizesChart) runDistributions() ([]SetSizeCounts, []string, error) {
+// chart started with SetSizesOfRuns, their colours and the subtitle.
+func (s *SetSizesChart) runDistributions() ([]SetSizeCounts, []string, string, error) {
 	const op = "chart.SetSizesOfRuns"
 	groups, err := groupRuns(op, s.runs)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	opts := s.opts
 	if len(opts.Scores) == 0 {
@@ -567,7 +657,7 @@ func (s *SetSizesChart) runDistributions() ([]SetSizeCounts, []string, error) {
 		for _, r := range g.runs {
 			res, err := r.Pred.Conformal(r.Nodes, opts)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %s: %w", op, g.label, err)
+				return nil, nil, "", fmt.Errorf("%s: %s: %w", op, g.label, err)
 			}
 			d.Label = g.label + " " + res[0].Score
 			for c, count := range res[0].SizeCounts() {
@@ -584,5 +674,10 @@ func (s *SetSizesChart) runDistributions() ([]SetSizeCounts, []string, error) {
 		}
 		dists[k], colors[k] = d, ModelColor(g.label)
 	}
-	return dists, colors, nil
+	alpha := s.opts.Alpha
+	if alpha == 0 {
+		alpha = conformal.DefaultAlpha
+	}
+	sub := fmt.Sprintf("α = %g: each set holds the label with probability ≥ %g%% · a model's runs added up", alpha, 100*(1-alpha))
+	return dists, colors, sub, nil
 }

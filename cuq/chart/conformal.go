@@ -95,14 +95,9 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 	}
 	var colors []string
 	if s.runs != nil {
-		if dists, colors, err = s.runDistributions(); err != nil {
+		if dists, colors, sub, err = s.runDistributions(); err != nil {
 			return nil, err
 		}
-		alpha := s.opts.Alpha
-		if alpha == 0 {
-			alpha = conformal.DefaultAlpha
-		}
-		sub = fmt.Sprintf("α = %g: each set holds the label with probability ≥ %g%% · a model's runs added up", alpha, 100*(1-alpha))
 		if s.title == "" {
 			s.title = "Conformal set sizes by model"
 		}
@@ -116,9 +111,33 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 	for k := range categories {
 		categories[k] = strconv.Itoa(k)
 	}
-	var series []any
-	names := make([]string, len(dists))
-	top := 0.0
+	series, names, top := setSizeSeries(dists, colors, classes)
+	grid := map[string]any{"lineStyle": map[string]any{"color": "#eee"}}
+	// The plot starts below the legend, one line per distribution.
+	gridTop := max(72+22*len(dists), 62+legendHeight(len(dists))+8)
+	opt := rawOption{
+		"animation": false,
+		"title": map[string]any{"text": title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15},
+			"subtextStyle": map[string]any{"lineHeight": 16}},
+		"tooltip": map[string]any{"trigger": "axis", "axisPointer": map[string]any{"type": "shadow"},
+			"formatter": jsFunc(setSizesTooltip)},
+		"legend": map[string]any{"data": names, "orient": "vertical", "top": 62, "left": 60},
+		"grid":   map[string]any{"top": gridTop, "left": 60, "right": 30, "bottom": 50},
+		"xAxis": map[string]any{"type": "category", "data": categories, "name": "set size (classes)",
+			"nameLocation": "middle", "nameGap": 28},
+		"yAxis": map[string]any{"type": "value", "min": 0, "max": math.Ceil(float64(10*top)-1e-9) / 10,
+			"name": "fraction of evaluation nodes", "nameLocation": "middle", "nameGap": 40, "splitLine": grid},
+		"series": series,
+	}
+	return newChart(title, 680, 380+22*len(dists)+gridTop-(72+22*len(dists)), opt), nil
+}
+
+// setSizeSeries returns a bar series per distribution, of the fraction
+// of its sets of each size from 0 to classes, in the colour of colors or
+// else of the Palette by position; the series' names, which give the
+// coverage and mean size; and the largest fraction.
+func setSizeSeries(dists []SetSizeCounts, colors []string, classes int) (series []any, names []string, top float64) {
+	names = make([]string, len(dists))
 	for k, d := range dists {
 		names[k] = fmt.Sprintf("%s: coverage %.1f%%, mean size %.2f", d.Label, 100*d.Coverage, d.MeanSize)
 		n := 0
@@ -138,24 +157,7 @@ func (s *SetSizesChart) Done() (*Chart, error) {
 		series = append(series, map[string]any{"type": "bar", "name": names[k], "data": data,
 			"itemStyle": map[string]any{"color": color}})
 	}
-	grid := map[string]any{"lineStyle": map[string]any{"color": "#eee"}}
-	// The plot starts below the legend, one line per distribution.
-	gridTop := max(72+22*len(dists), 62+legendHeight(len(dists))+8)
-	opt := rawOption{
-		"animation": false,
-		"title": map[string]any{"text": title, "subtext": sub, "textStyle": map[string]any{"fontSize": 15},
-			"subtextStyle": map[string]any{"lineHeight": 16}},
-		"tooltip": map[string]any{"trigger": "axis", "axisPointer": map[string]any{"type": "shadow"},
-			"formatter": jsFunc(setSizesTooltip)},
-		"legend": map[string]any{"data": names, "orient": "vertical", "top": 62, "left": 60},
-		"grid":   map[string]any{"top": gridTop, "left": 60, "right": 30, "bottom": 50},
-		"xAxis": map[string]any{"type": "category", "data": categories, "name": "set size (classes)",
-			"nameLocation": "middle", "nameGap": 28},
-		"yAxis": map[string]any{"type": "value", "min": 0, "max": math.Ceil(float64(10*top)-1e-9) / 10,
-			"name": "fraction of evaluation nodes", "nameLocation": "middle", "nameGap": 40, "splitLine": grid},
-		"series": series,
-	}
-	return newChart(title, 680, 380+22*len(dists)+gridTop-(72+22*len(dists)), opt), nil
+	return series, names, top
 }
 
 // titleOf returns title, or when it is empty the default what, after the

@@ -208,82 +208,22 @@ func formatTheta(theta []float64) string {
 // another length than the classes, or a set with no mass on the classes
 // drawn.
 func (c *CredalChart) Done() (*Chart, error) {
-	if c == nil {
-		return nil, fmt.Errorf("chart.CredalSimplex: nil builder")
-	}
-	if c.err != nil {
-		return nil, c.err
-	}
-	if c.set == nil {
-		return nil, fmt.Errorf("chart.CredalSimplex %q: nil credal set", c.title)
-	}
-	k := c.set.Classes()
-	switch {
-	case k < 3:
-		return nil, fmt.Errorf("chart.CredalSimplex %q: %d classes, the simplex needs 3 (or more, of which it draws the top three)", c.title, k)
-	case c.pooled != nil && len(c.pooled) != k:
-		return nil, fmt.Errorf("chart.CredalSimplex %q: pooled prediction of %d classes for a set of %d", c.title, len(c.pooled), k)
-	case c.names != nil && len(c.names) != k:
-		return nil, fmt.Errorf("chart.CredalSimplex %q: %d class names for %d classes", c.title, len(c.names), k)
+	if err := c.check(); err != nil {
+		return nil, err
 	}
 	v, err := c.view()
 	if err != nil {
 		return nil, fmt.Errorf("chart.CredalSimplex %q: %w", c.title, err)
 	}
-	name := func(class int) string {
-		if c.names != nil {
-			return c.names[class]
-		}
-		return "class " + strconv.Itoa(class)
-	}
 	lower, upper := c.set.Lower(), c.set.Upper()
 	bounds := make([]string, 3)
+	var names [3]string
 	for r, class := range v.top {
-		bounds[r] = fmt.Sprintf("%s [%.3f, %.3f]", name(class), lower[class], upper[class])
+		names[r] = c.className(class)
+		bounds[r] = fmt.Sprintf("%s [%.3f, %.3f]", names[r], lower[class], upper[class])
 	}
-	var series []any
-	corners := simplexCorners()
-	outline := make([]any, 0, 4)
-	for _, r := range []int{0, 1, 2, 0} {
-		outline = append(outline, []float64{corners[r][0], corners[r][1]})
-	}
-	series = append(series, map[string]any{"type": "line", "name": "simplex", "data": outline, "symbol": "none",
-		"silent": true, "lineStyle": map[string]any{"color": "#999", "width": 1}})
-	region := make([]any, len(v.region))
-	for i, p := range v.region {
-		region[i] = map[string]any{"name": "credal set: " + strings.Join(bounds, ", "), "value": []float64{p[0], p[1]}}
-	}
-	series = append(series, map[string]any{"type": "custom", "name": "credal set", "data": region,
-		"renderItem": jsFunc(renderCredalRegion), "color": Palette[0]})
-	if len(v.members) > 0 {
-		data := make([]any, len(v.members))
-		for i, p := range v.members {
-			data[i] = map[string]any{"name": "member: θ = " + formatTheta(v.thetas[i][:]), "value": []float64{p[0], p[1]}}
-		}
-		series = append(series, map[string]any{"type": "scatter", "name": "members", "data": data, "symbolSize": 7,
-			"color": Palette[0]})
-	}
-	if c.pooled != nil {
-		if theta, ok := project(c.pooled, v.top); ok {
-			x, y := toPlane(theta)
-			series = append(series, map[string]any{"type": "scatter", "name": "pooled", "symbol": "diamond", "symbolSize": 12,
-				"color": Palette[1], "data": []any{map[string]any{"name": "pooled: θ = " + formatTheta(theta[:]), "value": []float64{x, y}}}})
-		}
-	}
-	var labels []any
-	for r, class := range v.top {
-		pos := "bottom"
-		if r == 2 {
-			pos = "top"
-		}
-		labels = append(labels, map[string]any{"name": name(class), "value": []float64{corners[r][0], corners[r][1]},
-			"label": map[string]any{"show": true, "position": pos, "formatter": "{b}", "color": "#333"}})
-	}
-	series = append(series, map[string]any{"type": "scatter", "name": "classes", "data": labels, "symbolSize": 4,
-		"color": "#333", "silent": true})
-
 	subtitle := "bounds " + strings.Join(bounds, ", ")
-	if k > 3 {
+	if k := c.set.Classes(); k > 3 {
 		subtitle = fmt.Sprintf("top 3 of %d classes, renormalised; ", k) + subtitle
 	}
 	if v.dropped > 0 {
@@ -300,7 +240,88 @@ func (c *CredalChart) Done() (*Chart, error) {
 		"grid":    map[string]any{"left": left, "top": top, "width": side, "height": height},
 		"xAxis":   map[string]any{"type": "value", "min": 0, "max": 1, "show": false},
 		"yAxis":   map[string]any{"type": "value", "min": 0, "max": math.Sqrt(3) / 2, "show": false},
-		"series":  series,
+		"series":  c.series(v, "credal set: "+strings.Join(bounds, ", "), names),
 	}
 	return newChart(c.title, side+2*left, top+int(height)+60, opt), nil
+}
+
+// check returns the error of the builder or its inputs, if any.
+func (c *CredalChart) check() error {
+	if c == nil {
+		return fmt.Errorf("chart.CredalSimplex: nil builder")
+	}
+	if c.err != nil {
+		return c.err
+	}
+	if c.set == nil {
+		return fmt.Errorf("chart.CredalSimplex %q: nil credal set", c.title)
+	}
+	switch k := c.set.Classes(); {
+	case k < 3:
+		return fmt.Errorf("chart.CredalSimplex %q: %d classes, the simplex needs 3 (or more, of which it draws the top three)", c.title, k)
+	case c.pooled != nil && len(c.pooled) != k:
+		return fmt.Errorf("chart.CredalSimplex %q: pooled prediction of %d classes for a set of %d", c.title, len(c.pooled), k)
+	case c.names != nil && len(c.names) != k:
+		return fmt.Errorf("chart.CredalSimplex %q: %d class names for %d classes", c.title, len(c.names), k)
+	}
+	return nil
+}
+
+// className names class: by Classes, else "class <number>".
+func (c *CredalChart) className(class int) string {
+	if c.names != nil {
+		return c.names[class]
+	}
+	return "class " + strconv.Itoa(class)
+}
+
+// series returns the series of the view v: the simplex's outline, the
+// region (each point named region), the members of a hull, the pooled
+// prediction and the corners labelled with the names of the classes drawn.
+func (c *CredalChart) series(v credalView, region string, names [3]string) []any {
+	corners := simplexCorners()
+	outline := make([]any, 0, 4)
+	for _, r := range []int{0, 1, 2, 0} {
+		outline = append(outline, []float64{corners[r][0], corners[r][1]})
+	}
+	series := []any{map[string]any{"type": "line", "name": "simplex", "data": outline, "symbol": "none",
+		"silent": true, "lineStyle": map[string]any{"color": "#999", "width": 1}}}
+	points := make([]any, len(v.region))
+	for i, p := range v.region {
+		points[i] = map[string]any{"name": region, "value": []float64{p[0], p[1]}}
+	}
+	series = append(series, map[string]any{"type": "custom", "name": "credal set", "data": points,
+		"renderItem": jsFunc(renderCredalRegion), "color": Palette[0]})
+	if len(v.members) > 0 {
+		data := make([]any, len(v.members))
+		for i, p := range v.members {
+			data[i] = map[string]any{"name": "member: θ = " + formatTheta(v.thetas[i][:]), "value": []float64{p[0], p[1]}}
+		}
+		series = append(series, map[string]any{"type": "scatter", "name": "members", "data": data, "symbolSize": 7,
+			"color": Palette[0]})
+	}
+	if c.pooled != nil {
+		if theta, ok := project(c.pooled, v.top); ok {
+			x, y := toPlane(theta)
+			series = append(series, map[string]any{"type": "scatter", "name": "pooled", "symbol": "diamond", "symbolSize": 12,
+				"color": Palette[1], "data": []any{map[string]any{"name": "pooled: θ = " + formatTheta(theta[:]), "value": []float64{x, y}}}})
+		}
+	}
+	return append(series, map[string]any{"type": "scatter", "name": "classes", "data": cornerLabels(names), "symbolSize": 4,
+		"color": "#333", "silent": true})
+}
+
+// cornerLabels returns the data of the simplex's corners, each labelled
+// with the name of its class: below the two lower corners, above the top.
+func cornerLabels(names [3]string) []any {
+	var labels []any
+	for r, x := range simplexCorners() {
+		pos := "bottom"
+		if r == 2 {
+			pos = "top"
+		}
+		labels = append(labels, map[string]any{"name": names[r], "value": []float64{x[0], x[1]},
+			"label": map[string]any{"show": true, "position": pos, "formatter": "{b}", "color": "#333"}})
+	}
+	return labels
 }

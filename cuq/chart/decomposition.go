@@ -163,10 +163,9 @@ func (d *DecompositionChart) extent() (extent, error) {
 // floor 10⁻⁸·max EU are drawn at it, clamped counting them), with their
 // legend names; axis ≥ 0 puts them on that grid's axes.
 func (d *DecompositionChart) series(ext extent, logEU bool, axis int) (series []any, legend []string, clamped int, floor float64) {
-	xlo, xhi, ylo, yhi := ext.xlo, ext.xhi, ext.ylo, ext.yhi
 	y := d.eu
 	if logEU {
-		floor = max(1e-8*yhi, math.SmallestNonzeroFloat64)
+		floor = max(1e-8*ext.yhi, math.SmallestNonzeroFloat64)
 		y = make([]float64, len(d.eu))
 		for i, e := range d.eu {
 			if e < floor {
@@ -174,47 +173,12 @@ func (d *DecompositionChart) series(ext extent, logEU bool, axis int) (series []
 			}
 			y[i] = math.Log10(e)
 		}
-		ylo, yhi = math.Log10(max(ylo, floor)), math.Log10(max(yhi, floor))
-	}
-	cell := func(v, lo, hi float64) int {
-		if hi <= lo {
-			return 0
-		}
-		return min(decompositionBins-1, int((v-lo)/(hi-lo)*decompositionBins))
-	}
-	type bin struct {
-		sumAU, sumY float64
-		n           int
+		ext.ylo, ext.yhi = math.Log10(max(ext.ylo, floor)), math.Log10(max(ext.yhi, floor))
 	}
 	for o := range numOutcomes {
-		bins := map[[2]int]*bin{}
-		var order [][2]int
-		total := 0
-		for i := range d.au {
-			if d.outcome[i] != o {
-				continue
-			}
-			total++
-			k := [2]int{cell(d.au[i], xlo, xhi), cell(y[i], ylo, yhi)}
-			b := bins[k]
-			if b == nil {
-				b = &bin{}
-				bins[k] = b
-				order = append(order, k)
-			}
-			b.sumAU, b.sumY, b.n = b.sumAU+d.au[i], b.sumY+y[i], b.n+1
-		}
+		data, total := d.merged(o, y, ext, logEU)
 		if total == 0 {
 			continue
-		}
-		data := make([]any, len(order))
-		for j, k := range order {
-			b := bins[k]
-			ym := b.sumY / float64(b.n)
-			if logEU {
-				ym = math.Pow(10, ym)
-			}
-			data[j] = []float64{b.sumAU / float64(b.n), ym, float64(b.n)}
 		}
 		name := fmt.Sprintf("%s (%d)", o, total)
 		if axis >= 0 {
@@ -233,4 +197,50 @@ func (d *DecompositionChart) series(ext extent, logEU bool, axis int) (series []
 		series = append(series, s)
 	}
 	return series, legend, clamped, floor
+}
+
+// merged returns the points (AU, EU, count) of the nodes of outcome o, at
+// (AU, y), merged in the cells of the grid over ext: one point per cell,
+// at the cell's mean (EU from the mean of y through 10^y when logEU), in
+// the order the cells are first met; and the number of nodes.
+func (d *DecompositionChart) merged(o Outcome, y []float64, ext extent, logEU bool) (data []any, total int) {
+	type bin struct {
+		sumAU, sumY float64
+		n           int
+	}
+	bins := map[[2]int]*bin{}
+	var order [][2]int
+	for i := range d.au {
+		if d.outcome[i] != o {
+			continue
+		}
+		total++
+		k := [2]int{decompositionCell(d.au[i], ext.xlo, ext.xhi), decompositionCell(y[i], ext.ylo, ext.yhi)}
+		b := bins[k]
+		if b == nil {
+			b = &bin{}
+			bins[k] = b
+			order = append(order, k)
+		}
+		b.sumAU, b.sumY, b.n = b.sumAU+d.au[i], b.sumY+y[i], b.n+1
+	}
+	data = make([]any, len(order))
+	for j, k := range order {
+		b := bins[k]
+		ym := b.sumY / float64(b.n)
+		if logEU {
+			ym = math.Pow(10, ym)
+		}
+		data[j] = []float64{b.sumAU / float64(b.n), ym, float64(b.n)}
+	}
+	return data, total
+}
+
+// decompositionCell returns the cell of v among decompositionBins equal
+// cells over [lo, hi], 0 when the range is empty.
+func decompositionCell(v, lo, hi float64) int {
+	if hi <= lo {
+		return 0
+	}
+	return min(decompositionBins-1, int((v-lo)/(hi-lo)*decompositionBins))
 }

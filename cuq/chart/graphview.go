@@ -330,17 +330,9 @@ func (c *NeighbourhoodChart) Done() (*Chart, error) {
 		}
 		values[k] = v
 	}
-	isMarked := map[int]bool{}
-	for _, i := range c.marked {
-		isMarked[i] = true
-	}
 	order, err := g.BreadthFirst(c.center, c.size)
 	if err != nil {
 		return nil, fmt.Errorf("chart.NeighbourhoodOf: %w", err)
-	}
-	index := make(map[int]int, len(order))
-	for k, i := range order {
-		index[i] = k
 	}
 	class := p.Predicted()
 	for _, i := range order {
@@ -353,13 +345,28 @@ func (c *NeighbourhoodChart) Done() (*Chart, error) {
 			}
 		}
 	}
+	return GraphChart(c.view(p.Name(), g, order, values, class))
+}
+
+// view returns the graph view of the nodes order of g, in that order: the
+// values of each measure, the nodes' names with their labels and
+// predicted classes, the marks and the edges among them.
+func (c *NeighbourhoodChart) view(model string, g *graph.Graph, order []int, values [][]float64, class []int) GraphView {
 	title := c.title
 	if title == "" {
-		title = fmt.Sprintf("%s: %d nodes around node %d, coloured by %s", p.Name(), len(order), c.center, c.measures[0])
+		title = fmt.Sprintf("%s: %d nodes around node %d, coloured by %s", model, len(order), c.center, c.measures[0])
 	}
 	v := GraphView{Title: title, Measure: c.measures[0].String(), MarkLabel: c.markLabel}
 	for _, m := range c.measures[1:] {
 		v.More = append(v.More, GraphLayer{Measure: m.String()})
+	}
+	isMarked := map[int]bool{}
+	for _, i := range c.marked {
+		isMarked[i] = true
+	}
+	index := make(map[int]int, len(order))
+	for k, i := range order {
+		index[i] = k
 	}
 	for k, i := range order {
 		v.Values = append(v.Values, values[0][i])
@@ -378,5 +385,5 @@ func (c *NeighbourhoodChart) Done() (*Chart, error) {
 			}
 		}
 	}
-	return GraphChart(v)
+	return v
 }

@@ -180,70 +180,13 @@ func (c *HistoryChart) Done() (*Chart, error) {
 	if c == nil {
 		return nil, fmt.Errorf("chart.HistoryOf: nil builder")
 	}
-	var lossValues, ceValues, accValues []float64
-	if !isNil(c.h) {
-		lossValues, ceValues, accValues = c.h.TrainingCurves()
-	}
-	n := len(lossValues)
-	if n == 0 {
-		return nil, fmt.Errorf("chart.HistoryOf %q: no epochs", c.title)
-	}
-	if len(ceValues) != n || len(accValues) != n {
-		return nil, fmt.Errorf("chart.HistoryOf %q: %d losses, %d validation CEs and %d accuracies", c.title, n, len(ceValues), len(accValues))
-	}
-	x := make([]string, n)
-	loss := make([]any, n)
-	ce := make([]any, n)
-	acc := make([]any, n)
-	warmup, best, stopped := c.h.Milestones()
-	for k, l := range lossValues {
-		// Epochs numbered as cuq.History numbers them: warm-up w1…wW, then
-		// the main epochs from 1.
-		x[k] = strconv.Itoa(k + 1 - warmup)
-		if k < warmup {
-			x[k] = "w" + strconv.Itoa(k+1)
-		}
-		if math.IsInf(l, 0) || math.IsNaN(l) {
-			return nil, fmt.Errorf("chart.HistoryOf %q: loss %v at epoch %d", c.title, l, k+1)
-		}
-		loss[k], ce[k], acc[k] = l, "-", "-"
-		if v := ceValues[k]; !math.IsNaN(v) && !math.IsInf(v, 0) {
-			ce[k], acc[k] = v, accValues[k]
-		}
-	}
-	var marks []any
-	if best > 0 {
-		marks = append(marks, map[string]any{"xAxis": best - 1, "label": map[string]any{"formatter": "best (restored)"}})
-	}
-	line := func(name string, data []any, axis, yAxis int, color string, dash Dash) map[string]any {
-		s := map[string]any{"type": "line", "name": name, "data": data, "showSymbol": false, "connectNulls": true,
-			"xAxisIndex": axis, "yAxisIndex": yAxis, "color": color,
-			"lineStyle": map[string]any{"color": color, "type": dash.echarts(), "width": 2}}
-		if len(marks) > 0 && yAxis < 2 {
-			s["markLine"] = map[string]any{"symbol": "none", "silent": true, "data": marks,
-				"lineStyle": map[string]any{"color": "#888", "type": "dashed"}}
-		}
-		if warmup > 0 && yAxis < 2 {
-			s["markArea"] = map[string]any{"silent": true, "itemStyle": map[string]any{"color": "rgba(0,0,0,0.05)"},
-				"label": map[string]any{"position": "insideBottom", "color": "#888"},
-				"data":  []any{[]any{map[string]any{"xAxis": 0, "name": "warm-up"}, map[string]any{"xAxis": warmup - 1}}}}
-		}
-		return s
-	}
-	xa := func(k int, name bool) map[string]any {
-		m := map[string]any{"type": "category", "data": x, "gridIndex": k, "boundaryGap": false}
-		if name {
-			m["name"], m["nameLocation"], m["nameGap"] = "epoch (warm-up w1, w2, … first)", "middle", 28
-		}
-		return m
-	}
-	ya := func(k int, name string, scale bool, pos string) map[string]any {
-		return map[string]any{"type": "value", "gridIndex": k, "name": name, "scale": scale, "position": pos,
-			"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}}
+	d, err := c.data()
+	if err != nil {
+		return nil, err
 	}
 	opt := rawOption{
 		"animation":   false,
-		"title":       map[string]any{"text": c.title, "subtext": stopped, "textStyle": map[string]any{"fontSize": 15}},
+		"title":       map[string]any{"text": c.title, "subtext": d.stopped, "textStyle": map[string]any{"fontSize": 15}},
 		"tooltip":     map[string]any{"trigger": "axis"},
 		"axisPointer": map[string]any{"link": []any{map[string]any{"xAxisIndex": "all"}}},
 		"legend":      map[string]any{"top": 50},
@@ -251,17 +194,97 @@ func (c *HistoryChart) Done() (*Chart, error) {
 			map[string]any{"top": 90, "height": 140, "left": 70, "right": 70},
 			map[string]any{"top": 280, "height": 140, "left": 70, "right": 70},
 		},
-		"xAxis": []any{xa(0, false), xa(1, true)},
-		"yAxis": []any{ya(0, "training loss", true, "left"), ya(1, "validation CE", true, "left"), map[string]any{
+		"xAxis": []any{d.epochAxis(0, false), d.epochAxis(1, true)},
+		"yAxis": []any{historyAxis(0, "training loss"), historyAxis(1, "validation CE"), map[string]any{
 			"type": "value", "gridIndex": 1, "name": "validation accuracy", "min": 0, "max": 1, "position": "right",
 			"splitLine": map[string]any{"show": false}}},
 		"series": []any{
-			line("training loss", loss, 0, 0, Palette[0], Solid),
-			line("validation CE", ce, 1, 1, Palette[1], Dashed),
-			line("validation accuracy", acc, 1, 2, Palette[2], Solid),
+			d.line("training loss", d.loss, 0, 0, Palette[0], Solid),
+			d.line("validation CE", d.ce, 1, 1, Palette[1], Dashed),
+			d.line("validation accuracy", d.acc, 1, 2, Palette[2], Solid),
 		},
 	}
 	return newChart(c.title, 760, 470, opt), nil
+}
+
+// historyData is what HistoryChart draws: the epochs' labels, the data of
+// the three curves ("-" where an epoch was not evaluated) and the record's
+// milestones (see TrainingRecord).
+type historyData struct {
+	x             []string
+	loss, ce, acc []any
+	warmup, best  int
+	stopped       string
+}
+
+// data reads the training record, or returns an error for no epochs,
+// curves of different lengths or a non-finite loss.
+func (c *HistoryChart) data() (historyData, error) {
+	var lossValues, ceValues, accValues []float64
+	if !isNil(c.h) {
+		lossValues, ceValues, accValues = c.h.TrainingCurves()
+	}
+	n := len(lossValues)
+	if n == 0 {
+		return historyData{}, fmt.Errorf("chart.HistoryOf %q: no epochs", c.title)
+	}
+	if len(ceValues) != n || len(accValues) != n {
+		return historyData{}, fmt.Errorf("chart.HistoryOf %q: %d losses, %d validation CEs and %d accuracies", c.title, n, len(ceValues), len(accValues))
+	}
+	d := historyData{x: make([]string, n), loss: make([]any, n), ce: make([]any, n), acc: make([]any, n)}
+	d.warmup, d.best, d.stopped = c.h.Milestones()
+	for k, l := range lossValues {
+		// Epochs numbered as cuq.History numbers them: warm-up w1…wW, then
+		// the main epochs from 1.
+		d.x[k] = strconv.Itoa(k + 1 - d.warmup)
+		if k < d.warmup {
+			d.x[k] = "w" + strconv.Itoa(k+1)
+		}
+		if math.IsInf(l, 0) || math.IsNaN(l) {
+			return historyData{}, fmt.Errorf("chart.HistoryOf %q: loss %v at epoch %d", c.title, l, k+1)
+		}
+		d.loss[k], d.ce[k], d.acc[k] = l, "-", "-"
+		if v := ceValues[k]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+			d.ce[k], d.acc[k] = v, accValues[k]
+		}
+	}
+	return d, nil
+}
+
+// line returns the series of one curve on grid axis and y axis yAxis; the
+// curves on the first two y axes mark the best epoch and shade the
+// warm-up.
+func (d historyData) line(name string, data []any, axis, yAxis int, color string, dash Dash) map[string]any {
+	s := map[string]any{"type": "line", "name": name, "data": data, "showSymbol": false, "connectNulls": true,
+		"xAxisIndex": axis, "yAxisIndex": yAxis, "color": color,
+		"lineStyle": map[string]any{"color": color, "type": dash.echarts(), "width": 2}}
+	if d.best > 0 && yAxis < 2 {
+		marks := []any{map[string]any{"xAxis": d.best - 1, "label": map[string]any{"formatter": "best (restored)"}}}
+		s["markLine"] = map[string]any{"symbol": "none", "silent": true, "data": marks,
+			"lineStyle": map[string]any{"color": "#888", "type": "dashed"}}
+	}
+	if d.warmup > 0 && yAxis < 2 {
+		s["markArea"] = map[string]any{"silent": true, "itemStyle": map[string]any{"color": "rgba(0,0,0,0.05)"},
+			"label": map[string]any{"position": "insideBottom", "color": "#888"},
+			"data":  []any{[]any{map[string]any{"xAxis": 0, "name": "warm-up"}, map[string]any{"xAxis": d.warmup - 1}}}}
+	}
+	return s
+}
+
+// epochAxis returns the epoch axis of grid k, named when name is set.
+func (d historyData) epochAxis(k int, name bool) map[string]any {
+	m := map[string]any{"type": "category", "data": d.x, "gridIndex": k, "boundaryGap": false}
+	if name {
+		m["name"], m["nameLocation"], m["nameGap"] = "epoch (warm-up w1, w2, … first)", "middle", 28
+	}
+	return m
+}
+
+// historyAxis returns the scaled value axis of grid k, named name, on the
+// left.
+func historyAxis(k int, name string) map[string]any {
+	return map[string]any{"type": "value", "gridIndex": k, "name": name, "scale": true, "position": "left",
+		"splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}}
 }
 
 // AUROCTable tabulates how well each uncertainty measure of p separates

@@ -283,33 +283,11 @@ func (s *SimplexChart) Done() (*Chart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chart.Simplexes %q: %w", s.title, err)
 	}
-	values := make([][]float64, len(s.panels))
-	hi := math.Inf(-1)
-	for k, p := range s.panels {
-		if p.Density == nil {
-			return nil, fmt.Errorf("chart.Simplexes: panel %d (%q) has no density", k, p.Title)
-		}
-		values[k] = g.Eval(p.Density)
-		for i, v := range values[k] {
-			if !(v >= 0) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("chart.Simplexes: panel %q: density %v at θ = %v", p.Title, v, g.Cells[i].Centroid)
-			}
-			hi = max(hi, v)
-		}
+	values, hi, err := s.sample(g)
+	if err != nil {
+		return nil, err
 	}
-	lo, label := 0.0, "density"
-	if s.log {
-		floor := max(hi*1e-6, math.SmallestNonzeroFloat64)
-		lo, hi, label = math.Log10(floor), math.Log10(max(hi, floor)), "log₁₀ density"
-		for _, vs := range values {
-			for i, v := range vs {
-				vs[i] = math.Log10(max(v, floor))
-			}
-		}
-	}
-	if lo == hi {
-		hi = lo + 1
-	}
+	lo, hi, label := s.scale(values, hi)
 	const side, gap, top, left = 220, 34, 70, 30
 	height := side * math.Sqrt(3) / 2
 	geometry := fmt.Sprintf(simplexJS, g.N)
@@ -322,31 +300,8 @@ func (s *SimplexChart) Done() (*Chart, error) {
 		yAxes = append(yAxes, map[string]any{"type": "value", "min": 0, "max": math.Sqrt(3) / 2, "show": false, "gridIndex": k})
 		titles = append(titles, map[string]any{"text": p.Title, "left": gl, "top": top - 38,
 			"textStyle": map[string]any{"fontSize": 12, "width": side + gap - 10, "overflow": "break"}})
-		data := make([]any, len(g.Cells))
-		for i, c := range g.Cells {
-			up := 0
-			if c.Up {
-				up = 1
-			}
-			data[i] = []float64{float64(c.I), float64(c.J), float64(up), values[k][i]}
-		}
 		custom = append(custom, len(series))
-		series = append(series, map[string]any{"type": "custom", "name": label, "data": data, "progressive": 0,
-			"xAxisIndex": k, "yAxisIndex": k, "renderItem": jsFunc(fmt.Sprintf(renderTriangle, geometry))})
-		var corners []any
-		for c := range 3 {
-			var t [3]float64
-			t[c] = 1
-			x, y := toPlane(t)
-			pos := "bottom"
-			if c == 2 {
-				pos = "top"
-			}
-			corners = append(corners, map[string]any{"name": s.classes[c], "value": []float64{x, y},
-				"label": map[string]any{"show": true, "position": pos, "formatter": "{b}", "color": "#333"}})
-		}
-		series = append(series, map[string]any{"type": "scatter", "name": "classes", "data": corners, "symbolSize": 4,
-			"color": "#333", "xAxisIndex": k, "yAxisIndex": k, "silent": true})
+		series = append(series, s.panelSeries(k, g, values[k], label, geometry)...)
 	}
 	if s.title != "" {
 		titles = append([]any{map[string]any{"text": s.title, "left": 10, "top": 0}}, titles...)
@@ -365,4 +320,65 @@ func (s *SimplexChart) Done() (*Chart, error) {
 	}
 	width := left + len(s.panels)*(side+gap) + 110
 	return newChart(s.title, width, top+int(height)+50, opt), nil
+}
+
+// sample returns each panel's density at the centroids of the cells of g
+// and the largest of them, or an error for a missing density or a value
+// that is negative, NaN or infinite.
+func (s *SimplexChart) sample(g *SimplexGrid) ([][]float64, float64, error) {
+	values := make([][]float64, len(s.panels))
+	hi := math.Inf(-1)
+	for k, p := range s.panels {
+		if p.Density == nil {
+			return nil, 0, fmt.Errorf("chart.Simplexes: panel %d (%q) has no density", k, p.Title)
+		}
+		values[k] = g.Eval(p.Density)
+		for i, v := range values[k] {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return nil, 0, fmt.Errorf("chart.Simplexes: panel %q: density %v at θ = %v", p.Title, v, g.Cells[i].Centroid)
+			}
+			hi = max(hi, v)
+		}
+	}
+	return values, hi, nil
+}
+
+// scale returns the range [lo, hi] of the colour scale of values, whose
+// largest is hi, and its label: [0, hi] of the density, or with Log the
+// range of log₁₀ of the density floored at 10⁻⁶·hi, values replaced by
+// their logarithms; an empty range becomes [lo, lo + 1].
+func (s *SimplexChart) scale(values [][]float64, hi float64) (float64, float64, string) {
+	lo, label := 0.0, "density"
+	if s.log {
+		floor := max(hi*1e-6, math.SmallestNonzeroFloat64)
+		lo, hi, label = math.Log10(floor), math.Log10(max(hi, floor)), "log₁₀ density"
+		for _, vs := range values {
+			for i, v := range vs {
+				vs[i] = math.Log10(max(v, floor))
+			}
+		}
+	}
+	if lo == hi {
+		hi = lo + 1
+	}
+	return lo, hi, label
+}
+
+// panelSeries returns the series of panel k: the heatmap of values over
+// the cells of g, named label, and the corners labelled with the classes.
+func (s *SimplexChart) panelSeries(k int, g *SimplexGrid, values []float64, label, geometry string) []any {
+	data := make([]any, len(g.Cells))
+	for i, c := range g.Cells {
+		up := 0
+		if c.Up {
+			up = 1
+		}
+		data[i] = []float64{float64(c.I), float64(c.J), float64(up), values[i]}
+	}
+	return []any{
+		map[string]any{"type": "custom", "name": label, "data": data, "progressive": 0,
+			"xAxisIndex": k, "yAxisIndex": k, "renderItem": jsFunc(fmt.Sprintf(renderTriangle, geometry))},
+		map[string]any{"type": "scatter", "name": "classes", "data": cornerLabels(s.classes), "symbolSize": 4,
+			"color": "#333", "xAxisIndex": k, "yAxisIndex": k, "silent": true},
+	}
 }
