@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
@@ -508,8 +509,29 @@ func TestSettingsRegistry(t *testing.T) {
 			}
 		}
 	}
-	if len(seen) != 22+2+8 {
-		t.Fatalf("%d settings, want 32", len(seen))
+	// The GPN code's perturbations, leave-out classes and the structural
+	// shifts are all registered; every feature perturbation also isolated
+	// and every structural shift also inductive, including any added later.
+	for _, base := range []string{"gaussian", "bernoulli", "bernoulli_0_05", "bernoulli_0_95", "bernoulli_most_common",
+		"bernoulli_least_common", "uniform", "dense", "not_normalized", "scaled", "reference"} {
+		if !seen[base] {
+			t.Errorf("feature perturbation %q is not registered", base)
+		}
+	}
+	for _, st := range namedFeatureShifts() {
+		if !strings.HasSuffix(st.Name, "_isolated") && !seen[st.Name+"_isolated"] {
+			t.Errorf("feature perturbation %q has no isolated variant", st.Name)
+		}
+	}
+	for _, name := range []string{"loc", "loc_random", "pagerank", "ppr_locality", "clustering", "homophily_shift"} {
+		if !seen[name] {
+			t.Errorf("setting %q is not registered", name)
+		}
+	}
+	for _, st := range structuralSettings() {
+		if !strings.HasSuffix(st.Name, "_inductive") && !seen[st.Name+"_inductive"] {
+			t.Errorf("structural shift %q has no inductive variant", st.Name)
+		}
 	}
 	_, err := LookupSetting("nope")
 	assertErr(t, err, `graph: unknown setting "nope" (want one of gaussian, bernoulli,`)
