@@ -89,10 +89,18 @@ func (res *Results) addExtendedSections(p *chart.Page) error {
 		return nil
 	}
 	tables := extendedTables()
+	// The graph-aware calibration tables join the calibration section,
+	// the other settings' tables the OOD one.
+	graphCalibration := slices.DeleteFunc(slices.Clone(tables[3:]), func(t extendedTable) bool { return t.setting != GraphCalibration })
+	ood := slices.DeleteFunc(slices.Clone(tables[3:]), func(t extendedTable) bool { return t.setting == GraphCalibration })
 	p.AddSection("Calibration", fmt.Sprintf("Reliability diagrams of the test nodes of all classification runs, "+
 		"in %d equal-width confidence bins: a bar's height is the bin's accuracy, its mark the bin's mean confidence; "+
 		"bars below the diagonal are overconfident. The table gives the calibration metrics before and after "+
-		"temperature scaling (TS), fitted on the validation nodes of each run.", eval.DefaultBins))
+		"temperature scaling (TS), fitted on the validation nodes of each run. Grids with the graph_calibration "+
+		"setting add the ECE after the graph-aware calibrators CaGCN and GATS, and the ECE of the test nodes grouped "+
+		"by degree (0, 1, 2, 3–4, 5–8, …) and by local homophily h_i (the fraction of a node's neighbours sharing "+
+		"its label, %d equal-width bins) before and after each calibrator, with the groups' mean sizes: "+
+		"a group of few nodes has a noisy, upward-biased ECE.", eval.DefaultBins, eval.DefaultHomophilyBins))
 	for _, ds := range res.Datasets {
 		diagrams, err := res.ReliabilityDiagrams(ds)
 		if err != nil {
@@ -101,7 +109,7 @@ func (res *Results) addExtendedSections(p *chart.Page) error {
 		if len(diagrams) > 0 {
 			p.AddRow(diagrams...)
 		}
-		if err := res.addTables(p, ds, tables[:2]); err != nil {
+		if err := res.addTables(p, ds, append(slices.Clip(tables[:2]), graphCalibration...)); err != nil {
 			return err
 		}
 	}
@@ -139,7 +147,7 @@ func (res *Results) addExtendedSections(p *chart.Page) error {
 		"false-positive rate at 95% true-positive rate, of the measures TU, AU and EU, for every OOD setting run, "+
 		"including the structure perturbations and the feature-noise severity sweeps.")
 	for _, ds := range res.Datasets {
-		if err := res.addTables(p, ds, tables[3:]); err != nil {
+		if err := res.addTables(p, ds, ood); err != nil {
 			return err
 		}
 	}
