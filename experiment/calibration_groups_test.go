@@ -189,21 +189,38 @@ func TestGraphCalibrationGroupTables(t *testing.T) {
 		nodes   Metric
 		ece     []Metric
 		first   string
+		order   []string // every group in order
 	}{
-		{"Tiny, calibration by degree", NodesByDegree, []Metric{ECEByDegree, ECEScaledByDegree, ECECaGCNByDegree, ECEGATSByDegree}, "deg=0"},
-		{"Tiny, calibration by homophily", NodesByHomophily, []Metric{ECEByHomophily, ECEScaledByHomophily, ECECaGCNByHomophily, ECEGATSByHomophily}, "h=0.0-0.2"},
+		{"Tiny, calibration by degree", NodesByDegree, []Metric{ECEByDegree, ECEScaledByDegree, ECECaGCNByDegree, ECEGATSByDegree}, "deg=0",
+			[]string{"deg=0", "deg=1", "deg=2", "deg=3-4", "deg=5-8", "deg=9-16", "deg=17-32", "deg=33-64", "deg=65-128"}},
+		{"Tiny, calibration by homophily", NodesByHomophily, []Metric{ECEByHomophily, ECEScaledByHomophily, ECECaGCNByHomophily, ECEGATSByHomophily}, "h=0.0-0.2",
+			[]string{"h=0.0-0.2", "h=0.2-0.4", "h=0.4-0.6", "h=0.6-0.8", "h=0.8-1.0"}},
 	} {
-		// The labels of the records' groups, in order; the same in every
-		// record, since the groups are fixed by the graph.
-		var labels []string
-		for key := range records[0].Results["graph_calibration"].Metrics {
-			if m, of, _ := parseMetricKey(key); m == g.nodes {
-				labels = append(labels, of)
+		// The labels of the records' groups, in order, the same in every
+		// record, since the groups are fixed by the graph; the table's
+		// columns are those with test nodes in a record.
+		var all, labels []string
+		for _, rec := range records {
+			var these []string
+			for key, v := range rec.Results["graph_calibration"].Metrics {
+				if m, of, _ := parseMetricKey(key); m == g.nodes {
+					these = append(these, of)
+					if v > 0 && !slices.Contains(labels, of) {
+						labels = append(labels, of)
+					}
+				}
+			}
+			slices.Sort(these)
+			if all == nil {
+				all = these
+			} else if !slices.Equal(all, these) {
+				t.Errorf("%s: groups %v in one record, %v in another", g.caption, all, these)
 			}
 		}
-		slices.SortFunc(labels, func(a, b string) int { return cmp.Compare(groupLow(a), groupLow(b)) })
-		if len(labels) < 3 || labels[0] != g.first {
-			t.Fatalf("%s: groups %v", g.caption, labels)
+		slices.SortFunc(labels, func(a, b string) int { return cmp.Compare(slices.Index(g.order, a), slices.Index(g.order, b)) })
+		if len(labels) < 3 || !slices.Contains(all, g.first) ||
+			slices.ContainsFunc(all, func(l string) bool { return !slices.Contains(g.order, l) }) {
+			t.Fatalf("%s: groups %v of %v", g.caption, labels, all)
 		}
 		header, rows := markdownTable(t, md, g.caption)
 		if want := append([]string{"Model", "calibrator"}, labels...); !slices.Equal(header, want) {
@@ -296,4 +313,44 @@ func markdownTable(t *testing.T, md, caption string) (header []string, rows [][]
 		t.Fatalf("table %q has no rows", caption)
 	}
 	return table[0], table[2:]
+}
+
+// TestGroupedCells checks a grouped table on hand-made statistics: the
+// columns are the groups with nodes, ordered by their lower bounds (not
+// as text: 2 before 17–32), a group without nodes in any run is left
+// out, and a cell aggregated over fewer runs than the row's says so.
+func TestGroupedCells(t *testing.T) {
+	stat := func(mean, se float64, n int) eval.Stat { return eval.Stat{Mean: mean, SE: se, N: n} }
+	res := &Results{Extended: []ExtendedRow{{Dataset: "D", Model: GPN, Setting: GraphCalibration, Runs: 2, Stats: map[string]eval.Stat{
+		NodesByDegree.Key("deg=0"):            stat(0, 0, 2),
+		NodesByDegree.Key("deg=17-32"):        stat(1.5, 0.5, 2),
+		NodesByDegree.Key("deg=2"):            stat(40, 2, 2),
+		ECEByDegree.Key("deg=17-32"):          stat(0.25, math.NaN(), 1),
+		ECEByDegree.Key("deg=2"):              stat(0.1, 0.02, 2),
+		ECEScaledByDegree.Key("deg=2"):        stat(0.05, 0.01, 2),
+		NodesByHomophily.Key("h=0.0-0.2"):     stat(3, 0, 2),
+		ECEByHomophily.Key("h=0.0-0.2"):       stat(0.3, 0.1, 2),
+		ECEScaledByHomophily.Key("h=0.0-0.2"): stat(0.2, 0.1, 2),
+	}}}}
+	var table extendedTable
+	for _, tb := range extendedTables() {
+		if tb.grouping != nil && tb.grouping.nodes == NodesByDegree {
+			table = tb
+		}
+	}
+	if table.grouping == nil {
+		t.Fatal("no table by degree")
+	}
+	header, rows := res.extendedCells("D", table)
+	want := [][]string{
+		{"Model", "calibrator", "deg=2", "deg=17-32"},
+		{"GPN", "test nodes per run", "40.0", "1.5"},
+		{"GPN", "none", "10.0 ± 2.0", "25.0 (1 of 2 runs)"},
+		{"GPN", "TS", "5.0 ± 1.0", "–"},
+		{"GPN", "CaGCN", "–", "–"},
+		{"GPN", "GATS", "–", "–"},
+	}
+	if got := append([][]string{header}, rows...); !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("cells\n%q\nwant\n%q", got, want)
+	}
 }

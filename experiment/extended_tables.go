@@ -417,8 +417,8 @@ func (res *Results) extendedCells(ds string, t extendedTable) (header []string, 
 }
 
 // groupedCells returns the header and the rows of the nodeGrouping table t
-// for dataset ds: a column per group that a run of ds in t's setting has,
-// in the order of the groups' lower bounds, and per model a row of the
+// for dataset ds: a column per group that has test nodes in a run of ds
+// in t's setting, in the order of the groups' lower bounds, and per model a row of the
 // group's mean number of test nodes per run and a row per calibrator of
 // the ECE, "mean ± se" in percent over the runs whose group has nodes,
 // their number said when it is not every run.
@@ -431,8 +431,8 @@ func (res *Results) groupedCells(ds string, t extendedTable) (header []string, r
 			continue
 		}
 		found = append(found, row)
-		for key := range row.Stats {
-			if m, of, err := parseMetricKey(key); err == nil && m == g.nodes && !slices.Contains(labels, of) {
+		for key, st := range row.Stats {
+			if m, of, err := parseMetricKey(key); err == nil && m == g.nodes && st.Mean > 0 && !slices.Contains(labels, of) {
 				labels = append(labels, of)
 			}
 		}
