@@ -328,6 +328,9 @@ func TestGroupedCells(t *testing.T) {
 		ECEByDegree.Key("deg=17-32"):          stat(0.25, math.NaN(), 1),
 		ECEByDegree.Key("deg=2"):              stat(0.1, 0.02, 2),
 		ECEScaledByDegree.Key("deg=2"):        stat(0.05, 0.01, 2),
+		NodesByDegree.Key("deg=3-4"):          stat(20, 1, 2),
+		ECEByDegree.Key("deg=3-4"):            stat(0.125, 0.025, 2),
+		ECEScaledByDegree.Key("deg=3-4"):      stat(0.0625, 0.0125, 2),
 		NodesByHomophily.Key("h=0.0-0.2"):     stat(3, 0, 2),
 		ECEByHomophily.Key("h=0.0-0.2"):       stat(0.3, 0.1, 2),
 		ECEScaledByHomophily.Key("h=0.0-0.2"): stat(0.2, 0.1, 2),
@@ -343,14 +346,34 @@ func TestGroupedCells(t *testing.T) {
 	}
 	header, rows := res.extendedCells("D", table)
 	want := [][]string{
-		{"Model", "calibrator", "deg=2", "deg=17-32"},
-		{"GPN", "test nodes per run", "40.0", "1.5"},
-		{"GPN", "none", "10.0 ± 2.0", "25.0 (1 of 2 runs)"},
-		{"GPN", "TS", "5.0 ± 1.0", "–"},
-		{"GPN", "CaGCN", "–", "–"},
-		{"GPN", "GATS", "–", "–"},
+		{"Model", "calibrator", "deg=2", "deg=3-4", "deg=17-32"},
+		{"GPN", "test nodes per run", "40.0", "20.0", "1.5"},
+		{"GPN", "none", "10.0 ± 2.0", "12.5 ± 2.5", "25.0 (1 of 2 runs)"},
+		{"GPN", "TS", "5.0 ± 1.0", "6.2 ± 1.2", "–"},
+		{"GPN", "CaGCN", "–", "–", "–"},
+		{"GPN", "GATS", "–", "–", "–"},
 	}
 	if got := append([][]string{header}, rows...); !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("cells\n%q\nwant\n%q", got, want)
+	}
+	// The chart draws the groups whose ECE has a standard error in every
+	// curve, deg=2 and deg=3-4, a curve per calibrator with values.
+	c, err := res.GroupCalibrationChart("D", false)
+	if err != nil || c == nil {
+		t.Fatalf("chart %v, %v", c, err)
+	}
+	opt := c.Option()
+	for _, want := range []string{`"data":["deg=2","deg=3-4"]`, `"GPN, none"`, `"GPN, TS"`, "[10,12.5]", "[5,6.25]"} {
+		if !strings.Contains(opt, want) {
+			t.Errorf("chart lacks %s:\n%s", want, opt)
+		}
+	}
+	for _, no := range []string{"deg=17-32", "CaGCN", "GATS"} {
+		if strings.Contains(opt, no) {
+			t.Errorf("chart has %s", no)
+		}
+	}
+	if c, err := res.GroupCalibrationChart("D", true); c != nil || err != nil {
+		t.Errorf("chart of one homophily group: %v, %v", c, err)
 	}
 }

@@ -424,23 +424,10 @@ func (res *Results) extendedCells(ds string, t extendedTable) (header []string, 
 // their number said when it is not every run.
 func (res *Results) groupedCells(ds string, t extendedTable) (header []string, rows [][]string) {
 	g := t.grouping
-	var labels []string
-	var found []ExtendedRow
-	for _, row := range res.Extended {
-		if row.Dataset != ds || row.Setting != t.setting {
-			continue
-		}
-		found = append(found, row)
-		for key, st := range row.Stats {
-			if m, of, err := parseMetricKey(key); err == nil && m == g.nodes && st.Mean > 0 && !slices.Contains(labels, of) {
-				labels = append(labels, of)
-			}
-		}
-	}
+	labels, found := res.groupLabels(ds, t)
 	if len(labels) == 0 {
 		return nil, nil
 	}
-	slices.SortFunc(labels, func(a, b string) int { return cmp.Compare(groupLow(a), groupLow(b)) })
 	header = append([]string{"Model", "calibrator"}, labels...)
 	for _, row := range found {
 		cells := []string{row.Model.String(), "test nodes per run"}
@@ -468,6 +455,25 @@ func (res *Results) groupedCells(ds string, t extendedTable) (header []string, r
 		}
 	}
 	return header, rows
+}
+
+// groupLabels returns the groups of the nodeGrouping table t for dataset
+// ds that have test nodes in a run, in the order of their lower bounds,
+// and the rows of ds in t's setting.
+func (res *Results) groupLabels(ds string, t extendedTable) (labels []string, rows []ExtendedRow) {
+	for _, row := range res.Extended {
+		if row.Dataset != ds || row.Setting != t.setting {
+			continue
+		}
+		rows = append(rows, row)
+		for key, st := range row.Stats {
+			if m, of, err := parseMetricKey(key); err == nil && m == t.grouping.nodes && st.Mean > 0 && !slices.Contains(labels, of) {
+				labels = append(labels, of)
+			}
+		}
+	}
+	slices.SortFunc(labels, func(a, b string) int { return cmp.Compare(groupLow(a), groupLow(b)) })
+	return labels, rows
 }
 
 // groupLow returns the lower bound of a group label ("deg=3-4": 3,
