@@ -418,10 +418,11 @@ func (res *Results) extendedCells(ds string, t extendedTable) (header []string, 
 
 // groupedCells returns the header and the rows of the nodeGrouping table t
 // for dataset ds: a column per group that has test nodes in a run of ds
-// in t's setting, in the order of the groups' lower bounds, and per model a row of the
-// group's mean number of test nodes per run and a row per calibrator of
-// the ECE, "mean ± se" in percent over the runs whose group has nodes,
-// their number said when it is not every run.
+// in t's setting, in the order of the groups' lower bounds (see
+// groupLabels), and per model a row of the groups' mean numbers of test
+// nodes per run and a row per calibrator of their ECE, "mean ± se" in
+// percent over the runs whose group has nodes, their number said when
+// it is not every run.
 func (res *Results) groupedCells(ds string, t extendedTable) (header []string, rows [][]string) {
 	g := t.grouping
 	labels, found := res.groupLabels(ds, t)
