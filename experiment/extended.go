@@ -156,9 +156,12 @@ func classificationMetrics(pred *cuq.Prediction, split graph.Split, res *Result)
 }
 
 // graphCalibration records the test accuracy, the classwise ECE and the
-// ECE and NLL of the test nodes of pred before calibration, after temperature scaling
-// (fitted on the validation nodes) and after CaGCN and GATS with their
-// defaults (fitted on the split: GATS also uses the training nodes).
+// ECE and NLL of the test nodes of pred before calibration, after
+// temperature scaling (fitted on the validation nodes) and after CaGCN
+// and GATS with their defaults (fitted on the split: GATS also uses the
+// training nodes); and at each stage the ECE of the test nodes of every
+// degree group and every homophily group, with the groups' sizes (see
+// ECEByDegree and ECEByHomophily).
 func graphCalibration(pred *cuq.Prediction, split graph.Split) (*Result, error) {
 	test := split.Test
 	acc, err := eval.Accuracy(pred.Class, pred.Graph.Labels, test)
@@ -166,34 +169,37 @@ func graphCalibration(pred *cuq.Prediction, split graph.Split) (*Result, error) 
 		return nil, err
 	}
 	res := &Result{Accuracy: acc, Metrics: map[string]float64{}}
-	record := func(p *cuq.Prediction, ece, nll Metric) error {
-		cal, err := p.Calibration(test, eval.CalibrationOptions{})
+	groups, err := newNodeGroups(pred)
+	if err != nil {
+		return nil, err
+	}
+	record := func(p *cuq.Prediction, ece, nll, byDegree, byHomophily Metric) (eval.Calibration, error) {
+		cal, err := p.Calibration(test, groups.opts)
 		if err != nil {
-			return err
+			return eval.Calibration{}, err
 		}
 		res.Metrics[ece.Key("")], res.Metrics[nll.Key("")] = cal.ECE, cal.NLL
-		return nil
+		recordGroupECE(res.Metrics, cal, byDegree, byHomophily)
+		return cal, nil
 	}
-	cal, err := pred.Calibration(test, eval.CalibrationOptions{})
+	cal, err := record(pred, ECE, NLL, ECEByDegree, ECEByHomophily)
 	if err != nil {
 		return nil, err
 	}
 	res.Metrics[ClasswiseECE.Key("")] = cal.ClasswiseECE
-	if err := record(pred, ECE, NLL); err != nil {
-		return nil, err
-	}
+	groups.recordNodes(res.Metrics, cal)
 	scaled, _, err := pred.TemperatureScaled(split.Val)
 	if err != nil {
 		return nil, err
 	}
-	if err := record(scaled, ECEScaled, NLLScaled); err != nil {
+	if _, err := record(scaled, ECEScaled, NLLScaled, ECEScaledByDegree, ECEScaledByHomophily); err != nil {
 		return nil, err
 	}
 	cagcn, _, err := cuq.CaGCN().Done().Calibrate(pred, split)
 	if err != nil {
 		return nil, fmt.Errorf("CaGCN: %w", err)
 	}
-	if err := record(cagcn, ECECaGCN, NLLCaGCN); err != nil {
+	if _, err := record(cagcn, ECECaGCN, NLLCaGCN, ECECaGCNByDegree, ECECaGCNByHomophily); err != nil {
 		return nil, err
 	}
 	gats, _, err := cuq.GATS().Done().Calibrate(pred, split)
@@ -206,7 +212,86 @@ func graphCalibration(pred *cuq.Prediction, split graph.Split) (*Result, error) 
 	case err != nil:
 		return nil, fmt.Errorf("GATS: %w", err)
 	}
-	return res, record(gats, ECEGATS, NLLGATS)
+	_, err = record(gats, ECEGATS, NLLGATS, ECEGATSByDegree, ECEGATSByHomophily)
+	return res, err
+}
+
+// nodeGroups are the degree and homophily groups of a graph's nodes that
+// graphCalibration records the ECE of.
+type nodeGroups struct {
+	// opts give every node's degree and local homophily.
+	opts eval.CalibrationOptions
+	// degreeLabels name the degree groups of the whole graph, the groups
+	// of every run on it.
+	degreeLabels []string
+}
+
+// newNodeGroups returns the groups of pred's graph; none for a graph
+// without edges.
+func newNodeGroups(pred *cuq.Prediction) (*nodeGroups, error) {
+	adj := pred.Graph.Adj
+	if adj == nil {
+		return &nodeGroups{}, nil
+	}
+	degree, err := eval.Degrees(adj.Ptr, adj.Ind)
+	if err != nil {
+		return nil, err
+	}
+	homophily, err := eval.LocalHomophily(adj.Ptr, adj.Ind, pred.Graph.Labels, pred.Classes)
+	if err != nil {
+		return nil, err
+	}
+	all, err := eval.DegreeGroups(degree, nil)
+	if err != nil {
+		return nil, err
+	}
+	g := &nodeGroups{opts: eval.CalibrationOptions{Degree: degree, Homophily: homophily}}
+	for _, d := range all {
+		g.degreeLabels = append(g.degreeLabels, degreeLabel(d.Lo, d.Hi))
+	}
+	return g, nil
+}
+
+// degreeLabel names the degree group of degrees lo, …, hi: "deg=1",
+// "deg=3-4".
+func degreeLabel(lo, hi float64) string {
+	if lo == hi {
+		return fmt.Sprintf("deg=%.0f", lo)
+	}
+	return fmt.Sprintf("deg=%.0f-%.0f", lo, hi)
+}
+
+// homophilyLabel names the homophily group of (lo, hi]: "h=0.2-0.4".
+func homophilyLabel(lo, hi float64) string { return fmt.Sprintf("h=%.1f-%.1f", lo, hi) }
+
+// recordGroupECE puts into metrics the ECE of every group of cal with
+// nodes, under byDegree and byHomophily.
+func recordGroupECE(metrics map[string]float64, cal eval.Calibration, byDegree, byHomophily Metric) {
+	for _, c := range cal.ByDegree {
+		if c.Count > 0 {
+			metrics[byDegree.Key(degreeLabel(c.Lo, c.Hi))] = c.ECE
+		}
+	}
+	for _, c := range cal.ByHomophily {
+		if c.Count > 0 {
+			metrics[byHomophily.Key(homophilyLabel(c.Lo, c.Hi))] = c.ECE
+		}
+	}
+}
+
+// recordNodes puts into metrics the number of nodes of every group of cal,
+// and 0 for each degree group of the graph above cal's largest.
+func (g *nodeGroups) recordNodes(metrics map[string]float64, cal eval.Calibration) {
+	for k, label := range g.degreeLabels {
+		n := 0
+		if k < len(cal.ByDegree) {
+			n = cal.ByDegree[k].Count
+		}
+		metrics[NodesByDegree.Key(label)] = float64(n)
+	}
+	for _, c := range cal.ByHomophily {
+		metrics[NodesByHomophily.Key(homophilyLabel(c.Lo, c.Hi))] = float64(c.Count)
+	}
 }
 
 // GraphConformalScores are the scores of the GraphConformal setting, with

@@ -197,12 +197,26 @@ func (m Metric) percent() bool {
 var extendedMeasures = []uq.Measure{uq.TU, uq.AU, uq.EU}
 
 // extendedTable is one Markdown table of the extended tables: the rows of
-// setting with the columns.
+// setting with the columns, or with grouping the ECE by group of nodes.
 type extendedTable struct {
-	caption string
-	setting Setting
-	columns []extendedColumn
+	caption  string
+	setting  Setting
+	columns  []extendedColumn
+	grouping *nodeGrouping
 }
+
+// nodeGrouping is a table of the ECE by group of test nodes, one column
+// per group: per model a row of the group's mean number of nodes per run
+// (metric nodes), then a row of the ECE before calibration and after each
+// calibrator (the metrics ece, in the order of calibrators).
+type nodeGrouping struct {
+	nodes Metric
+	ece   []Metric
+}
+
+// calibrators name the rows of a nodeGrouping table: before calibration,
+// after temperature scaling, CaGCN and GATS.
+var calibrators = []string{"none", "TS", "CaGCN", "GATS"}
 
 // extendedTables lists the Markdown tables per dataset.
 func extendedTables() []extendedTable {
@@ -224,16 +238,22 @@ func extendedTables() []extendedTable {
 		}
 	}
 	tables := []extendedTable{
-		{"calibration (test nodes; TS: after temperature scaling on the validation nodes)", Classification, calibration},
-		{"selective prediction and misclassification detection", Classification, selective},
-		{fmt.Sprintf("conformal prediction sets at α = %v (calibrated on half of the test nodes)", ConformalAlpha), Classification, sets},
+		{"calibration (test nodes; TS: after temperature scaling on the validation nodes)", Classification, calibration, nil},
+		{"selective prediction and misclassification detection", Classification, selective, nil},
+		{fmt.Sprintf("conformal prediction sets at α = %v (calibrated on half of the test nodes)", ConformalAlpha), Classification, sets, nil},
 	}
 	for _, s := range knownSettings[1:] {
 		switch s {
 		case GraphCalibration:
 			tables = append(tables, extendedTable{s.Title() + " (test nodes; each calibrator fitted on the run's split)", s,
 				[]extendedColumn{acc, metricColumn(ClasswiseECE, ""), metricColumn(ECE, ""), metricColumn(NLL, ""), metricColumn(ECEScaled, ""), metricColumn(NLLScaled, ""),
-					metricColumn(ECECaGCN, ""), metricColumn(NLLCaGCN, ""), metricColumn(ECEGATS, ""), metricColumn(NLLGATS, "")}})
+					metricColumn(ECECaGCN, ""), metricColumn(NLLCaGCN, ""), metricColumn(ECEGATS, ""), metricColumn(NLLGATS, "")}, nil},
+				extendedTable{caption: "calibration by degree: ECE of the test nodes of each degree group (degrees 0, 1, 2, 3–4, 5–8, …) " +
+					"before calibration (none) and after each calibrator", setting: s,
+					grouping: &nodeGrouping{NodesByDegree, []Metric{ECEByDegree, ECEScaledByDegree, ECECaGCNByDegree, ECEGATSByDegree}}},
+				extendedTable{caption: "calibration by homophily: ECE of the test nodes of each group of local homophily h_i " +
+					"before calibration (none) and after each calibrator", setting: s,
+					grouping: &nodeGrouping{NodesByHomophily, []Metric{ECEByHomophily, ECEScaledByHomophily, ECECaGCNByHomophily, ECEGATSByHomophily}}})
 			continue
 		case GraphConformal:
 			cols := []extendedColumn{acc}
@@ -242,7 +262,7 @@ func extendedTables() []extendedTable {
 					cols = append(cols, metricColumn(m, name))
 				}
 			}
-			tables = append(tables, extendedTable{fmt.Sprintf("%s at α = %v (calibrated on half of the test nodes)", s.Title(), ConformalAlpha), s, cols})
+			tables = append(tables, extendedTable{fmt.Sprintf("%s at α = %v (calibrated on half of the test nodes)", s.Title(), ConformalAlpha), s, cols, nil})
 			continue
 		}
 		cols := []extendedColumn{acc}
@@ -257,7 +277,7 @@ func extendedTables() []extendedTable {
 				cols = append(cols, metricColumn(m, u.String()))
 			}
 		}
-		tables = append(tables, extendedTable{"OOD detection: " + s.Title(), s, cols})
+		tables = append(tables, extendedTable{"OOD detection: " + s.Title(), s, cols, nil})
 	}
 	return tables
 }
@@ -284,9 +304,13 @@ func formatStat(st eval.Stat, percent bool) string {
 //     collapsed, see Record.Collapsed), of (measure or conformal score, or
 //     empty), mean, se (textbook, empty with one run), n;
 //   - extended.md: per dataset, Markdown tables of calibration, selective
-//     prediction, conformal sets and every OOD setting, each cell
+//     prediction, conformal sets and every other setting, each cell
 //     "mean ± se" over the runs (rates in percent), with a column
-//     counting the collapsed runs in a table that has any.
+//     counting the collapsed runs in a table that has any; with the
+//     GraphCalibration setting also the tables "calibration by degree"
+//     and "calibration by homophily", a column per group of test nodes
+//     and per model a row of the group's mean size and a row of its ECE
+//     per calibrator (none, TS, CaGCN, GATS).
 //
 // It writes nothing when no record carries the metrics.
 func (res *Results) WriteExtendedTables(dir string) error {
@@ -351,6 +375,9 @@ func (res *Results) writeExtendedMarkdown(b *bytes.Buffer) {
 // extendedCells returns the header and the rows of table t for dataset ds,
 // one row per model (and severity) with runs in t's setting.
 func (res *Results) extendedCells(ds string, t extendedTable) (header []string, rows [][]string) {
+	if t.grouping != nil {
+		return res.groupedCells(ds, t)
+	}
 	columns := res.withScoreColumns(ds, t)
 	header = []string{"Model"}
 	if t.setting.sweep() {
@@ -387,6 +414,79 @@ func (res *Results) extendedCells(ds string, t extendedTable) (header []string, 
 		rows = append(rows, cells)
 	}
 	return header, rows
+}
+
+// groupedCells returns the header and the rows of the nodeGrouping table t
+// for dataset ds: a column per group that has test nodes in a run of ds
+// in t's setting, in the order of the groups' lower bounds (see
+// groupLabels), and per model a row of the groups' mean numbers of test
+// nodes per run and a row per calibrator of their ECE, "mean ± se" in
+// percent over the runs whose group has nodes, their number said when
+// it is not every run.
+func (res *Results) groupedCells(ds string, t extendedTable) (header []string, rows [][]string) {
+	g := t.grouping
+	labels, found := res.groupLabels(ds, t)
+	if len(labels) == 0 {
+		return nil, nil
+	}
+	header = append([]string{"Model", "calibrator"}, labels...)
+	for _, row := range found {
+		cells := []string{row.Model.String(), "test nodes per run"}
+		for _, l := range labels {
+			cell := "–"
+			if st, ok := row.Stats[g.nodes.Key(l)]; ok {
+				cell = strconv.FormatFloat(st.Mean, 'f', 1, 64)
+			}
+			cells = append(cells, cell)
+		}
+		rows = append(rows, cells)
+		for k, m := range g.ece {
+			cells := []string{row.Model.String(), calibrators[k]}
+			for _, l := range labels {
+				cell := "–"
+				if st, ok := row.Stats[m.Key(l)]; ok {
+					cell = formatStat(st, true)
+					if st.N < row.Runs {
+						cell += fmt.Sprintf(" (%d of %d runs)", st.N, row.Runs)
+					}
+				}
+				cells = append(cells, cell)
+			}
+			rows = append(rows, cells)
+		}
+	}
+	return header, rows
+}
+
+// groupLabels returns the groups of the nodeGrouping table t for dataset
+// ds that have test nodes in a run, in the order of their lower bounds,
+// and the rows of ds in t's setting.
+func (res *Results) groupLabels(ds string, t extendedTable) (labels []string, rows []ExtendedRow) {
+	for _, row := range res.Extended {
+		if row.Dataset != ds || row.Setting != t.setting {
+			continue
+		}
+		rows = append(rows, row)
+		for key, st := range row.Stats {
+			if m, of, err := parseMetricKey(key); err == nil && m == t.grouping.nodes && st.Mean > 0 && !slices.Contains(labels, of) {
+				labels = append(labels, of)
+			}
+		}
+	}
+	slices.SortFunc(labels, func(a, b string) int { return cmp.Compare(groupLow(a), groupLow(b)) })
+	return labels, rows
+}
+
+// groupLow returns the lower bound of a group label ("deg=3-4": 3,
+// "h=0.2-0.4": 0.2), NaN if it has none.
+func groupLow(label string) float64 {
+	_, bounds, _ := strings.Cut(label, "=")
+	lo, _, _ := strings.Cut(bounds, "-")
+	v, err := strconv.ParseFloat(lo, 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
 }
 
 // withScoreColumns returns t's columns and, for an OOD setting, an AUROC

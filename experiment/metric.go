@@ -10,8 +10,9 @@ import (
 // Metric names a metric beyond the paper's accuracies and AUROCs. Every
 // job records them (Result.Metrics); the extended table
 // (Results.WriteExtendedTables) and the report's calibration and conformal
-// sections aggregate them. A metric of an uncertainty measure or of a
-// conformal score is recorded once per measure or score, under Key.
+// sections aggregate them. A metric of an uncertainty measure, of a
+// conformal score or of a group of nodes is recorded once per measure,
+// score or group, under Key.
 type Metric int
 
 // The metrics of Result.Metrics. The calibration metrics, AURC, the
@@ -79,24 +80,57 @@ const (
 	CovGap
 	SSCV
 	WorstSlab
+	// ECEByDegree, ECEScaledByDegree, ECECaGCNByDegree and
+	// ECEGATSByDegree are the ECE of the test nodes of one degree group
+	// (eval.DegreeGroups) alone, before calibration and after temperature
+	// scaling, CaGCN and GATS; NodesByDegree is the number of test nodes
+	// in the group. Their key's qualifier names the group by its degrees
+	// d_i (eval.Degrees), on a doubling scale whose edges do not depend on
+	// the data: "deg=0", "deg=1", "deg=2", "deg=3-4", "deg=5-8", "deg=9-16",
+	// …, up to the group of the graph's largest degree. NodesByDegree is
+	// recorded for every such group, 0 included; the ECEs only for a
+	// group with test nodes. The GraphCalibration setting records them.
+	ECEByDegree
+	ECEScaledByDegree
+	ECECaGCNByDegree
+	ECEGATSByDegree
+	NodesByDegree
+	// ECEByHomophily, ECEScaledByHomophily, ECECaGCNByHomophily,
+	// ECEGATSByHomophily and NodesByHomophily are the same per group of
+	// local homophily h_i (eval.LocalHomophily, eval.HomophilyGroups) in
+	// eval.DefaultHomophilyBins equal-width bins over [0, 1]: "h=0.0-0.2"
+	// holds 0 ≤ h_i ≤ 0.2, "h=0.2-0.4" 0.2 < h_i ≤ 0.4, …, "h=0.8-1.0".
+	// Test nodes without labelled neighbours have no h_i and no group.
+	ECEByHomophily
+	ECEScaledByHomophily
+	ECECaGCNByHomophily
+	ECEGATSByHomophily
+	NodesByHomophily
 	numMetrics
 )
 
 var metricNames = [numMetrics]string{"ECE", "aECE", "MCE", "Brier", "NLL", "T", "ECE_TS", "NLL_TS", "AURC",
 	"MISC_AUROC", "MISC_AUPR", "AUPR_OUT", "AUPR_IN", "FPR95", "COVERAGE", "SET_SIZE", "SINGLETONS",
-	"ECE_CAGCN", "NLL_CAGCN", "ECE_GATS", "NLL_GATS", "CW_ECE", "COVGAP", "SSCV", "WSC"}
+	"ECE_CAGCN", "NLL_CAGCN", "ECE_GATS", "NLL_GATS", "CW_ECE", "COVGAP", "SSCV", "WSC",
+	"ECE_BY_DEGREE", "ECE_TS_BY_DEGREE", "ECE_CAGCN_BY_DEGREE", "ECE_GATS_BY_DEGREE", "NODES_BY_DEGREE",
+	"ECE_BY_HOMOPHILY", "ECE_TS_BY_HOMOPHILY", "ECE_CAGCN_BY_HOMOPHILY", "ECE_GATS_BY_HOMOPHILY", "NODES_BY_HOMOPHILY"}
 
 // metricTitles are the metrics' column titles in the Markdown tables and
 // the report.
 var metricTitles = [numMetrics]string{"ECE", "adaptive ECE", "MCE", "Brier", "NLL", "T", "ECE (TS)", "NLL (TS)", "AURC",
 	"misclassification AUROC", "misclassification AUPR", "AUPR-Out", "AUPR-In", "FPR@95", "coverage", "set size",
 	"singletons", "ECE (CaGCN)", "NLL (CaGCN)", "ECE (GATS)", "NLL (GATS)", "classwise ECE", "CovGap", "SSCV",
-	"worst-slab coverage"}
+	"worst-slab coverage", "ECE by degree", "ECE (TS) by degree", "ECE (CaGCN) by degree", "ECE (GATS) by degree",
+	"test nodes by degree", "ECE by homophily", "ECE (TS) by homophily", "ECE (CaGCN) by homophily",
+	"ECE (GATS) by homophily", "test nodes by homophily"}
 
 // String returns the metric's name in records and tables: ECE, aECE, MCE,
 // Brier, NLL, T, ECE_TS, NLL_TS, AURC, MISC_AUROC, MISC_AUPR, AUPR_OUT,
 // AUPR_IN, FPR95, COVERAGE, SET_SIZE, SINGLETONS, ECE_CAGCN, NLL_CAGCN,
-// ECE_GATS, NLL_GATS, CW_ECE, COVGAP, SSCV or WSC.
+// ECE_GATS, NLL_GATS, CW_ECE, COVGAP, SSCV, WSC, ECE_BY_DEGREE,
+// ECE_TS_BY_DEGREE, ECE_CAGCN_BY_DEGREE, ECE_GATS_BY_DEGREE,
+// NODES_BY_DEGREE, ECE_BY_HOMOPHILY, ECE_TS_BY_HOMOPHILY,
+// ECE_CAGCN_BY_HOMOPHILY, ECE_GATS_BY_HOMOPHILY or NODES_BY_HOMOPHILY.
 func (m Metric) String() string { return enum.String(m, metricNames[:]) }
 
 // Title returns the metric's name in prose and table headers.
@@ -108,8 +142,8 @@ func (m Metric) Title() string {
 }
 
 // Key returns the key of m in Result.Metrics: its name, followed by "/"
-// and of, the measure or conformal score, when of is not empty
-// ("MISC_AUROC/EU", "COVERAGE/DAPS").
+// and of, the measure, conformal score or group of nodes, when of is not
+// empty ("MISC_AUROC/EU", "COVERAGE/DAPS", "ECE_BY_DEGREE/deg=3-4").
 func (m Metric) Key(of string) string {
 	if of == "" {
 		return m.String()

@@ -70,6 +70,73 @@ func (res *Results) SetSizeChart(ds, score string) (*chart.Chart, error) {
 	return chart.SetSizesOfCounts(ConformalAlpha, dists...).Title(ds + ": " + score + " set sizes").Done()
 }
 
+// GroupCalibrationChart returns the mean ECE (in percent) over the runs
+// of dataset ds in the GraphCalibration setting of the test nodes grouped
+// by degree (byHomophily false) or by local homophily (true): a curve per
+// model (its colour) and calibrator (its line pattern: none, TS, CaGCN,
+// GATS) ± its standard error. A group is drawn when every curve has its
+// ECE from two runs or more, so with a standard error; in a grid of one
+// run, when every curve has its ECE, and the curves have no bands. The
+// chart is nil when fewer than two groups are drawn; the tables
+// "calibration by degree" and "calibration by homophily" of
+// WriteExtendedTables hold every group.
+func (res *Results) GroupCalibrationChart(ds string, byHomophily bool) (*chart.Chart, error) {
+	nodes, by := NodesByDegree, "degree"
+	if byHomophily {
+		nodes, by = NodesByHomophily, "local homophily"
+	}
+	var t extendedTable
+	for _, tb := range extendedTables() {
+		if tb.grouping != nil && tb.grouping.nodes == nodes {
+			t = tb
+		}
+	}
+	labels, rows := res.groupLabels(ds, t)
+	type curve struct {
+		row    ExtendedRow
+		metric Metric
+		k      int // calibrator
+	}
+	var curves []curve
+	for _, row := range rows {
+		for k, m := range t.grouping.ece {
+			if slices.ContainsFunc(labels, func(l string) bool { _, ok := row.Stats[m.Key(l)]; return ok }) {
+				curves = append(curves, curve{row, m, k})
+			}
+		}
+	}
+	// A group's ECE from one run has no standard error: such groups are
+	// drawn only in a grid of one run.
+	single := !slices.ContainsFunc(rows, func(r ExtendedRow) bool { return r.Runs > 1 })
+	x := slices.DeleteFunc(slices.Clone(labels), func(l string) bool {
+		return slices.ContainsFunc(curves, func(c curve) bool {
+			st, ok := c.row.Stats[c.metric.Key(l)]
+			return !ok || (math.IsNaN(st.SE) && !single)
+		})
+	})
+	if len(x) < 2 {
+		return nil, nil
+	}
+	var lines []chart.Curve
+	for _, c := range curves {
+		line := chart.Curve{Name: c.row.Model.String() + ", " + calibrators[c.k], Color: chart.ModelColor(c.row.Model.String()),
+			Dash: chart.DashCycle(c.k)}
+		for _, l := range x {
+			st := c.row.Stats[c.metric.Key(l)]
+			line.Mean, line.SE = append(line.Mean, 100*st.Mean), append(line.SE, 100*st.SE)
+		}
+		if slices.ContainsFunc(line.SE, math.IsNaN) {
+			line.SE = nil
+		}
+		lines = append(lines, line)
+	}
+	c, err := chart.Lines(ds+": ECE by "+by+" of the test nodes", by, "ECE (%)", x, lines...)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %s: %w", ds, err)
+	}
+	return c, nil
+}
+
 // extendedTable returns table t of the extended tables (see
 // WriteExtendedTables) for dataset ds, or nil when no run has its numbers.
 func (res *Results) extendedTable(ds string, t extendedTable) (*chart.Table, error) {
@@ -89,10 +156,19 @@ func (res *Results) addExtendedSections(p *chart.Page) error {
 		return nil
 	}
 	tables := extendedTables()
+	// The graph-aware calibration tables join the calibration section,
+	// the other settings' tables the OOD one.
+	graphCalibration := slices.DeleteFunc(slices.Clone(tables[3:]), func(t extendedTable) bool { return t.setting != GraphCalibration })
+	ood := slices.DeleteFunc(slices.Clone(tables[3:]), func(t extendedTable) bool { return t.setting == GraphCalibration })
 	p.AddSection("Calibration", fmt.Sprintf("Reliability diagrams of the test nodes of all classification runs, "+
 		"in %d equal-width confidence bins: a bar's height is the bin's accuracy, its mark the bin's mean confidence; "+
 		"bars below the diagonal are overconfident. The table gives the calibration metrics before and after "+
-		"temperature scaling (TS), fitted on the validation nodes of each run.", eval.DefaultBins))
+		"temperature scaling (TS), fitted on the validation nodes of each run. Grids with the graph_calibration "+
+		"setting add the ECE after the graph-aware calibrators CaGCN and GATS, and the ECE of the test nodes grouped "+
+		"by degree (0, 1, 2, 3–4, 5–8, …) and by local homophily h_i (the fraction of a node's neighbours sharing "+
+		"its label, %d equal-width bins) before and after each calibrator, with the groups' mean sizes: "+
+		"a group of few nodes has a noisy, upward-biased ECE. The charts draw those ECEs over the groups that every "+
+		"model and calibrator has.", eval.DefaultBins, eval.DefaultHomophilyBins))
 	for _, ds := range res.Datasets {
 		diagrams, err := res.ReliabilityDiagrams(ds)
 		if err != nil {
@@ -101,8 +177,21 @@ func (res *Results) addExtendedSections(p *chart.Page) error {
 		if len(diagrams) > 0 {
 			p.AddRow(diagrams...)
 		}
-		if err := res.addTables(p, ds, tables[:2]); err != nil {
+		if err := res.addTables(p, ds, append(slices.Clip(tables[:2]), graphCalibration...)); err != nil {
 			return err
+		}
+		var charts []*chart.Chart
+		for _, byHomophily := range []bool{false, true} {
+			c, err := res.GroupCalibrationChart(ds, byHomophily)
+			if err != nil {
+				return err
+			}
+			if c != nil {
+				charts = append(charts, c)
+			}
+		}
+		if len(charts) > 0 {
+			p.AddRow(charts...)
 		}
 	}
 	p.AddSection("Conformal prediction sets", fmt.Sprintf("Split-conformal prediction sets at level α = %v: "+
@@ -139,7 +228,7 @@ func (res *Results) addExtendedSections(p *chart.Page) error {
 		"false-positive rate at 95% true-positive rate, of the measures TU, AU and EU, for every OOD setting run, "+
 		"including the structure perturbations and the feature-noise severity sweeps.")
 	for _, ds := range res.Datasets {
-		if err := res.addTables(p, ds, tables[3:]); err != nil {
+		if err := res.addTables(p, ds, ood); err != nil {
 			return err
 		}
 	}
