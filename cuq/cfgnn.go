@@ -192,20 +192,7 @@ func inefficiency(t *ad.Tape, probQ *ad.Value, labelsQ []int, probS *ad.Value, k
 // split's sets, or too few validation nodes for α (each half needs
 // ⌈(n+1)(1−α)⌉ ≤ n).
 func (c *CFGNNCalibrator) Calibrate(p *Prediction, split graph.Split) (*Prediction, error) {
-	const method = "CF-GNN"
-	if c.hidden < 1 || c.epochs < 1 || c.warmup < 0 || !(c.dropout >= 0 && c.dropout < 1) ||
-		!(c.lr > 0) || !(c.weightDecay >= 0) || !(c.sizeWeight >= 0) || !(c.tau > 0) ||
-		math.IsInf(c.tau, 1) || math.IsNaN(c.targetSize) || math.IsInf(c.sizeWeight, 1) {
-		return nil, fmt.Errorf("cuq: CF-GNN: invalid configuration: hidden %d, dropout %v, lr %v, weight decay %v, epochs %d, warm-up %d, size weight %v, τ %v, target size %v",
-			c.hidden, c.dropout, c.lr, c.weightDecay, c.epochs, c.warmup, c.sizeWeight, c.tau, c.targetSize)
-	}
-	if !(c.alpha > 0 && c.alpha < 1) {
-		return nil, fmt.Errorf("cuq: CF-GNN: α = %v, need 0 < α < 1", c.alpha)
-	}
-	if err := p.checkGraphCalibration(method, split, true); err != nil {
-		return nil, err
-	}
-	if err := disjoint(p.Model, split); err != nil {
+	if err := c.check(p, split); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(c.seed, 0xcf6))
@@ -218,9 +205,76 @@ func (c *CFGNNCalibrator) Calibrate(p *Prediction, split graph.Split) (*Predicti
 			p.Model, len(split.Val), c.alpha, int(math.Ceil(1/c.alpha-1)))
 	}
 	sel := newSetSizeSelection(p, split.Val, c.alpha, cfgnnEvalSplits, rng)
-	att, err := nn.NewAttentionGraph(graph.AddRemainingSelfLoops(graph.RemoveSelfLoops(p.Graph.Adj), 1))
+	f, err := c.newFit(p, rng)
 	if err != nil {
 		return nil, fmt.Errorf("cuq: %s: CF-GNN: %w", p.Model, err)
+	}
+	f.train, f.yTrain = split.Train, labelsOf(p.Graph, split.Train)
+	f.sizeNodes, f.quantNodes, f.yQuant, f.k = sizeNodes, quantNodes, labelsOf(p.Graph, quantNodes), k
+	best, kept := math.Inf(1), snapshot(f.params)
+	for epoch := 1; epoch <= c.epochs; epoch++ {
+		if err := f.step(epoch, rng); err != nil {
+			return nil, fmt.Errorf("cuq: %s: CF-GNN: %w", p.Model, err)
+		}
+		size, err := sel.meanSize(f.prob)
+		if err != nil {
+			return nil, fmt.Errorf("cuq: %s: CF-GNN: epoch %d: %w", p.Model, epoch, err)
+		}
+		if size < best {
+			best = size
+			copyInto(kept, f.params)
+		}
+	}
+	if math.IsInf(best, 1) {
+		return nil, fmt.Errorf("cuq: %s: CF-GNN: the validation set size was never finite", p.Model)
+	}
+	restore(f.params, kept)
+	softmaxRows(f.prob, f.net.logits(ad.NewEvalTape(), nil).Data)
+	return corrected(p, f.prob)
+}
+
+// check returns an error for an invalid configuration, α outside (0, 1),
+// or a prediction and split CF-GNN cannot calibrate.
+func (c *CFGNNCalibrator) check(p *Prediction, split graph.Split) error {
+	if c.hidden < 1 || c.epochs < 1 || c.warmup < 0 || !(c.dropout >= 0 && c.dropout < 1) ||
+		!(c.lr > 0) || !(c.weightDecay >= 0) || !(c.sizeWeight >= 0) || !(c.tau > 0) ||
+		math.IsInf(c.tau, 1) || math.IsNaN(c.targetSize) || math.IsInf(c.sizeWeight, 1) {
+		return fmt.Errorf("cuq: CF-GNN: invalid configuration: hidden %d, dropout %v, lr %v, weight decay %v, epochs %d, warm-up %d, size weight %v, τ %v, target size %v",
+			c.hidden, c.dropout, c.lr, c.weightDecay, c.epochs, c.warmup, c.sizeWeight, c.tau, c.targetSize)
+	}
+	if !(c.alpha > 0 && c.alpha < 1) {
+		return fmt.Errorf("cuq: CF-GNN: α = %v, need 0 < α < 1", c.alpha)
+	}
+	if err := p.checkGraphCalibration("CF-GNN", split, true); err != nil {
+		return err
+	}
+	return disjoint(p.Model, split)
+}
+
+// cfgnnFit is the training of CF-GNN's correction network: the network,
+// its parameters and optimiser, the training nodes and labels, the
+// penalised nodes V_s, the threshold nodes V_q with their labels and the
+// threshold's rank k, and prob, the corrected probabilities after the
+// last step.
+type cfgnnFit struct {
+	c                     *CFGNNCalibrator
+	net                   *cfgnnNet
+	params                []*ad.Value
+	opt                   *optim.Adam
+	pool                  *ad.Pool
+	train, yTrain         []int
+	sizeNodes, quantNodes []int
+	yQuant                []int
+	k                     int
+	prob                  *tensor.Dense
+}
+
+// newFit builds the two-layer GAT correction network on p's graph, with
+// p's probabilities as its input, and its optimiser.
+func (c *CFGNNCalibrator) newFit(p *Prediction, rng *rand.Rand) (*cfgnnFit, error) {
+	att, err := nn.NewAttentionGraph(graph.AddRemainingSelfLoops(graph.RemoveSelfLoops(p.Graph.Adj), 1))
+	if err != nil {
+		return nil, err
 	}
 	net := &cfgnnNet{
 		l1:      nn.NewGAT("cfgnn0", p.Classes, c.hidden, 1, true, rng),
@@ -232,52 +286,48 @@ func (c *CFGNNCalibrator) Calibrate(p *Prediction, split graph.Split) (*Predicti
 	params := append(net.l1.Params(), net.l2.Params()...)
 	opt, err := optim.NewAdam(optim.Group{Params: params, LR: c.lr, WeightDecay: c.weightDecay})
 	if err != nil {
-		return nil, fmt.Errorf("cuq: %s: CF-GNN: %w", p.Model, err)
+		return nil, err
 	}
-	train, yTrain := split.Train, labelsOf(p.Graph, split.Train)
-	yQuant := labelsOf(p.Graph, quantNodes)
-	pool := ad.NewPool()
-	best, kept := math.Inf(1), snapshot(params)
-	prob := tensor.New(p.Prob.Rows, p.Classes)
-	for epoch := 1; epoch <= c.epochs; epoch++ {
-		tape := ad.NewTape().WithPool(pool)
-		out := net.logits(tape, rng)
-		loss := calibrationNLL(tape, tape.GatherRows(out, train), yTrain)
-		if epoch > c.warmup && c.sizeWeight > 0 {
-			probQ := tape.Exp(tape.LogSoftmax(tape.GatherRows(out, quantNodes)))
-			probS := tape.Exp(tape.LogSoftmax(tape.GatherRows(out, sizeNodes)))
-			size := inefficiency(tape, probQ, yQuant, probS, k, c.tau, c.targetSize)
-			loss = tape.Add(loss, tape.Scale(size, c.sizeWeight))
-		}
-		opt.ZeroGrad()
-		err := tape.Backward(loss)
-		tape.Release()
-		if err != nil {
-			return nil, fmt.Errorf("cuq: %s: CF-GNN: %w", p.Model, err)
-		}
-		opt.Step()
-		tape = ad.NewEvalTape().WithPool(pool)
-		softmaxRows(prob, net.logits(tape, nil).Data)
-		tape.Release()
-		size, err := sel.meanSize(prob)
-		if err != nil {
-			return nil, fmt.Errorf("cuq: %s: CF-GNN: epoch %d: %w", p.Model, epoch, err)
-		}
-		if size < best {
-			best = size
-			copyInto(kept, params)
-		}
+	return &cfgnnFit{c: c, net: net, params: params, opt: opt, pool: ad.NewPool(),
+		prob: tensor.New(p.Prob.Rows, p.Classes)}, nil
+}
+
+// step takes one optimiser step on the training NLL, plus the weighted
+// inefficiency after the warm-up, and sets prob to the corrected
+// probabilities in evaluation mode.
+func (f *cfgnnFit) step(epoch int, rng *rand.Rand) error {
+	c := f.c
+	tape := ad.NewTape().WithPool(f.pool)
+	out := f.net.logits(tape, rng)
+	loss := calibrationNLL(tape, tape.GatherRows(out, f.train), f.yTrain)
+	if epoch > c.warmup && c.sizeWeight > 0 {
+		probQ := tape.Exp(tape.LogSoftmax(tape.GatherRows(out, f.quantNodes)))
+		probS := tape.Exp(tape.LogSoftmax(tape.GatherRows(out, f.sizeNodes)))
+		size := inefficiency(tape, probQ, f.yQuant, probS, f.k, c.tau, c.targetSize)
+		loss = tape.Add(loss, tape.Scale(size, c.sizeWeight))
 	}
-	if math.IsInf(best, 1) {
-		return nil, fmt.Errorf("cuq: %s: CF-GNN: the validation set size was never finite", p.Model)
+	f.opt.ZeroGrad()
+	err := tape.Backward(loss)
+	tape.Release()
+	if err != nil {
+		return err
 	}
-	restore(params, kept)
-	softmaxRows(prob, net.logits(ad.NewEvalTape(), nil).Data)
+	f.opt.Step()
+	tape = ad.NewEvalTape().WithPool(f.pool)
+	softmaxRows(f.prob, f.net.logits(tape, nil).Data)
+	tape.Release()
+	return nil
+}
+
+// corrected returns the prediction of CF-GNN's corrected probabilities
+// prob: its classes and measures.
+func corrected(p *Prediction, prob *tensor.Dense) (*Prediction, error) {
 	out := &Prediction{Model: p.Model + "+CF-GNN", Graph: p.Graph, Classes: p.Classes,
 		Class: make([]int, prob.Rows), Prob: prob}
 	for i := range out.Class {
 		out.Class[i] = argmax(prob.Row(i))
 	}
+	var err error
 	if out.Measures, err = uq.Categorical(prob.Data, p.Classes); err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", p.Model, err)
 	}

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
@@ -50,70 +51,96 @@ func (c *BAConfig) Done() (*graph.Graph, error) {
 	fail := func(format string, args ...any) (*graph.Graph, error) {
 		return nil, fmt.Errorf("datasets.BarabasiAlbert: "+format, args...)
 	}
-	if c.m < 1 || c.nodes <= c.m {
-		return fail("%d nodes with %d edges per new node, want m ≥ 1 and more than m nodes", c.nodes, c.m)
-	}
-	if c.classes < 1 || c.classes > c.nodes {
-		return fail("%d classes for %d nodes, want 1 to %d", c.classes, c.nodes, c.nodes)
-	}
-	if !(c.homophily >= 0 && c.homophily <= 1) {
-		return fail("homophily %v outside [0, 1]", c.homophily)
-	}
-	if err := c.features.validate(); err != nil {
+	if err := c.validate(); err != nil {
 		return fail("%v", err)
 	}
 	r := c.rand(0x62612d67)
-	n, m := c.nodes, c.m
-	labels := make([]int, n)
-	// ends lists both endpoints of every edge, so a uniform draw from it
-	// picks a node with probability proportional to its degree; byClass
-	// holds the same per class.
-	ends := make([]int, 0, 2*m*n)
-	byClass := make([][]int, c.classes)
-	var ri, ci []int
-	link := func(u, v int) {
-		ri, ci = append(ri, u, v), append(ci, v, u)
-		ends = append(ends, u, v)
-		byClass[labels[u]] = append(byClass[labels[u]], u)
-		byClass[labels[v]] = append(byClass[labels[v]], v)
+	b := c.grow(r)
+	if err := checkClasses(b.labels, c.classes, nil); err != nil {
+		return fail("%v; use more nodes or fewer classes", err)
 	}
+	adj, err := tensor.FromCOO(c.nodes, c.nodes, b.ri, b.ci, nil)
+	if err != nil {
+		return fail("%v", err)
+	}
+	return c.build(r, adj, b.labels)
+}
+
+// validate checks the sizes, the homophily and the features.
+func (c *BAConfig) validate() error {
+	if c.m < 1 || c.nodes <= c.m {
+		return fmt.Errorf("%d nodes with %d edges per new node, want m ≥ 1 and more than m nodes", c.nodes, c.m)
+	}
+	if c.classes < 1 || c.classes > c.nodes {
+		return fmt.Errorf("%d classes for %d nodes, want 1 to %d", c.classes, c.nodes, c.nodes)
+	}
+	if !(c.homophily >= 0 && c.homophily <= 1) {
+		return fmt.Errorf("homophily %v outside [0, 1]", c.homophily)
+	}
+	return c.features.validate()
+}
+
+// baGrowth is a growing Barabási–Albert graph: its labels, its edges in
+// both directions (ri[k], ci[k]), and ends, both endpoints of every edge,
+// so that a uniform draw from it picks a node with probability
+// proportional to its degree; byClass holds the same per class.
+type baGrowth struct {
+	labels, ends []int
+	byClass      [][]int
+	ri, ci       []int
+}
+
+// link adds the edge u–v.
+func (b *baGrowth) link(u, v int) {
+	b.ri, b.ci = append(b.ri, u, v), append(b.ci, v, u)
+	b.ends = append(b.ends, u, v)
+	b.byClass[b.labels[u]] = append(b.byClass[b.labels[u]], u)
+	b.byClass[b.labels[v]] = append(b.byClass[b.labels[v]], v)
+}
+
+// grow builds the clique of the first m+1 nodes and attaches the others
+// one by one (see BarabasiAlbert).
+func (c *BAConfig) grow(r *rand.Rand) *baGrowth {
+	n, m := c.nodes, c.m
+	b := &baGrowth{labels: make([]int, n), ends: make([]int, 0, 2*m*n), byClass: make([][]int, c.classes)}
 	for i := 0; i <= m; i++ {
-		labels[i] = i % c.classes
+		b.labels[i] = i % c.classes
 		for j := range i {
-			link(i, j)
+			b.link(i, j)
 		}
 	}
 	targets := make([]int, 0, m)
 	for t := m + 1; t < n; t++ {
-		first := ends[r.IntN(len(ends))]
-		if r.Float64() < c.homophily {
-			labels[t] = labels[first]
-		} else {
-			labels[t] = r.IntN(c.classes)
+		targets = c.attach(r, b, t, targets)
+	}
+	return b
+}
+
+// attach labels node t and links it to m distinct targets, reusing the
+// slice targets.
+func (c *BAConfig) attach(r *rand.Rand, b *baGrowth, t int, targets []int) []int {
+	m := c.m
+	first := b.ends[r.IntN(len(b.ends))]
+	if r.Float64() < c.homophily {
+		b.labels[t] = b.labels[first]
+	} else {
+		b.labels[t] = r.IntN(c.classes)
+	}
+	targets = append(targets[:0], first)
+	for tries := 0; len(targets) < m; tries++ {
+		pool := b.ends
+		// Fall back to all nodes when the class has too few distinct
+		// members to supply m targets.
+		if own := b.byClass[b.labels[t]]; len(own) > 0 && tries < 32*m && r.Float64() < c.homophily {
+			pool = own
 		}
-		targets = append(targets[:0], first)
-		for tries := 0; len(targets) < m; tries++ {
-			pool := ends
-			// Fall back to all nodes when the class has too few distinct
-			// members to supply m targets.
-			if own := byClass[labels[t]]; len(own) > 0 && tries < 32*m && r.Float64() < c.homophily {
-				pool = own
-			}
-			v := pool[r.IntN(len(pool))]
-			if !slices.Contains(targets, v) {
-				targets = append(targets, v)
-			}
-		}
-		for _, v := range targets {
-			link(t, v)
+		v := pool[r.IntN(len(pool))]
+		if !slices.Contains(targets, v) {
+			targets = append(targets, v)
 		}
 	}
-	if err := checkClasses(labels, c.classes, nil); err != nil {
-		return fail("%v; use more nodes or fewer classes", err)
+	for _, v := range targets {
+		b.link(t, v)
 	}
-	adj, err := tensor.FromCOO(n, n, ri, ci, nil)
-	if err != nil {
-		return fail("%v", err)
-	}
-	return c.build(r, adj, labels)
+	return targets
 }

@@ -374,28 +374,14 @@ func (e *labelError) Error() string { return e.msg }
 // returning the class names (nil for integer labels without a classes
 // file).
 func classify(raw, classNames []string, classIndex map[string]int, n int) ([]int, []string, error) {
-	labels := make([]int, len(raw))
 	if classNames != nil {
-		for i, s := range raw {
-			if s == "" {
-				labels[i] = -1
-				continue
-			}
-			if c, ok := classIndex[s]; ok {
-				labels[i] = c
-				continue
-			}
-			c, err := strconv.Atoi(s)
-			if err != nil {
-				return nil, nil, &labelError{i, fmt.Sprintf("label %q is not a class of the classes file", s)}
-			}
-			if c < 0 || c >= len(classNames) {
-				return nil, nil, &labelError{i, fmt.Sprintf("label %d beyond the %d classes of the classes file", c, len(classNames))}
-			}
-			labels[i] = c
+		labels, err := namedLabels(raw, classNames, classIndex)
+		if err != nil {
+			return nil, nil, err
 		}
 		return labels, classNames, nil
 	}
+	labels := make([]int, len(raw))
 	integers := true
 	for i, s := range raw {
 		if s == "" {
@@ -434,6 +420,31 @@ func classify(raw, classNames []string, classIndex map[string]int, n int) ([]int
 		}
 	}
 	return labels, classNames, nil
+}
+
+// namedLabels maps the raw labels to the classes of a classes file: a
+// class name, or an integer index into classNames.
+func namedLabels(raw, classNames []string, classIndex map[string]int) ([]int, error) {
+	labels := make([]int, len(raw))
+	for i, s := range raw {
+		if s == "" {
+			labels[i] = -1
+			continue
+		}
+		if c, ok := classIndex[s]; ok {
+			labels[i] = c
+			continue
+		}
+		c, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, &labelError{i, fmt.Sprintf("label %q is not a class of the classes file", s)}
+		}
+		if c < 0 || c >= len(classNames) {
+			return nil, &labelError{i, fmt.Sprintf("label %d beyond the %d classes of the classes file", c, len(classNames))}
+		}
+		labels[i] = c
+	}
+	return labels, nil
 }
 
 // readDenseFeatures reads one row "node,x1,...,xF" per node. Rows are

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"net/http"
 	"net/url"
@@ -248,18 +249,9 @@ func fetchInto(ctx context.Context, client *http.Client, rawURL string, f *os.Fi
 		return fmt.Errorf("download %s: %w", rawURL, why(err))
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("download %s: %s", rawURL, resp.Status)
-	}
-	limit := int64(MaxDownloadBytes)
-	if want.size > 0 {
-		limit = want.size
-		if resp.ContentLength >= 0 && resp.ContentLength != want.size {
-			return fmt.Errorf("download %s: the server announces %d bytes, want %d", rawURL, resp.ContentLength, want.size)
-		}
-	}
-	if resp.ContentLength > limit {
-		return fmt.Errorf("download %s: the server announces %d bytes, more than the limit of %d", rawURL, resp.ContentLength, limit)
+	limit, err := bodyLimit(resp, rawURL, want)
+	if err != nil {
+		return err
 	}
 	h := sha256.New()
 	body := &progressReader{r: io.LimitReader(resp.Body, limit+1), onRead: func() { stall.Reset(stallTimeout) }}
@@ -267,6 +259,32 @@ func fetchInto(ctx context.Context, client *http.Client, rawURL string, f *os.Fi
 	if err != nil {
 		return fmt.Errorf("download %s: interrupted after %d bytes: %w", rawURL, n, why(err))
 	}
+	return checkDownload(rawURL, f, n, limit, h, want)
+}
+
+// bodyLimit checks the response's status and announced length and returns
+// the most bytes its body may have: want.size when known, else
+// MaxDownloadBytes.
+func bodyLimit(resp *http.Response, rawURL string, want expected) (int64, error) {
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("download %s: %s", rawURL, resp.Status)
+	}
+	limit := int64(MaxDownloadBytes)
+	if want.size > 0 {
+		limit = want.size
+		if resp.ContentLength >= 0 && resp.ContentLength != want.size {
+			return 0, fmt.Errorf("download %s: the server announces %d bytes, want %d", rawURL, resp.ContentLength, want.size)
+		}
+	}
+	if resp.ContentLength > limit {
+		return 0, fmt.Errorf("download %s: the server announces %d bytes, more than the limit of %d", rawURL, resp.ContentLength, limit)
+	}
+	return limit, nil
+}
+
+// checkDownload checks the n bytes written to f, whose SHA-256 is h,
+// against the limit and want.
+func checkDownload(rawURL string, f *os.File, n, limit int64, h hash.Hash, want expected) error {
 	switch {
 	case n > limit:
 		return fmt.Errorf("download %s: more than the limit of %d bytes", rawURL, limit)

@@ -62,25 +62,48 @@ func fromArchive(ar *npy.Archive, name string) (*graph.Graph, error) {
 	if !ar.Has("adj_data") && ar.Has("adj_matrix.data") {
 		adjPrefix, attrPrefix = "adj_matrix.", "attr_matrix."
 	}
-	adj, err := readCSR(ar, adjPrefix)
+	adj, err := readAdjacency(ar, adjPrefix)
+	if err != nil {
+		return nil, err
+	}
+	n := adj.Rows
+	x, err := readAttributes(ar, attrPrefix, n)
+	if err != nil {
+		return nil, err
+	}
+	labels, numClasses, classNames, err := readLabels(ar, n)
+	if err != nil {
+		return nil, err
+	}
+	x = graph.CompactFeatures(graph.NormalizeFeatures(graph.Binarize(x)))
+	return graph.New(name, adj, x, labels, numClasses, classNames)
+}
+
+// readAdjacency reads the square adjacency prefix+{data,...} as an
+// unweighted undirected graph without self loops.
+func readAdjacency(ar *npy.Archive, prefix string) (*tensor.CSR, error) {
+	adj, err := readCSR(ar, prefix)
 	if err != nil {
 		return nil, err
 	}
 	if adj.Rows != adj.Cols {
-		return nil, fmt.Errorf("adjacency %sshape is %dx%d, not square", adjPrefix, adj.Rows, adj.Cols)
+		return nil, fmt.Errorf("adjacency %sshape is %dx%d, not square", prefix, adj.Rows, adj.Cols)
 	}
-	n := adj.Rows
 	// Every stored entry is an edge, whatever its value (PyG reads the
 	// coordinates of the COO form).
 	for k := range adj.Val {
 		adj.Val[k] = 1
 	}
-	adj = graph.ToUndirected(graph.RemoveSelfLoops(adj))
+	return graph.ToUndirected(graph.RemoveSelfLoops(adj)), nil
+}
 
+// readAttributes reads the attributes of the n nodes, the CSR arrays
+// prefix+{data,...} or a dense attr_matrix.
+func readAttributes(ar *npy.Archive, prefix string, n int) (tensor.Matrix, error) {
 	var x tensor.Matrix
 	switch {
-	case ar.Has(attrPrefix + "data"):
-		s, err := readCSR(ar, attrPrefix)
+	case ar.Has(prefix + "data"):
+		s, err := readCSR(ar, prefix)
 		if err != nil {
 			return nil, err
 		}
@@ -92,45 +115,48 @@ func fromArchive(ar *npy.Archive, name string) (*graph.Graph, error) {
 		}
 		x = d
 	default:
-		return nil, fmt.Errorf("missing array %sdata (or attr_matrix): no node attributes", attrPrefix)
+		return nil, fmt.Errorf("missing array %sdata (or attr_matrix): no node attributes", prefix)
 	}
 	if rows, cols := x.Dims(); rows != n {
 		return nil, fmt.Errorf("attributes have %d rows, adjacency has %d nodes", rows, n)
 	} else if cols > MaxFeatures {
 		return nil, fmt.Errorf("attributes have %d columns, more than the %d features a model can take", cols, MaxFeatures)
 	}
+	return x, nil
+}
 
-	labels, err := ints(ar, "labels")
-	if err != nil {
-		return nil, err
+// readLabels reads the labels of the n nodes and the class names, and
+// returns the number of classes: len(class_names) when present, else
+// max(labels)+1.
+func readLabels(ar *npy.Archive, n int) (labels []int, numClasses int, classNames []string, err error) {
+	if labels, err = ints(ar, "labels"); err != nil {
+		return nil, 0, nil, err
 	}
 	if len(labels) != n {
-		return nil, fmt.Errorf("labels has %d entries for %d nodes", len(labels), n)
+		return nil, 0, nil, fmt.Errorf("labels has %d entries for %d nodes", len(labels), n)
 	}
-	classNames, err := classNamesOf(ar)
-	if err != nil {
-		return nil, err
+	if classNames, err = classNamesOf(ar); err != nil {
+		return nil, 0, nil, err
 	}
-	numClasses := len(classNames)
+	numClasses = len(classNames)
 	for i, y := range labels {
 		if y < 0 {
-			return nil, fmt.Errorf("label %d of node %d is negative", y, i)
+			return nil, 0, nil, fmt.Errorf("label %d of node %d is negative", y, i)
 		}
 		if classNames != nil && y >= numClasses {
-			return nil, fmt.Errorf("label %d of node %d out of range: %d class names", y, i, numClasses)
+			return nil, 0, nil, fmt.Errorf("label %d of node %d out of range: %d class names", y, i, numClasses)
 		}
 		if classNames == nil {
 			if y >= n {
-				return nil, fmt.Errorf("label %d of node %d out of range [0, %d): more classes than nodes", y, i, n)
+				return nil, 0, nil, fmt.Errorf("label %d of node %d out of range [0, %d): more classes than nodes", y, i, n)
 			}
 			numClasses = max(numClasses, y+1)
 		}
 	}
 	if err := checkClasses(labels, numClasses, classNames); err != nil {
-		return nil, err
+		return nil, 0, nil, err
 	}
-	x = graph.CompactFeatures(graph.NormalizeFeatures(graph.Binarize(x)))
-	return graph.New(name, adj, x, labels, numClasses, classNames)
+	return labels, numClasses, classNames, nil
 }
 
 // readCSR reads the CSR arrays prefix+{data,indices,indptr,shape}, checking

@@ -60,68 +60,19 @@ func fromTensorArchive(ar *npy.Archive, lay tensorLayout, name string) (*Loaded,
 	if n == 0 {
 		return nil, fmt.Errorf("%s has no rows: no nodes", lay.features)
 	}
-
-	var src, dst []int
-	if len(lay.edges) == 1 {
-		a, v, err := readArray(ar, lay.edges[0], 2, (*npy.Array).Ints)
-		if err != nil {
-			return nil, err
-		}
-		if a.Shape[0] != 2 {
-			return nil, fmt.Errorf("%s has shape %v, want 2×E", lay.edges[0], a.Shape)
-		}
-		e := a.Shape[1]
-		src, dst = v[:e], v[e:]
-	} else {
-		if src, err = ints(ar, lay.edges[0]); err != nil {
-			return nil, err
-		}
-		if dst, err = ints(ar, lay.edges[1]); err != nil {
-			return nil, err
-		}
-		if len(src) != len(dst) {
-			return nil, fmt.Errorf("%s has %d entries, %s %d", lay.edges[0], len(src), lay.edges[1], len(dst))
-		}
-	}
-	for k := range src {
-		for _, v := range [2]int{src[k], dst[k]} {
-			if v < 0 || v >= n {
-				return nil, fmt.Errorf("edge %d: node %d out of range [0, %d) (the rows of %s)", k, v, n, lay.features)
-			}
-		}
+	src, dst, err := tensorEdges(ar, lay, n)
+	if err != nil {
+		return nil, err
 	}
 	var rep Report
 	adj, err := undirected(n, slices.Clone(src), slices.Clone(dst), &rep)
 	if err != nil {
 		return nil, err
 	}
-
-	labels, err := labelColumn(ar, lay.labels, n)
+	labels, numClasses, classNames, err := tensorLabels(ar, lay, n)
 	if err != nil {
 		return nil, err
 	}
-	classNames, err := classNamesOf(ar)
-	if err != nil {
-		return nil, err
-	}
-	numClasses := len(classNames)
-	for i, y := range labels {
-		switch {
-		case y < -1:
-			return nil, fmt.Errorf("%s: label %d of node %d, want a class index or -1 (unlabelled)", lay.labels, y, i)
-		case classNames != nil && y >= numClasses:
-			return nil, fmt.Errorf("%s: label %d of node %d beyond the %d class names", lay.labels, y, i, numClasses)
-		case classNames == nil && y >= n:
-			return nil, fmt.Errorf("%s: label %d of node %d beyond the %d classes %d nodes can have", lay.labels, y, i, n, n)
-		case classNames == nil:
-			numClasses = max(numClasses, y+1)
-		}
-	}
-	labelled := slices.DeleteFunc(slices.Clone(labels), func(y int) bool { return y < 0 })
-	if err := checkClasses(labelled, numClasses, classNames); err != nil {
-		return nil, fmt.Errorf("%s: %w", lay.labels, err)
-	}
-
 	split, err := maskSplit(ar, lay, labels)
 	if err != nil {
 		return nil, err
@@ -130,9 +81,77 @@ func fromTensorArchive(ar *npy.Archive, lay tensorLayout, name string) (*Loaded,
 	if err != nil {
 		return nil, err
 	}
-	rep.Nodes, rep.Unlabelled, rep.Features = n, n-len(labelled), cols
+	unlabelled := 0
+	for _, y := range labels {
+		if y < 0 {
+			unlabelled++
+		}
+	}
+	rep.Nodes, rep.Unlabelled, rep.Features = n, unlabelled, cols
 	rep.Classes, rep.NamedClasses = numClasses, classNames != nil
 	return &Loaded{Graph: g, Split: split, Report: rep}, nil
+}
+
+// tensorEdges reads the edges' endpoints, each a node in [0, n).
+func tensorEdges(ar *npy.Archive, lay tensorLayout, n int) (src, dst []int, err error) {
+	if len(lay.edges) == 1 {
+		a, v, err := readArray(ar, lay.edges[0], 2, (*npy.Array).Ints)
+		if err != nil {
+			return nil, nil, err
+		}
+		if a.Shape[0] != 2 {
+			return nil, nil, fmt.Errorf("%s has shape %v, want 2×E", lay.edges[0], a.Shape)
+		}
+		e := a.Shape[1]
+		src, dst = v[:e], v[e:]
+	} else {
+		if src, err = ints(ar, lay.edges[0]); err != nil {
+			return nil, nil, err
+		}
+		if dst, err = ints(ar, lay.edges[1]); err != nil {
+			return nil, nil, err
+		}
+		if len(src) != len(dst) {
+			return nil, nil, fmt.Errorf("%s has %d entries, %s %d", lay.edges[0], len(src), lay.edges[1], len(dst))
+		}
+	}
+	for k := range src {
+		for _, v := range [2]int{src[k], dst[k]} {
+			if v < 0 || v >= n {
+				return nil, nil, fmt.Errorf("edge %d: node %d out of range [0, %d) (the rows of %s)", k, v, n, lay.features)
+			}
+		}
+	}
+	return src, dst, nil
+}
+
+// tensorLabels reads the labels of the n nodes (-1: unlabelled) and the
+// class names, and returns the number of classes.
+func tensorLabels(ar *npy.Archive, lay tensorLayout, n int) (labels []int, numClasses int, classNames []string, err error) {
+	if labels, err = labelColumn(ar, lay.labels, n); err != nil {
+		return nil, 0, nil, err
+	}
+	if classNames, err = classNamesOf(ar); err != nil {
+		return nil, 0, nil, err
+	}
+	numClasses = len(classNames)
+	for i, y := range labels {
+		switch {
+		case y < -1:
+			return nil, 0, nil, fmt.Errorf("%s: label %d of node %d, want a class index or -1 (unlabelled)", lay.labels, y, i)
+		case classNames != nil && y >= numClasses:
+			return nil, 0, nil, fmt.Errorf("%s: label %d of node %d beyond the %d class names", lay.labels, y, i, numClasses)
+		case classNames == nil && y >= n:
+			return nil, 0, nil, fmt.Errorf("%s: label %d of node %d beyond the %d classes %d nodes can have", lay.labels, y, i, n, n)
+		case classNames == nil:
+			numClasses = max(numClasses, y+1)
+		}
+	}
+	labelled := slices.DeleteFunc(slices.Clone(labels), func(y int) bool { return y < 0 })
+	if err := checkClasses(labelled, numClasses, classNames); err != nil {
+		return nil, 0, nil, fmt.Errorf("%s: %w", lay.labels, err)
+	}
+	return labels, numClasses, classNames, nil
 }
 
 // labelColumn reads the labels, a vector of n integers or an n×1 matrix.

@@ -452,8 +452,24 @@ func (t *CSBMTruth) logTotalExact(g *graph.Graph, obs []bool) (*tensor.Dense, er
 		return nil, err
 	}
 	c := g.NumClasses
-	var unobs []int
-	pos := make([]int, g.N) // position of a node in unobs, −1 if observed
+	unobs, pos := unobservedIndex(obs)
+	u := len(unobs)
+	if !enumerable(c, u) {
+		return nil, fmt.Errorf("datasets: CSBM truth: %d unobserved nodes in %d classes are too many labellings to enumerate (more than %d); use TotalMeanField", u, c, MaxEnumeration)
+	}
+	edge, none := t.edgeLogs(0)
+	single, adjU := exactFactors(g, base, obs, unobs, pos, edge, none)
+	logp, best := labellingLogs(single, adjU, edge, none)
+	if math.IsInf(best, -1) {
+		return nil, fmt.Errorf("datasets: CSBM truth: every labelling of %q has probability 0 under the model", g.Name)
+	}
+	return exactPosterior(g, obs, pos, logp, best, u), nil
+}
+
+// unobservedIndex lists the unobserved nodes and gives the position of
+// every node in that list, −1 for an observed node.
+func unobservedIndex(obs []bool) (unobs, pos []int) {
+	pos = make([]int, len(obs))
 	for i, o := range obs {
 		pos[i] = -1
 		if !o {
@@ -461,13 +477,14 @@ func (t *CSBMTruth) logTotalExact(g *graph.Graph, obs []bool) (*tensor.Dense, er
 			unobs = append(unobs, i)
 		}
 	}
-	u := len(unobs)
-	if !enumerable(c, u) {
-		return nil, fmt.Errorf("datasets: CSBM truth: %d unobserved nodes in %d classes are too many labellings to enumerate (more than %d); use TotalMeanField", u, c, MaxEnumeration)
-	}
-	edge, none := t.edgeLogs(0)
-	// single[a][k]: the factors of unobserved node a with class k and the
-	// observed nodes; pair[a][b]: whether a and b are adjacent.
+	return unobs, pos
+}
+
+// exactFactors returns single, the u×C factors of unobserved node a with
+// class k and the observed nodes (single[a][k]), and adjU, whether
+// unobserved nodes a and b are adjacent (adjU[a·u+b]).
+func exactFactors(g *graph.Graph, base *tensor.Dense, obs []bool, unobs, pos []int, edge, none [2]float64) (*tensor.Dense, []bool) {
+	c, u := g.NumClasses, len(unobs)
 	single := tensor.New(u, c)
 	adjU := make([]bool, u*u)
 	nb, tot := make([]float64, c), make([]float64, c)
@@ -493,13 +510,20 @@ func (t *CSBMTruth) logTotalExact(g *graph.Graph, obs []bool) (*tensor.Dense, er
 			single.Set(a, k, base.At(i, k)+edgeTerm(k, nb, tot, edge, none))
 		}
 	}
+	return single, adjU
+}
+
+// labellingLogs returns the log joint of every labelling s of the
+// unobserved nodes (node a has class ⌊s/Cᵃ⌋ mod C) and the largest.
+func labellingLogs(single *tensor.Dense, adjU []bool, edge, none [2]float64) (logp []float64, best float64) {
+	u, c := single.Rows, single.Cols
 	n := 1
 	for range u {
 		n *= c
 	}
-	logp := make([]float64, n)
+	logp = make([]float64, n)
 	y := make([]int, u)
-	best := math.Inf(-1)
+	best = math.Inf(-1)
 	for s := range n {
 		for a, v := 0, s; a < u; a, v = a+1, v/c {
 			y[a] = v % c
@@ -522,9 +546,14 @@ func (t *CSBMTruth) logTotalExact(g *graph.Graph, obs []bool) (*tensor.Dense, er
 		logp[s] = lp
 		best = max(best, lp)
 	}
-	if math.IsInf(best, -1) {
-		return nil, fmt.Errorf("datasets: CSBM truth: every labelling of %q has probability 0 under the model", g.Name)
-	}
+	return logp, best
+}
+
+// exactPosterior sums the labellings' probabilities into the log
+// posterior of every node: its label's one-hot for an observed node, the
+// normalised marginal for an unobserved one.
+func exactPosterior(g *graph.Graph, obs []bool, pos []int, logp []float64, best float64, u int) *tensor.Dense {
+	c := g.NumClasses
 	acc := tensor.New(u, c)
 	for s, lp := range logp {
 		w := math.Exp(lp - best)
@@ -548,7 +577,7 @@ func (t *CSBMTruth) logTotalExact(g *graph.Graph, obs []bool) (*tensor.Dense, er
 			out.Set(i, k, math.Log(v/z))
 		}
 	}
-	return out, nil
+	return out
 }
 
 // meanFieldTol and meanFieldSweeps bound TotalMeanField's iterations.
@@ -562,13 +591,43 @@ func (t *CSBMTruth) logTotalMeanField(g *graph.Graph, obs []bool) (*tensor.Dense
 	if err != nil {
 		return nil, err
 	}
-	c := g.NumClasses
 	edge, none := t.edgeLogs(1e-12)
-	logq := tensor.New(g.N, c)
-	q := tensor.New(g.N, c)
-	sum := make([]float64, c) // Σ_j q_j
+	mf, err := newMeanField(g, base, obs)
+	if err != nil {
+		return nil, err
+	}
+	for range meanFieldSweeps {
+		moved, err := mf.sweep(edge, none)
+		if err != nil {
+			return nil, err
+		}
+		if moved <= meanFieldTol {
+			return mf.logq, nil
+		}
+	}
+	return nil, fmt.Errorf("datasets: CSBM truth: mean field on %q did not converge in %d sweeps", g.Name, meanFieldSweeps)
+}
+
+// meanField is the state of TotalMeanField's iteration: the log
+// probabilities logq and probabilities q of every node's class and their
+// column sums sum = Σ_j q_j.
+type meanField struct {
+	g             *graph.Graph
+	base          *tensor.Dense
+	obs           []bool
+	logq, q       *tensor.Dense
+	sum           []float64
+	nb, tot, next []float64 // scratch
+}
+
+// newMeanField starts the iteration from one-hot rows for the observed
+// nodes and the feature posterior for the others.
+func newMeanField(g *graph.Graph, base *tensor.Dense, obs []bool) (*meanField, error) {
+	c := g.NumClasses
+	mf := &meanField{g: g, base: base, obs: obs, logq: tensor.New(g.N, c), q: tensor.New(g.N, c),
+		sum: make([]float64, c), nb: make([]float64, c), tot: make([]float64, c), next: make([]float64, c)}
 	for i, o := range obs {
-		row := logq.Row(i)
+		row := mf.logq.Row(i)
 		if o {
 			for k := range row {
 				row[k] = math.Inf(-1)
@@ -581,48 +640,50 @@ func (t *CSBMTruth) logTotalMeanField(g *graph.Graph, obs []bool) (*tensor.Dense
 			}
 		}
 		for k, v := range row {
-			q.Set(i, k, math.Exp(v))
-			sum[k] += math.Exp(v)
+			mf.q.Set(i, k, math.Exp(v))
+			mf.sum[k] += math.Exp(v)
 		}
 	}
-	nb, tot, next := make([]float64, c), make([]float64, c), make([]float64, c)
-	for range meanFieldSweeps {
-		moved := 0.0
-		for i, o := range obs {
-			if o {
-				continue
-			}
-			clear(nb)
-			for p := g.Adj.Ptr[i]; p < g.Adj.Ptr[i+1]; p++ {
-				if j := g.Adj.Ind[p]; j != i {
-					for k, v := range q.Row(j) {
-						nb[k] += v
-					}
+	return mf, nil
+}
+
+// sweep updates every unobserved node in turn and returns the largest
+// change of a probability.
+func (mf *meanField) sweep(edge, none [2]float64) (float64, error) {
+	g, q, c := mf.g, mf.q, mf.g.NumClasses
+	nb, tot, next := mf.nb, mf.tot, mf.next
+	moved := 0.0
+	for i, o := range mf.obs {
+		if o {
+			continue
+		}
+		clear(nb)
+		for p := g.Adj.Ptr[i]; p < g.Adj.Ptr[i+1]; p++ {
+			if j := g.Adj.Ind[p]; j != i {
+				for k, v := range q.Row(j) {
+					nb[k] += v
 				}
 			}
-			qi := q.Row(i)
-			for k := range c {
-				tot[k] = sum[k] - qi[k]
-			}
-			for k := range c {
-				next[k] = base.At(i, k) + edgeTerm(k, nb, tot, edge, none)
-			}
-			if err := normaliseLog(next); err != nil {
-				return nil, fmt.Errorf("datasets: CSBM truth: node %d of %q: %w", i, g.Name, err)
-			}
-			copy(logq.Row(i), next)
-			for k, v := range next {
-				p := math.Exp(v)
-				moved = max(moved, math.Abs(p-qi[k]))
-				sum[k] += p - qi[k]
-				qi[k] = p
-			}
 		}
-		if moved <= meanFieldTol {
-			return logq, nil
+		qi := q.Row(i)
+		for k := range c {
+			tot[k] = mf.sum[k] - qi[k]
+		}
+		for k := range c {
+			next[k] = mf.base.At(i, k) + edgeTerm(k, nb, tot, edge, none)
+		}
+		if err := normaliseLog(next); err != nil {
+			return 0, fmt.Errorf("datasets: CSBM truth: node %d of %q: %w", i, g.Name, err)
+		}
+		copy(mf.logq.Row(i), next)
+		for k, v := range next {
+			p := math.Exp(v)
+			moved = max(moved, math.Abs(p-qi[k]))
+			mf.sum[k] += p - qi[k]
+			qi[k] = p
 		}
 	}
-	return nil, fmt.Errorf("datasets: CSBM truth: mean field on %q did not converge in %d sweeps", g.Name, meanFieldSweeps)
+	return moved, nil
 }
 
 // normaliseLog turns the unnormalised log-probabilities row into

@@ -99,60 +99,25 @@ type shiftView struct {
 // evaluateShifts does EvaluateShifts' work on a cache miss: the prediction
 // on g, then one per shift, without their graphs.
 func evaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, evals []shiftEval) ([]*cuq.Prediction, error) {
-	type fitted struct {
-		model built
-		split graph.Split
-		own   *cuq.Prediction // the prediction on the training graph
-	}
-	var models []fitted
-	fit := func(h *graph.Graph, s graph.Split) (fitted, error) {
-		m, err := build(preset, h)
-		if err != nil {
-			return fitted{}, err
-		}
-		bar := NewTraining(fmt.Sprintf("training %s on %s (%d parameters)", m.Name(), m.graph.Name, m.params))
-		hist, err := m.Fit(s, bar.OnEpoch())
-		bar.Done(hist, err)
-		if err != nil {
-			return fitted{}, err
-		}
-		f := fitted{model: m, split: s}
-		if f.own, err = m.Predict(nil); err != nil {
-			return fitted{}, err
-		}
-		models = append(models, f)
-		return f, nil
-	}
-	clean, err := fit(g, split)
+	clean, err := fitShift(preset, g, split)
 	if err != nil {
 		return nil, err
 	}
+	models := []shiftFit{clean}
 	out := []*cuq.Prediction{clean.own}
 	for _, e := range evals {
-		k := slices.IndexFunc(models, func(f fitted) bool { return f.model.graph == e.train && reflect.DeepEqual(f.split, e.split) })
+		k := slices.IndexFunc(models, func(f shiftFit) bool { return f.model.graph == e.train && reflect.DeepEqual(f.split, e.split) })
 		f := clean
 		if k >= 0 {
 			f = models[k]
-		} else if f, err = fit(e.train, e.split); err != nil {
+		} else if f, err = fitShift(preset, e.train, e.split); err != nil {
 			return nil, err
+		} else {
+			models = append(models, f)
 		}
-		var pred *cuq.Prediction
-		for n, v := range e.views {
-			p, h := f.own, v.graph()
-			if h != f.model.graph {
-				if p, err = f.model.Predict(h); err != nil {
-					return nil, err
-				}
-			}
-			if n == 0 {
-				pred = p
-				if len(e.views) > 1 {
-					pred = clonePrediction(p)
-				}
-				continue
-			}
-			copyNodes(pred, p, v.id)
-			copyNodes(pred, p, v.ood)
+		pred, err := f.predictViews(e.views)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, pred)
 	}
@@ -160,6 +125,59 @@ func evaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Sp
 		p.Graph = nil
 	}
 	return out, nil
+}
+
+// shiftFit is a model trained for EvaluateShifts on a split of its graph,
+// with its prediction on that graph.
+type shiftFit struct {
+	model built
+	split graph.Split
+	own   *cuq.Prediction // the prediction on the training graph
+}
+
+// fitShift trains preset's model on h and split s, showing its progress.
+func fitShift(preset cuq.ClassifierBuilder, h *graph.Graph, s graph.Split) (shiftFit, error) {
+	m, err := build(preset, h)
+	if err != nil {
+		return shiftFit{}, err
+	}
+	bar := NewTraining(fmt.Sprintf("training %s on %s (%d parameters)", m.Name(), m.graph.Name, m.params))
+	hist, err := m.Fit(s, bar.OnEpoch())
+	bar.Done(hist, err)
+	if err != nil {
+		return shiftFit{}, err
+	}
+	f := shiftFit{model: m, split: s}
+	if f.own, err = m.Predict(nil); err != nil {
+		return shiftFit{}, err
+	}
+	return f, nil
+}
+
+// predictViews returns the prediction of a shift: on its first view's
+// graph, with the nodes of every further view predicted on that view's
+// graph.
+func (f shiftFit) predictViews(views []shiftView) (*cuq.Prediction, error) {
+	var pred *cuq.Prediction
+	for n, v := range views {
+		p, h := f.own, v.graph()
+		if h != f.model.graph {
+			var err error
+			if p, err = f.model.Predict(h); err != nil {
+				return nil, err
+			}
+		}
+		if n == 0 {
+			pred = p
+			if len(views) > 1 {
+				pred = clonePrediction(p)
+			}
+			continue
+		}
+		copyNodes(pred, p, v.id)
+		copyNodes(pred, p, v.ood)
+	}
+	return pred, nil
 }
 
 // clonePrediction returns a copy of p whose classes, probabilities,

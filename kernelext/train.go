@@ -202,32 +202,11 @@ func train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, o tr
 	if err != nil {
 		return nil, err
 	}
-	var bar *Training
-	if !o.quiet {
-		bar = NewTraining(fmt.Sprintf("training %s on %s (%d parameters)", m.Name(), g.Name, m.params))
-	}
-	var warmup time.Duration
-	var warmups int
-	last := time.Now()
-	start := last
-	onEpoch := cuq.OnEpoch(func(e cuq.EpochStats) {
-		if e.Phase == cuq.WarmupPhase {
-			warmup += time.Since(last)
-			warmups++
-		}
-		last = time.Now()
-		if bar != nil {
-			bar.Epoch(e)
-		}
-	})
-	hist, err := m.Fit(split, onEpoch)
-	if bar != nil {
-		bar.Done(hist, err)
-	}
+	tf, err := fitTimed(m, split, o.quiet)
 	if err != nil {
 		return nil, err
 	}
-	fit := time.Since(start)
+	hist := tf.hist
 	t := time.Now()
 	run := &Run{Model: m.Name(), Params: m.params, History: hist, On: map[string]*cuq.Prediction{}}
 	if run.Pred, err = m.Predict(nil); err != nil {
@@ -247,9 +226,9 @@ func train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, o tr
 	run.Stats = Stats{
 		Graph: g.Name, Nodes: g.N, Edges: g.NumEdges(), Features: g.NumFeatures(), Classes: g.NumClasses,
 		Train: len(split.Train), Val: len(split.Val), Test: len(split.Test),
-		WarmupEpochs: warmups, TrainEpochs: len(hist.Epochs) - warmups,
+		WarmupEpochs: tf.warmups, TrainEpochs: len(hist.Epochs) - tf.warmups,
 		ValAccuracy: valAcc, Chance: chance,
-		WarmupSeconds: warmup.Seconds(), FitSeconds: fit.Seconds(), PredictSeconds: time.Since(t).Seconds(),
+		WarmupSeconds: tf.warmup.Seconds(), FitSeconds: tf.fit.Seconds(), PredictSeconds: time.Since(t).Seconds(),
 		PeakRSS: memstat.PeakRSS(), HeapInUse: int64(ms.HeapInuse), GoHeap: int64(ms.Sys), CPUs: runtime.NumCPU(),
 	}
 	// Graphs are not stored with the run (Train puts them back).
@@ -258,4 +237,43 @@ func train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, o tr
 		p.Graph = nil
 	}
 	return run, nil
+}
+
+// timedFit is a training's history, its time, and the time and number of
+// its warm-up epochs.
+type timedFit struct {
+	hist        *cuq.History
+	fit, warmup time.Duration
+	warmups     int
+}
+
+// fitTimed trains m on split, showing its progress unless quiet, and
+// times it.
+func fitTimed(m built, split graph.Split, quiet bool) (timedFit, error) {
+	var bar *Training
+	if !quiet {
+		bar = NewTraining(fmt.Sprintf("training %s on %s (%d parameters)", m.Name(), m.graph.Name, m.params))
+	}
+	var tf timedFit
+	last := time.Now()
+	start := last
+	onEpoch := cuq.OnEpoch(func(e cuq.EpochStats) {
+		if e.Phase == cuq.WarmupPhase {
+			tf.warmup += time.Since(last)
+			tf.warmups++
+		}
+		last = time.Now()
+		if bar != nil {
+			bar.Epoch(e)
+		}
+	})
+	hist, err := m.Fit(split, onEpoch)
+	if bar != nil {
+		bar.Done(hist, err)
+	}
+	if err != nil {
+		return timedFit{}, err
+	}
+	tf.hist, tf.fit = hist, time.Since(start)
+	return tf, nil
 }

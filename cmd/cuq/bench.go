@@ -62,22 +62,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	}
 	fmt.Fprintf(stdout, "cuqgnn nodes=%d features=%d classes=%d edges=%d kernels=%s\n", g.N, g.NumFeatures(), g.NumClasses, g.NumEdges(), tensor.Kernels())
-	large := g.N > 100000
 	for _, mk := range ms {
-		b, err := mk.Builder()
-		if err != nil {
-			return err
-		}
-		if large && mk != experiment.GKDE {
-			b = b.EvalEvery(10).Patience(5) // the reference's OGBN Arxiv schedule
-		}
-		if large && mk == experiment.LOPGPN {
-			// The reference's pruned LOP-GPN on OGBN Arxiv: the dense Π
-			// of a graph this size takes hundreds of GB.
-			arxiv, _ := datasets.Info("OGBNArxiv")
-			b = b.Prune(arxiv.Overrides.LOPGPNPrune)
-		}
-		m, err := b.Done(g)
+		m, err := benchModel(mk, g)
 		if err != nil {
 			return err
 		}
@@ -94,6 +80,26 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "%s train_ms=%.2f eval_ms=%.2f\n", mk.Key(), train, eval)
 	}
 	return nil
+}
+
+// benchModel builds model mk on g, on a graph of more than 100,000 nodes
+// with the reference's OGBN Arxiv schedule and pruning.
+func benchModel(mk experiment.Model, g *graph.Graph) (*cuq.Model, error) {
+	b, err := mk.Builder()
+	if err != nil {
+		return nil, err
+	}
+	large := g.N > 100000
+	if large && mk != experiment.GKDE {
+		b = b.EvalEvery(10).Patience(5) // the reference's OGBN Arxiv schedule
+	}
+	if large && mk == experiment.LOPGPN {
+		// The reference's pruned LOP-GPN on OGBN Arxiv: the dense Π
+		// of a graph this size takes hundreds of GB.
+		arxiv, _ := datasets.Info("OGBNArxiv")
+		b = b.Prune(arxiv.Overrides.LOPGPNPrune)
+	}
+	return b.Done(g)
 }
 
 // benchGraph loads the benchmark graph and its split: the official split

@@ -34,19 +34,9 @@ func runDownload(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *timeout <= 0 {
 		return fmt.Errorf("download: -timeout %v must be positive", *timeout)
 	}
-	var names []string
-	for _, arg := range fs.Args() {
-		for _, n := range splitComma(arg) {
-			if strings.EqualFold(n, "all") {
-				names = append(names, datasets.Names()...)
-				continue
-			}
-			spec, err := datasets.Info(n)
-			if err != nil {
-				return fmt.Errorf("download: %w", err)
-			}
-			names = append(names, spec.Name)
-		}
+	names, err := datasetNames(fs.Args())
+	if err != nil {
+		return err
 	}
 	opts := []datasets.Option{datasets.FromDir(*dataDir), datasets.Context(ctx), datasets.Timeout(*timeout)}
 	if *mirror != "" {
@@ -61,25 +51,54 @@ func runDownload(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			continue
 		}
 		seen = append(seen, name)
-		spec, _ := datasets.Info(name)
-		if path, err := datasets.Download(name, append(opts, datasets.NoDownload())...); err == nil {
-			fmt.Fprintf(stdout, "%s: present in %s\n", name, path)
-			continue
-		}
-		start := time.Now()
-		path, err := datasets.Download(name, opts...)
-		if err != nil {
+		if err := ensureDataset(name, opts, stdout); err != nil {
 			return err
 		}
-		check := "SHA-256"
-		if spec.SHA256 == "" {
-			check = "git blob id"
-		}
-		size := ""
-		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
-			size = fmt.Sprintf("%d bytes, ", st.Size())
-		}
-		fmt.Fprintf(stdout, "%s: downloaded to %s (%s%s verified) in %.1f s\n", name, path, size, check, time.Since(start).Seconds())
 	}
+	return nil
+}
+
+// datasetNames returns the registered names of the datasets the arguments
+// name, comma-separated, "all" for every dataset.
+func datasetNames(args []string) ([]string, error) {
+	var names []string
+	for _, arg := range args {
+		for _, n := range splitComma(arg) {
+			if strings.EqualFold(n, "all") {
+				names = append(names, datasets.Names()...)
+				continue
+			}
+			spec, err := datasets.Info(n)
+			if err != nil {
+				return nil, fmt.Errorf("download: %w", err)
+			}
+			names = append(names, spec.Name)
+		}
+	}
+	return names, nil
+}
+
+// ensureDataset reports the dataset name present, or downloads it and
+// reports where, its size and how it was verified.
+func ensureDataset(name string, opts []datasets.Option, stdout io.Writer) error {
+	spec, _ := datasets.Info(name)
+	if path, err := datasets.Download(name, append(opts, datasets.NoDownload())...); err == nil {
+		fmt.Fprintf(stdout, "%s: present in %s\n", name, path)
+		return nil
+	}
+	start := time.Now()
+	path, err := datasets.Download(name, opts...)
+	if err != nil {
+		return err
+	}
+	check := "SHA-256"
+	if spec.SHA256 == "" {
+		check = "git blob id"
+	}
+	size := ""
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		size = fmt.Sprintf("%d bytes, ", st.Size())
+	}
+	fmt.Fprintf(stdout, "%s: downloaded to %s (%s%s verified) in %.1f s\n", name, path, size, check, time.Since(start).Seconds())
 	return nil
 }

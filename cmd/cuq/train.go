@@ -53,44 +53,54 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			Settings: []experiment.Setting{experiment.LeaveOutClasses}})
 	}
 	fmt.Fprintf(stdout, "%s on %s (%d nodes, %d classes), split %d, init %d\n", m, d.Name, d.Graph.N, d.Graph.NumClasses, run.split, run.init)
+	progress := !*quiet && isTerminal(stderr) && m != experiment.GKDE
 	var results []*experiment.Record
 	for _, j := range jobs {
-		opts := experiment.RunOptions{MaxEpochs: *maxEpochs}
-		var pb *progressbar.ProgressBar
-		if !*quiet && isTerminal(stderr) && m != experiment.GKDE {
-			pb = progressbar.NewOptions(-1, progressbar.OptionSetWriter(stderr), progressbar.OptionSpinnerType(14),
-				progressbar.OptionSetElapsedTime(true), progressbar.OptionShowDescriptionAtLineEnd(),
-				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-			opts.OnEpoch = func(e cuq.EpochStats) {
-				desc := fmt.Sprintf("%s epoch %d loss %.4g", e.Phase, e.Epoch, e.Loss)
-				if !math.IsNaN(e.ValCE) {
-					desc += fmt.Sprintf(" val CE %.4f acc %.3f", e.ValCE, e.ValAcc)
-				}
-				pb.Describe(desc)
-				_ = pb.Add(1)
-			}
-		}
-		rec, err := experiment.RunJob(ctx, d, j, opts)
-		if pb != nil {
-			_ = pb.Finish()
-		}
+		rec, err := trainJob(ctx, d, j, experiment.RunOptions{MaxEpochs: *maxEpochs}, progress, stdout, stderr)
 		if err != nil {
 			return err
-		}
-		kind := "the full graph"
-		if j.Trained == experiment.LeaveOutClasses {
-			kind = fmt.Sprintf("the graph without the last %d classes", d.LeftOut)
-		}
-		fmt.Fprintf(stdout, "trained on %s: %d epochs including the warm-up, best at main epoch %d, in %.1f s\n", kind, rec.Epochs, rec.BestEpoch, rec.TrainSeconds)
-		if rec.Collapsed() {
-			fmt.Fprintf(stdout, "warning: the training collapsed: validation accuracy %.1f%%, near chance (%.1f%%); another -init usually trains normally (docs/records/faithfulness.md)\n",
-				100*rec.ValAccuracy, 100*rec.ValChance)
 		}
 		results = append(results, rec)
 	}
 	cl := results[0].Results[experiment.Classification.String()]
 	fmt.Fprintf(stdout, "test accuracy %.2f%%\n\n", 100*cl.Accuracy)
 	return printAUROC(stdout, results)
+}
+
+// trainJob runs one job of the train subcommand, with a progress spinner
+// on stderr when progress is set, and reports its training on stdout.
+func trainJob(ctx context.Context, d *experiment.Dataset, j experiment.Job, opts experiment.RunOptions, progress bool, stdout, stderr io.Writer) (*experiment.Record, error) {
+	var pb *progressbar.ProgressBar
+	if progress {
+		pb = progressbar.NewOptions(-1, progressbar.OptionSetWriter(stderr), progressbar.OptionSpinnerType(14),
+			progressbar.OptionSetElapsedTime(true), progressbar.OptionShowDescriptionAtLineEnd(),
+			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+		opts.OnEpoch = func(e cuq.EpochStats) {
+			desc := fmt.Sprintf("%s epoch %d loss %.4g", e.Phase, e.Epoch, e.Loss)
+			if !math.IsNaN(e.ValCE) {
+				desc += fmt.Sprintf(" val CE %.4f acc %.3f", e.ValCE, e.ValAcc)
+			}
+			pb.Describe(desc)
+			_ = pb.Add(1)
+		}
+	}
+	rec, err := experiment.RunJob(ctx, d, j, opts)
+	if pb != nil {
+		_ = pb.Finish()
+	}
+	if err != nil {
+		return nil, err
+	}
+	kind := "the full graph"
+	if j.Trained == experiment.LeaveOutClasses {
+		kind = fmt.Sprintf("the graph without the last %d classes", d.LeftOut)
+	}
+	fmt.Fprintf(stdout, "trained on %s: %d epochs including the warm-up, best at main epoch %d, in %.1f s\n", kind, rec.Epochs, rec.BestEpoch, rec.TrainSeconds)
+	if rec.Collapsed() {
+		fmt.Fprintf(stdout, "warning: the training collapsed: validation accuracy %.1f%%, near chance (%.1f%%); another -init usually trains normally (docs/records/faithfulness.md)\n",
+			100*rec.ValAccuracy, 100*rec.ValChance)
+	}
+	return rec, nil
 }
 
 // runFlags are the flags of the commands that build one run (train,

@@ -118,11 +118,54 @@ func (h *HistogramChart) Done() (*Chart, error) {
 	if h == nil {
 		return nil, fmt.Errorf("chart.Histogram: nil builder")
 	}
-	fail := func(format string, args ...any) (*Chart, error) {
-		return nil, fmt.Errorf("chart.Histogram %q: %s", h.title, fmt.Sprintf(format, args...))
+	edges, names, vals, err := h.binned()
+	if err != nil {
+		return nil, fmt.Errorf("chart.Histogram %q: %v", h.title, err)
 	}
+	k := len(edges) - 1
+	counts, sum := countBins(vals, edges)
+	data := make([]any, k)
+	for b := range k {
+		data[b] = map[string]any{"name": names[b], "value": []any{edges[b], edges[b+1], counts[b]}}
+	}
+	sub := fmt.Sprintf("%d values · mean %s", len(vals), strconv.FormatFloat(sum/float64(len(vals)), 'g', 4, 64))
+	if left := len(h.values) - len(vals); left > 0 {
+		sub += fmt.Sprintf(" · %d %s left out", left, h.skip)
+	}
+	series := map[string]any{"type": "custom", "name": h.title, "data": data, "renderItem": jsFunc(renderBin),
+		"encode": map[string]any{"x": []int{0, 1}, "y": 2}, "itemStyle": map[string]any{"color": Palette[0]}}
+	if len(h.marks) > 0 {
+		series["markLine"] = h.markLine()
+	}
+	return h.chart(series, sub, edges[0], edges[k]), nil
+}
+
+// binned checks the values and marks and returns the bins' edges (bin b is
+// [edges[b], edges[b+1]]) and names, and the values counted.
+func (h *HistogramChart) binned() (edges []float64, names []string, vals []float64, err error) {
+	if vals, err = h.checkedValues(); err != nil {
+		return nil, nil, nil, err
+	}
+	lo, hi := slices.Min(vals), slices.Max(vals)
+	if h.ranged {
+		if err := h.checkRange(); err != nil {
+			return nil, nil, nil, err
+		}
+		lo, hi = h.lo, h.hi
+	}
+	if h.discrete {
+		edges, names, err = discreteBins(lo, hi)
+	} else {
+		edges, names, err = h.widthBins(lo, hi, len(vals))
+	}
+	return edges, names, vals, err
+}
+
+// checkedValues returns the values to count, NaN left out with SkipNaN,
+// after checking them and the marks.
+func (h *HistogramChart) checkedValues() ([]float64, error) {
 	if len(h.values) == 0 {
-		return fail("no values")
+		return nil, fmt.Errorf("no values")
 	}
 	vals := make([]float64, 0, len(h.values))
 	for i, v := range h.values {
@@ -130,79 +173,91 @@ func (h *HistogramChart) Done() (*Chart, error) {
 		case math.IsNaN(v) && h.skip != "":
 			continue
 		case math.IsNaN(v):
-			return fail("value %d is NaN (SkipNaN leaves such values out)", i)
+			return nil, fmt.Errorf("value %d is NaN (SkipNaN leaves such values out)", i)
 		case math.IsInf(v, 0):
-			return fail("value %d is %v", i, v)
+			return nil, fmt.Errorf("value %d is %v", i, v)
 		case h.discrete && v != math.Trunc(v):
-			return fail("value %d is %v, not an integer (Discrete counts integers)", i, v)
+			return nil, fmt.Errorf("value %d is %v, not an integer (Discrete counts integers)", i, v)
 		}
 		vals = append(vals, v)
 	}
 	if len(vals) == 0 {
-		return fail("all %d values are NaN", len(h.values))
+		return nil, fmt.Errorf("all %d values are NaN", len(h.values))
 	}
 	for _, m := range h.marks {
 		if math.IsNaN(m.value) || math.IsInf(m.value, 0) {
-			return fail("mark %q is %v", m.name, m.value)
+			return nil, fmt.Errorf("mark %q is %v", m.name, m.value)
 		}
 	}
-	lo, hi := slices.Min(vals), slices.Max(vals)
-	if h.ranged {
-		if math.IsNaN(h.lo) || math.IsNaN(h.hi) || math.IsInf(h.lo, 0) || math.IsInf(h.hi, 0) || h.lo >= h.hi {
-			return fail("range [%v, %v] is not a finite interval", h.lo, h.hi)
-		}
-		for i, v := range h.values {
-			if v < h.lo || v > h.hi {
-				return fail("value %d is %v, outside the range [%v, %v]", i, v, h.lo, h.hi)
-			}
-		}
-		lo, hi = h.lo, h.hi
+	return vals, nil
+}
+
+// checkRange checks that Range is a finite interval holding every value.
+func (h *HistogramChart) checkRange() error {
+	if math.IsNaN(h.lo) || math.IsNaN(h.hi) || math.IsInf(h.lo, 0) || math.IsInf(h.hi, 0) || h.lo >= h.hi {
+		return fmt.Errorf("range [%v, %v] is not a finite interval", h.lo, h.hi)
 	}
-	var edges []float64 // bin b is [edges[b], edges[b+1]]
-	var names []string
-	if h.discrete {
-		first, last := math.Ceil(lo), math.Floor(hi)
-		if last-first+1 > maxDiscreteBins {
-			return fail("the values span %v integers, more than %d bars; use Bins without Discrete", last-first+1, maxDiscreteBins)
-		}
-		for k := first; k <= last; k++ {
-			edges = append(edges, k-0.5)
-			names = append(names, strconv.FormatFloat(k, 'f', -1, 64))
-		}
-		edges = append(edges, last+0.5)
-	} else {
-		k := h.bins
-		if k == 0 {
-			k = int(math.Ceil(math.Log2(float64(len(vals))))) + 1
-		}
-		if k < 1 {
-			return fail("%d bins, want at least 1", k)
-		}
-		switch {
-		case lo == hi:
-			edges = []float64{lo - 0.5, lo + 0.5}
-		case h.ranged:
-			// lo + (hi − lo)·b/k rather than lo + b·w: over [0, 1] in 10
-			// bins, edge 6 is then 0.6, not 6 × 0.1 = 0.6000000000000001,
-			// so that 3/5 falls in [0.6, 0.7).
-			for b := range k + 1 {
-				edges = append(edges, lo+(hi-lo)*float64(b)/float64(k))
-			}
-		default:
-			edges = roundBins(lo, hi, k)
-		}
-		k = len(edges) - 1
-		for b := range k {
-			closing := ")"
-			if b == k-1 {
-				closing = "]"
-			}
-			names = append(names, "["+formatEdge(edges[b])+", "+formatEdge(edges[b+1])+closing)
+	for i, v := range h.values {
+		if v < h.lo || v > h.hi {
+			return fmt.Errorf("value %d is %v, outside the range [%v, %v]", i, v, h.lo, h.hi)
 		}
 	}
+	return nil
+}
+
+// discreteBins returns one bin [k − ½, k + ½] per integer k in [lo, hi],
+// named k.
+func discreteBins(lo, hi float64) (edges []float64, names []string, err error) {
+	first, last := math.Ceil(lo), math.Floor(hi)
+	if last-first+1 > maxDiscreteBins {
+		return nil, nil, fmt.Errorf("the values span %v integers, more than %d bars; use Bins without Discrete", last-first+1, maxDiscreteBins)
+	}
+	for k := first; k <= last; k++ {
+		edges = append(edges, k-0.5)
+		names = append(names, strconv.FormatFloat(k, 'f', -1, 64))
+	}
+	edges = append(edges, last+0.5)
+	return edges, names, nil
+}
+
+// widthBins returns the equal-width bins over [lo, hi] for n values (see
+// Bins and Range), named by their ranges.
+func (h *HistogramChart) widthBins(lo, hi float64, n int) (edges []float64, names []string, err error) {
+	k := h.bins
+	if k == 0 {
+		k = int(math.Ceil(math.Log2(float64(n)))) + 1
+	}
+	if k < 1 {
+		return nil, nil, fmt.Errorf("%d bins, want at least 1", k)
+	}
+	switch {
+	case lo == hi:
+		edges = []float64{lo - 0.5, lo + 0.5}
+	case h.ranged:
+		// lo + (hi − lo)·b/k rather than lo + b·w: over [0, 1] in 10
+		// bins, edge 6 is then 0.6, not 6 × 0.1 = 0.6000000000000001,
+		// so that 3/5 falls in [0.6, 0.7).
+		for b := range k + 1 {
+			edges = append(edges, lo+(hi-lo)*float64(b)/float64(k))
+		}
+	default:
+		edges = roundBins(lo, hi, k)
+	}
+	k = len(edges) - 1
+	for b := range k {
+		closing := ")"
+		if b == k-1 {
+			closing = "]"
+		}
+		names = append(names, "["+formatEdge(edges[b])+", "+formatEdge(edges[b+1])+closing)
+	}
+	return edges, names, nil
+}
+
+// countBins returns the number of values in each bin and the values' sum.
+func countBins(vals, edges []float64) (counts []int, sum float64) {
 	k := len(edges) - 1
-	counts := make([]int, k)
-	sum := 0.0
+	counts = make([]int, k)
 	for _, v := range vals {
 		b := min(max(int(math.Floor((v-edges[0])/(edges[k]-edges[0])*float64(k))), 0), k-1)
 		// Rounding may put a value on an edge one bin off; the edges
@@ -215,26 +270,24 @@ func (h *HistogramChart) Done() (*Chart, error) {
 		counts[b]++
 		sum += v
 	}
-	data := make([]any, k)
-	for b := range k {
-		data[b] = map[string]any{"name": names[b], "value": []any{edges[b], edges[b+1], counts[b]}}
+	return counts, sum
+}
+
+// markLine draws the marks as dashed vertical lines with their labels.
+func (h *HistogramChart) markLine() map[string]any {
+	marks := make([]any, len(h.marks))
+	for i, m := range h.marks {
+		color := Palette[(i+1)%len(Palette)]
+		marks[i] = map[string]any{"xAxis": m.value, "name": m.name,
+			"lineStyle": map[string]any{"color": color, "type": Dashed.echarts(), "width": 2},
+			"label":     map[string]any{"formatter": m.name + " " + strconv.FormatFloat(m.value, 'g', 3, 64), "color": color}}
 	}
-	sub := fmt.Sprintf("%d values · mean %s", len(vals), strconv.FormatFloat(sum/float64(len(vals)), 'g', 4, 64))
-	if left := len(h.values) - len(vals); left > 0 {
-		sub += fmt.Sprintf(" · %d %s left out", left, h.skip)
-	}
-	series := map[string]any{"type": "custom", "name": h.title, "data": data, "renderItem": jsFunc(renderBin),
-		"encode": map[string]any{"x": []int{0, 1}, "y": 2}, "itemStyle": map[string]any{"color": Palette[0]}}
-	if len(h.marks) > 0 {
-		marks := make([]any, len(h.marks))
-		for i, m := range h.marks {
-			color := Palette[(i+1)%len(Palette)]
-			marks[i] = map[string]any{"xAxis": m.value, "name": m.name,
-				"lineStyle": map[string]any{"color": color, "type": Dashed.echarts(), "width": 2},
-				"label":     map[string]any{"formatter": m.name + " " + strconv.FormatFloat(m.value, 'g', 3, 64), "color": color}}
-		}
-		series["markLine"] = map[string]any{"symbol": "none", "silent": true, "data": marks}
-	}
+	return map[string]any{"symbol": "none", "silent": true, "data": marks}
+}
+
+// chart lays out the histogram's series with subtitle sub over an x axis
+// from lo to hi.
+func (h *HistogramChart) chart(series map[string]any, sub string, lo, hi float64) *Chart {
 	yName := h.yName
 	if yName == "" {
 		yName = "count"
@@ -243,7 +296,7 @@ func (h *HistogramChart) Done() (*Chart, error) {
 	if len(h.marks) > 0 {
 		gridTop = 90 // room for the marks' labels above the plot
 	}
-	xAxis := map[string]any{"type": "value", "min": edges[0], "max": edges[k], "name": h.xName,
+	xAxis := map[string]any{"type": "value", "min": lo, "max": hi, "name": h.xName,
 		"nameLocation": "middle", "nameGap": 28, "splitLine": map[string]any{"show": false}}
 	if h.discrete {
 		// The axis runs from half below the first integer; label integers only.
@@ -261,7 +314,7 @@ func (h *HistogramChart) Done() (*Chart, error) {
 			"nameLocation": "middle", "nameGap": 40, "splitLine": map[string]any{"lineStyle": map[string]any{"color": "#eee"}}},
 		"series": []any{series},
 	}
-	return newChart(h.title, 680, 300+gridTop, opt), nil
+	return newChart(h.title, 680, 300+gridTop, opt)
 }
 
 // roundBins returns the edges of bins of a round width w = f·10ᵉ, f ∈ {1,

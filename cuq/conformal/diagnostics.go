@@ -185,8 +185,8 @@ func WorstSlabCoverage(r Result, features tensor.Matrix, opts SlabOptions) (floa
 	}
 	least := int(math.Ceil(float64(delta*float64(m)) - quantileRankSlack))
 	rng := rand.New(rand.NewPCG(opts.Seed, slabStream))
-	v, z, order := make([]float64, d), make([]float64, m), make([]int, m)
-	covered := make([]int, m+1) // covered[j]: covered nodes among the first j in order
+	v, z := make([]float64, d), make([]float64, m)
+	slab := slabs{covered: r.Covered, order: make([]int, m), prefix: make([]int, m+1), least: least}
 	worst := math.Inf(1)
 	for range directions {
 		for f := range v {
@@ -197,31 +197,52 @@ func WorstSlabCoverage(r Result, features tensor.Matrix, opts SlabOptions) (floa
 			for e := ptr[i]; e < ptr[i+1]; e++ {
 				s += float64(val[e] * v[ind[e]])
 			}
-			z[k], order[k] = s, k
+			z[k] = s
 		}
-		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(z[a], z[b]) })
-		// The slabs start and end at the borders of groups of equal
-		// projection.
-		var starts []int
-		for j, k := range order {
-			covered[j+1] = covered[j]
-			if r.Covered[k] {
-				covered[j+1]++
-			}
-			if j == 0 || z[k] != z[order[j-1]] {
-				starts = append(starts, j)
-			}
+		worst = slab.worst(z, worst)
+	}
+	return worst, nil
+}
+
+// slabs finds the worst coverage of the slabs of at least least nodes
+// along one direction: covered flags the nodes the sets cover; order and
+// prefix are scratch, prefix[j] the covered nodes among the first j in
+// order.
+type slabs struct {
+	covered       []bool
+	order, prefix []int
+	least         int
+}
+
+// worst returns the smaller of worst and the coverage of each slab of at
+// least s.least nodes of the projections z.
+func (s *slabs) worst(z []float64, worst float64) float64 {
+	order, prefix := s.order, s.prefix
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(z[a], z[b]) })
+	// The slabs start and end at the borders of groups of equal
+	// projection.
+	var starts []int
+	for j, k := range order {
+		prefix[j+1] = prefix[j]
+		if s.covered[k] {
+			prefix[j+1]++
 		}
-		ends := append(starts[1:len(starts):len(starts)], m)
-		for _, a := range starts {
-			for _, b := range ends {
-				if b-a >= least {
-					worst = min(worst, float64(covered[b]-covered[a])/float64(b-a))
-				}
+		if j == 0 || z[k] != z[order[j-1]] {
+			starts = append(starts, j)
+		}
+	}
+	ends := append(starts[1:len(starts):len(starts)], len(order))
+	for _, a := range starts {
+		for _, b := range ends {
+			if b-a >= s.least {
+				worst = min(worst, float64(prefix[b]-prefix[a])/float64(b-a))
 			}
 		}
 	}
-	return worst, nil
+	return worst
 }
 
 // CoverageGroup is the coverage of the evaluation nodes of one group (a

@@ -149,8 +149,41 @@ func KNNSimilarity(features tensor.Matrix, k int) (*tensor.CSR, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The features by column, for the products x_iᵀx_j of row i with every
-	// row sharing a feature with it.
+	s := newCosines(ptr, ind, val, n, d)
+	outPtr := make([]int, n+1)
+	var outInd []int
+	var outVal []float64
+	for i := range n {
+		for _, c := range s.nearest(i, k) {
+			outInd, outVal = append(outInd, c.j), append(outVal, c.sim)
+		}
+		outPtr[i+1] = len(outInd)
+	}
+	return tensor.NewCSR(n, n, outPtr, outInd, outVal)
+}
+
+// cosines computes the cosine similarities of a feature row with the
+// others: the rows (ptr, ind, val), the same features by column, for the
+// products x_iᵀx_j of row i with every row sharing a feature with it, the
+// rows' norms, and scratch space.
+type cosines struct {
+	ptr, ind        []int
+	val             []float64
+	colPtr, colNode []int
+	colVal, norm    []float64
+	dot             []float64
+	seen            []bool
+	touched         []int
+	cands           []knnCandidate
+}
+
+// knnCandidate is a node j of similarity sim.
+type knnCandidate struct {
+	j   int
+	sim float64
+}
+
+func newCosines(ptr, ind []int, val []float64, n, d int) *cosines {
 	colPtr := make([]int, d+1)
 	for _, f := range ind {
 		colPtr[f+1]++
@@ -171,49 +204,42 @@ func KNNSimilarity(features tensor.Matrix, k int) (*tensor.CSR, error) {
 		}
 		norm[i] = math.Sqrt(sq)
 	}
-	dot, seen := make([]float64, n), make([]bool, n)
-	var touched []int
-	type cand struct {
-		j   int
-		sim float64
+	return &cosines{ptr: ptr, ind: ind, val: val, colPtr: colPtr, colNode: colNode, colVal: colVal,
+		norm: norm, dot: make([]float64, n), seen: make([]bool, n)}
+}
+
+// nearest returns the k nodes j ≠ i of largest positive cosine similarity
+// to node i (ties towards the smaller index), in the order of j. The
+// slice is reused by the next call.
+func (s *cosines) nearest(i, k int) []knnCandidate {
+	s.touched = s.touched[:0]
+	for e := s.ptr[i]; e < s.ptr[i+1]; e++ {
+		f, x := s.ind[e], s.val[e]
+		for q := s.colPtr[f]; q < s.colPtr[f+1]; q++ {
+			j := s.colNode[q]
+			if !s.seen[j] {
+				s.seen[j], s.touched = true, append(s.touched, j)
+			}
+			s.dot[j] += float64(x * s.colVal[q])
+		}
 	}
-	var cands []cand
-	outPtr := make([]int, n+1)
-	var outInd []int
-	var outVal []float64
-	for i := range n {
-		touched = touched[:0]
-		for e := ptr[i]; e < ptr[i+1]; e++ {
-			f, x := ind[e], val[e]
-			for q := colPtr[f]; q < colPtr[f+1]; q++ {
-				j := colNode[q]
-				if !seen[j] {
-					seen[j], touched = true, append(touched, j)
-				}
-				dot[j] += float64(x * colVal[q])
-			}
+	cands := s.cands[:0]
+	for _, j := range s.touched {
+		if sim := s.dot[j] / (s.norm[i] * s.norm[j]); j != i && sim > 0 {
+			cands = append(cands, knnCandidate{j, sim})
 		}
-		cands = cands[:0]
-		for _, j := range touched {
-			if sim := dot[j] / (norm[i] * norm[j]); j != i && sim > 0 {
-				cands = append(cands, cand{j, sim})
-			}
-			dot[j], seen[j] = 0, false
-		}
-		slices.SortFunc(cands, func(a, b cand) int {
-			if c := cmp.Compare(b.sim, a.sim); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.j, b.j)
-		})
-		cands = cands[:min(k, len(cands))]
-		slices.SortFunc(cands, func(a, b cand) int { return cmp.Compare(a.j, b.j) })
-		for _, c := range cands {
-			outInd, outVal = append(outInd, c.j), append(outVal, c.sim)
-		}
-		outPtr[i+1] = len(outInd)
+		s.dot[j], s.seen[j] = 0, false
 	}
-	return tensor.NewCSR(n, n, outPtr, outInd, outVal)
+	slices.SortFunc(cands, func(a, b knnCandidate) int {
+		if c := cmp.Compare(b.sim, a.sim); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.j, b.j)
+	})
+	cands = cands[:min(k, len(cands))]
+	slices.SortFunc(cands, func(a, b knnCandidate) int { return cmp.Compare(a.j, b.j) })
+	s.cands = cands
+	return cands
 }
 
 // sparseRows returns the non-zero entries of a feature matrix row by row

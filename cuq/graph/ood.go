@@ -123,32 +123,12 @@ func leaveOut(g *Graph, s Split, classes []int) (*LOC, error) {
 	}
 	c := g.NumClasses
 	out := Mask(c, classes)
-	k := 0
-	for j, cl := range classes {
-		if cl < 0 || cl >= c {
-			return nil, fmt.Errorf("class %d outside [0, %d)", cl, c)
-		}
-		if slices.Contains(classes[:j], cl) {
-			return nil, fmt.Errorf("class %d left out twice", cl)
-		}
-		k++
+	if err := checkLeftOut(classes, c); err != nil {
+		return nil, err
 	}
-	if k < 1 || k >= c {
-		return nil, fmt.Errorf("cannot leave out %d of %d classes (want 1 ≤ k < %d)", k, c, c)
-	}
-	idC := c - k
+	idC := c - len(classes)
 	leftOut := slices.Sorted(slices.Values(classes))
-	// renumber: ID classes in order, then the left-out ones in order
-	newClass := make([]int, c)
-	next := 0
-	for _, set := range [2]bool{false, true} {
-		for cl := 0; cl < c; cl++ {
-			if out[cl] == set {
-				newClass[cl] = next
-				next++
-			}
-		}
-	}
+	newClass := idFirst(out)
 	labels := make([]int, g.N)
 	train := make([]int, g.N)
 	for i, y := range g.Labels {
@@ -187,6 +167,41 @@ func leaveOut(g *Graph, s Split, classes []int) (*LOC, error) {
 		OODTest: filter(s.Test, isOOD),
 		LeftOut: leftOut,
 	}, nil
+}
+
+// checkLeftOut checks that the classes to leave out are distinct classes
+// in [0, c), at least one and fewer than c.
+func checkLeftOut(classes []int, c int) error {
+	k := 0
+	for j, cl := range classes {
+		if cl < 0 || cl >= c {
+			return fmt.Errorf("class %d outside [0, %d)", cl, c)
+		}
+		if slices.Contains(classes[:j], cl) {
+			return fmt.Errorf("class %d left out twice", cl)
+		}
+		k++
+	}
+	if k < 1 || k >= c {
+		return fmt.Errorf("cannot leave out %d of %d classes (want 1 ≤ k < %d)", k, c, c)
+	}
+	return nil
+}
+
+// idFirst renumbers the classes: the ID classes (out false) in order,
+// then the left-out ones in order.
+func idFirst(out []bool) []int {
+	newClass := make([]int, len(out))
+	next := 0
+	for _, set := range [2]bool{false, true} {
+		for cl := range out {
+			if out[cl] == set {
+				newClass[cl] = next
+				next++
+			}
+		}
+	}
+	return newClass
 }
 
 // derivedName returns the name of a graph derived from g: g's name, a comma

@@ -252,54 +252,78 @@ func pprSparseStep(a, x *tensor.CSR, t, threshold float64) *tensor.CSR {
 	rowVal := make([][]float64, n)
 	s := 1 - t
 	tensor.ParallelFor(n, a.NNZ()+x.NNZ()+n, func(lo, hi int) {
-		acc := make([]float64, x.Cols)
-		seen := make([]bool, x.Cols)
-		var touched []int
-		add := func(j int, v float64) {
-			if !seen[j] {
-				seen[j] = true
-				touched = append(touched, j)
-			}
-			acc[j] += v
-		}
+		acc := newRowAccumulator(x.Cols)
 		for i := lo; i < hi; i++ {
-			touched = touched[:0]
+			acc.touched = acc.touched[:0]
 			for k := a.Ptr[i]; k < a.Ptr[i+1]; k++ {
 				av := s * a.Val[k]
 				r := a.Ind[k]
 				for q := x.Ptr[r]; q < x.Ptr[r+1]; q++ {
-					add(x.Ind[q], float64(av*x.Val[q]))
+					acc.add(x.Ind[q], float64(av*x.Val[q]))
 				}
 			}
-			add(i, t)
-			slices.Sort(touched)
-			ind := make([]int, 0, len(touched))
-			val := make([]float64, 0, len(touched))
-			kept, diag := 0.0, -1
-			for _, j := range touched {
-				v := acc[j]
-				acc[j], seen[j] = 0, false
-				if !(v >= threshold) {
-					continue
-				}
-				if j == i {
-					diag = len(ind)
-				}
-				ind = append(ind, j)
-				val = append(val, v)
-				kept += v
-			}
-			if diag < 0 {
-				// i is among touched (t was added), so it was pruned:
-				// reinsert it in column order.
-				diag, _ = slices.BinarySearch(ind, i)
-				ind = slices.Insert(ind, diag, i)
-				val = slices.Insert(val, diag, 0)
-			}
-			val[diag] += 1 - kept
-			rowInd[i], rowVal[i] = ind, val
+			acc.add(i, t)
+			rowInd[i], rowVal[i] = acc.prunedRow(i, threshold)
 		}
 	})
+	return stackRows(rowInd, rowVal, x.Cols)
+}
+
+// rowAccumulator is a dense accumulator of one sparse row: acc holds the
+// sums of the columns touched.
+type rowAccumulator struct {
+	acc     []float64
+	seen    []bool
+	touched []int
+}
+
+func newRowAccumulator(cols int) *rowAccumulator {
+	return &rowAccumulator{acc: make([]float64, cols), seen: make([]bool, cols)}
+}
+
+// add adds v to column j.
+func (r *rowAccumulator) add(j int, v float64) {
+	if !r.seen[j] {
+		r.seen[j] = true
+		r.touched = append(r.touched, j)
+	}
+	r.acc[j] += v
+}
+
+// prunedRow returns row i's entries not below threshold, in column order,
+// with the lost mass added to the diagonal, and clears the accumulator.
+func (r *rowAccumulator) prunedRow(i int, threshold float64) ([]int, []float64) {
+	slices.Sort(r.touched)
+	ind := make([]int, 0, len(r.touched))
+	val := make([]float64, 0, len(r.touched))
+	kept, diag := 0.0, -1
+	for _, j := range r.touched {
+		v := r.acc[j]
+		r.acc[j], r.seen[j] = 0, false
+		if !(v >= threshold) {
+			continue
+		}
+		if j == i {
+			diag = len(ind)
+		}
+		ind = append(ind, j)
+		val = append(val, v)
+		kept += v
+	}
+	if diag < 0 {
+		// i is among touched (t was added), so it was pruned:
+		// reinsert it in column order.
+		diag, _ = slices.BinarySearch(ind, i)
+		ind = slices.Insert(ind, diag, i)
+		val = slices.Insert(val, diag, 0)
+	}
+	val[diag] += 1 - kept
+	return ind, val
+}
+
+// stackRows returns the CSR matrix of the given rows.
+func stackRows(rowInd [][]int, rowVal [][]float64, cols int) *tensor.CSR {
+	n := len(rowInd)
 	ptr := make([]int, n+1)
 	for i := 0; i < n; i++ {
 		ptr[i+1] = ptr[i] + len(rowInd[i])
@@ -310,5 +334,5 @@ func pprSparseStep(a, x *tensor.CSR, t, threshold float64) *tensor.CSR {
 		ind = append(ind, rowInd[i]...)
 		val = append(val, rowVal[i]...)
 	}
-	return &tensor.CSR{Rows: n, Cols: x.Cols, Ptr: ptr, Ind: ind, Val: val}
+	return &tensor.CSR{Rows: n, Cols: cols, Ptr: ptr, Ind: ind, Val: val}
 }

@@ -305,15 +305,8 @@ func ShiftStructure(g *Graph, k Structural, fr StructuralFractions, inductive bo
 		return fail("%v", err)
 	}
 	parts := []float64{fr.InTrain, fr.InVal, fr.InTest, fr.OutVal, fr.OutTest}
-	sum := 0.0
-	for _, f := range parts {
-		if !(f >= 0) || math.IsInf(f, 0) {
-			return fail("fractions %v: each must be finite and ≥ 0", parts)
-		}
-		sum += f
-	}
-	if math.Abs(sum-1) > 1e-9 {
-		return fail("fractions %v sum to %v, want 1", parts, sum)
+	if err := checkFractions(parts); err != nil {
+		return fail("%v", err)
 	}
 	score, err := k.Score(g)
 	if err != nil {
@@ -326,30 +319,14 @@ func ShiftStructure(g *Graph, k Structural, fr StructuralFractions, inductive bo
 		}
 	}
 	n := len(nodes)
-	sizes := make([]int, len(parts))
-	total := 0
-	for p, f := range parts {
-		sizes[p] = int(math.RoundToEven(float64(n) * f))
-		total += sizes[p]
-	}
-	sizes[len(sizes)-1] -= total - n
+	sizes := partSizes(n, parts)
 	if sizes[0] < 1 {
 		return fail("%d labelled nodes and fractions %v leave no ID training node", n, parts)
 	}
 	if sizes[len(sizes)-1] < 1 {
 		return fail("%d labelled nodes and fractions %v leave no OOD test node", n, parts)
 	}
-	rng := rand.New(rand.NewPCG(seed, structuralStream))
-	rng.Shuffle(n, func(a, b int) { nodes[a], nodes[b] = nodes[b], nodes[a] })
-	slices.SortStableFunc(nodes, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
-	inSize := sizes[0] + sizes[1] + sizes[2]
-	rng.Shuffle(inSize, func(a, b int) { nodes[a], nodes[b] = nodes[b], nodes[a] })
-	cut := make([][]int, len(sizes))
-	at := 0
-	for p, m := range sizes {
-		cut[p] = slices.Sorted(slices.Values(nodes[at : at+m]))
-		at += m
-	}
+	cut := cutByScore(nodes, score, sizes, seed)
 	split := Split{Train: cut[0], Val: cut[1], Test: cut[2]}
 	split.Unused = complement(g.N, split.Train, split.Val, split.Test)
 	name := k.String()
@@ -371,6 +348,54 @@ func ShiftStructure(g *Graph, k Structural, fr StructuralFractions, inductive bo
 	out.Train = cutOff(g, ood)
 	out.Train.Name = derivedName(g, strings.ReplaceAll(out.Setting, "_", " "))
 	return out, nil
+}
+
+// checkFractions checks that the fractions are finite, non-negative and
+// sum to 1.
+func checkFractions(parts []float64) error {
+	sum := 0.0
+	for _, f := range parts {
+		if !(f >= 0) || math.IsInf(f, 0) {
+			return fmt.Errorf("fractions %v: each must be finite and ≥ 0", parts)
+		}
+		sum += f
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		return fmt.Errorf("fractions %v sum to %v, want 1", parts, sum)
+	}
+	return nil
+}
+
+// partSizes returns round(n·f) for each fraction f (round half to even),
+// the last corrected so that they sum to n.
+func partSizes(n int, parts []float64) []int {
+	sizes := make([]int, len(parts))
+	total := 0
+	for p, f := range parts {
+		sizes[p] = int(math.RoundToEven(float64(n) * f))
+		total += sizes[p]
+	}
+	sizes[len(sizes)-1] -= total - n
+	return sizes
+}
+
+// cutByScore orders the nodes by decreasing score, ties in random order,
+// shuffles the first three parts' nodes (the ID nodes) together, and cuts
+// the order into parts of the given sizes, each sorted.
+func cutByScore(nodes []int, score []float64, sizes []int, seed uint64) [][]int {
+	n := len(nodes)
+	rng := rand.New(rand.NewPCG(seed, structuralStream))
+	rng.Shuffle(n, func(a, b int) { nodes[a], nodes[b] = nodes[b], nodes[a] })
+	slices.SortStableFunc(nodes, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
+	inSize := sizes[0] + sizes[1] + sizes[2]
+	rng.Shuffle(inSize, func(a, b int) { nodes[a], nodes[b] = nodes[b], nodes[a] })
+	cut := make([][]int, len(sizes))
+	at := 0
+	for p, m := range sizes {
+		cut[p] = slices.Sorted(slices.Values(nodes[at : at+m]))
+		at += m
+	}
+	return cut
 }
 
 // cutOff returns g without the edges at the given nodes and with those

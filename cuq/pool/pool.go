@@ -110,17 +110,9 @@ func (b *Builder) Done() (*Pooled, error) {
 		return fail("nil head or normalisation")
 	}
 	n, d, k := b.g.N, b.head.Dim(), b.head.Classes()
-	z := b.z
-	if z == nil {
-		x, ok := b.g.Features.(*tensor.Dense)
-		if !ok || x.Cols != d {
-			r, c := b.g.Features.Dims()
-			return fail("graph %q has %dx%d features, not the dense %dx%d representations of the head: set Representations", b.g.Name, r, c, n, d)
-		}
-		z = make([][]float64, n)
-		for i := range z {
-			z[i] = x.Row(i)
-		}
+	z, err := b.representations()
+	if err != nil {
+		return fail("%v", err)
 	}
 	if len(z) != n {
 		return fail("%d representations for %d nodes", len(z), n)
@@ -144,24 +136,50 @@ func (b *Builder) Done() (*Pooled, error) {
 			p.own[i*k+c] = 1 + v
 		}
 	}
+	p.propagate()
+	return p, nil
+}
+
+// representations returns the representations set, or else the rows of
+// the graph's features, which must be dense with the head's dimension.
+func (b *Builder) representations() ([][]float64, error) {
+	if b.z != nil {
+		return b.z, nil
+	}
+	n, d := b.g.N, b.head.Dim()
+	x, ok := b.g.Features.(*tensor.Dense)
+	if !ok || x.Cols != d {
+		r, c := b.g.Features.Dims()
+		return nil, fmt.Errorf("graph %q has %dx%d features, not the dense %dx%d representations of the head: set Representations", b.g.Name, r, c, n, d)
+	}
+	z := make([][]float64, n)
+	for i := range z {
+		z[i] = x.Row(i)
+	}
+	return z, nil
+}
+
+// propagate computes the log-linear pseudo-counts 1 + Πβ and the
+// behavioural Dirichlets from the committee representations Πz.
+func (p *Pooled) propagate() {
+	n, k := p.ppr.N(), p.k
 	// Shapes match by construction, so Apply cannot fail.
 	pb := tensor.New(n, k)
-	_ = ppr.Apply(pb, p.beta)
+	_ = p.ppr.Apply(pb, p.beta)
 	p.logLinear = pb.Data
 	for i := range p.logLinear {
 		p.logLinear[i]++
 	}
-	p.committee = tensor.New(n, d)
-	_ = ppr.Apply(p.committee, p.z)
+	p.committee = tensor.New(n, p.d)
+	_ = p.ppr.Apply(p.committee, p.z)
 	p.behavioural = make([]float64, n*k)
 	for i := range n {
 		a := p.behavioural[i*k : (i+1)*k]
-		b.head.evidence(p.committee.Row(i), a)
+		p.head.evidence(p.committee.Row(i), a)
 		for c := range a {
 			a[c]++
 		}
 	}
-	return p, nil
 }
 
 // Pooled holds every node's prediction under each pooling. It is immutable.

@@ -291,7 +291,7 @@ func parseDict(s string, h *Header) error {
 	if !p.eat('{') {
 		return fmt.Errorf("npy: header %q is not a dictionary", trim(s))
 	}
-	var haveDescr, haveOrder, haveShape bool
+	have := map[string]bool{}
 	for {
 		if p.eat('}') {
 			break
@@ -303,33 +303,10 @@ func parseDict(s string, h *Header) error {
 		if !p.eat(':') {
 			return fmt.Errorf("npy: header: missing ':' after key %q", key)
 		}
-		switch key {
-		case "descr":
-			d, err := p.str()
-			if err != nil {
-				return fmt.Errorf("npy: header descr: %w (structured dtypes are not supported)", err)
-			}
-			if h.Dtype, err = parseDtype(d); err != nil {
-				return err
-			}
-			haveDescr = true
-		case "fortran_order":
-			switch {
-			case p.word("False"):
-			case p.word("True"):
-				return errors.New("npy: fortran_order arrays are not supported")
-			default:
-				return errors.New("npy: header fortran_order is not True or False")
-			}
-			haveOrder = true
-		case "shape":
-			if h.Shape, err = p.tuple(); err != nil {
-				return fmt.Errorf("npy: header shape: %w", err)
-			}
-			haveShape = true
-		default:
-			return fmt.Errorf("npy: header has unknown key %q", key)
+		if err := p.value(key, h); err != nil {
+			return err
 		}
+		have[key] = true
 		if !p.eat(',') {
 			if !p.eat('}') {
 				return errors.New("npy: header: expected ',' or '}' after a value")
@@ -341,9 +318,45 @@ func parseDict(s string, h *Header) error {
 	if p.i != len(p.s) {
 		return fmt.Errorf("npy: header: trailing bytes %q after the dictionary", trim(p.s[p.i:]))
 	}
-	if !haveDescr || !haveOrder || !haveShape {
+	if !have["descr"] || !have["fortran_order"] || !have["shape"] {
 		return errors.New("npy: header lacks one of descr, fortran_order, shape")
 	}
+	return setDataLen(h)
+}
+
+// value parses the value of the header key key into h.
+func (p *parser) value(key string, h *Header) error {
+	var err error
+	switch key {
+	case "descr":
+		d, err := p.str()
+		if err != nil {
+			return fmt.Errorf("npy: header descr: %w (structured dtypes are not supported)", err)
+		}
+		if h.Dtype, err = parseDtype(d); err != nil {
+			return err
+		}
+	case "fortran_order":
+		switch {
+		case p.word("False"):
+		case p.word("True"):
+			return errors.New("npy: fortran_order arrays are not supported")
+		default:
+			return errors.New("npy: header fortran_order is not True or False")
+		}
+	case "shape":
+		if h.Shape, err = p.tuple(); err != nil {
+			return fmt.Errorf("npy: header shape: %w", err)
+		}
+	default:
+		return fmt.Errorf("npy: header has unknown key %q", key)
+	}
+	return nil
+}
+
+// setDataLen sets h.DataLen, the size in bytes of the array's data (0
+// for objects), or returns an error for a shape too large.
+func setDataLen(h *Header) error {
 	n, err := elements(h.Shape)
 	if err != nil {
 		return err
