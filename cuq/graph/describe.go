@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
@@ -40,7 +39,7 @@ type Summary struct {
 	// NaN when no edge joins two labelled nodes.
 	EdgeHomophily float64
 	// NodeHomophily[i] is the local homophily of node i (Pei et al.,
-	// 2020; eval.LocalHomophily), the fraction of its labelled neighbours
+	// 2020; as eval.LocalHomophily), the fraction of its labelled neighbours
 	// that share its label,
 	//
 	//	h_i = |{j ∈ N(i) : y_j = y_i}| / |{j ∈ N(i) : y_j ≥ 0}|,
@@ -102,14 +101,34 @@ func Describe(g *Graph) (*Summary, error) {
 	if g.N > 0 {
 		s.MeanDegree = 2 * float64(s.Edges) / float64(g.N)
 	}
-	u := ToUndirected(g.Adj)
-	h, err := eval.LocalHomophily(u.Ptr, u.Ind, g.Labels, g.NumClasses)
-	if err != nil {
-		return nil, fmt.Errorf("graph.Describe: %v", err)
-	}
-	s.NodeHomophily = h
+	s.NodeHomophily = localHomophily(g)
 	s.FeatureDensity, s.Density = featureDensity(g.Features, g.N, s.Features)
 	return s, nil
+}
+
+// localHomophily returns every node's local homophily h_i, as
+// Summary.NodeHomophily defines it, on the undirected simple graph of g.
+func localHomophily(g *Graph) []float64 {
+	h := make([]float64, g.N)
+	for i, nb := range neighbourSets(g) {
+		h[i] = math.NaN()
+		if g.Labels[i] < 0 {
+			continue
+		}
+		same, labelled := 0, 0
+		for _, j := range nb {
+			if g.Labels[j] >= 0 {
+				labelled++
+				if g.Labels[j] == g.Labels[i] {
+					same++
+				}
+			}
+		}
+		if labelled > 0 {
+			h[i] = float64(same) / float64(labelled)
+		}
+	}
+	return h
 }
 
 // featureDensity returns the fraction of non-zero entries of each of the n

@@ -2,10 +2,12 @@ package graph
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
@@ -134,5 +136,37 @@ func TestDescribeErrors(t *testing.T) {
 		Labels: []int{0, 3}, NumClasses: 2}
 	if _, err := Describe(g); err == nil || !strings.Contains(err.Error(), "label 3 of node 1 out of range") {
 		t.Errorf("label out of range: %v", err)
+	}
+}
+
+// TestLocalHomophilyMatchesEval compares Describe's node homophily with
+// eval.LocalHomophily on a random graph with unlabelled nodes, repeated
+// edges and nodes without neighbours.
+func TestLocalHomophilyMatchesEval(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	const n, classes = 60, 3
+	b := NewBuilder(classes).Name("random")
+	for range n {
+		b.Node(r.IntN(classes+1)-1, 0)
+	}
+	for range 150 {
+		if i, j := r.IntN(n), r.IntN(n); i != j {
+			b.Edge(i, j)
+		}
+	}
+	g, err := b.Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := ToUndirected(g.Adj)
+	want, err := eval.LocalHomophily(u.Ptr, u.Ind, g.Labels, g.NumClasses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := localHomophily(g)
+	for i := range want {
+		if got[i] != want[i] && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+			t.Fatalf("node %d: h = %v, eval.LocalHomophily %v", i, got[i], want[i])
+		}
 	}
 }
