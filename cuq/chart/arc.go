@@ -160,12 +160,16 @@ func arcSeries(c Curve, id string, k int) []any {
 		for i := range c.Mean {
 			lower[i], width[i] = c.Mean[i]-c.SE[i], 2*c.SE[i]
 		}
+		// The band stacks its width on its lower edge; stackStrategy
+		// "all" stacks whatever the signs, where ECharts' default stacks
+		// negative and positive values apart and so would draw a band
+		// below zero from 0 instead.
 		stack := "band-" + id
 		out = append(out,
 			axes(map[string]any{"type": "line", "id": stack + "-lower", "name": c.Name, "data": lower, "stack": stack,
-				"showSymbol": false, "silent": true, "lineStyle": map[string]any{"opacity": 0}, "color": c.Color}),
+				"stackStrategy": "all", "showSymbol": false, "silent": true, "lineStyle": map[string]any{"opacity": 0}, "color": c.Color}),
 			axes(map[string]any{"type": "line", "id": stack + "-width", "name": c.Name, "data": width, "stack": stack,
-				"showSymbol": false, "silent": true, "lineStyle": map[string]any{"opacity": 0}, "color": c.Color,
+				"stackStrategy": "all", "showSymbol": false, "silent": true, "lineStyle": map[string]any{"opacity": 0}, "color": c.Color,
 				"areaStyle": map[string]any{"color": c.Color, "opacity": 0.2}}))
 	}
 	return append(out, axes(map[string]any{"type": "line", "id": "curve-" + id, "name": c.Name, "data": c.Mean,

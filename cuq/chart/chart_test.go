@@ -449,8 +449,15 @@ func TestLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt := decodeOption(t, c)
-	if s := series(t, opt); len(s) != 4 || s[3]["lineStyle"].(map[string]any)["type"] == "solid" {
-		t.Errorf("series %v: want GPN's band and line, then CUQ's dashed line", s)
+	s := series(t, opt)
+	if len(s) != 4 || s[3]["lineStyle"].(map[string]any)["type"] == "solid" {
+		t.Fatalf("series %v: want GPN's band and line, then CUQ's dashed line", s)
+	}
+	// A band below zero must stack on its lower edge, not from 0.
+	for _, band := range s[:2] {
+		if band["stackStrategy"] != "all" {
+			t.Errorf("band series %v: stackStrategy %v, want all", band["id"], band["stackStrategy"])
+		}
 	}
 	if x := opt["xAxis"].([]any)[0].(map[string]any)["data"].([]any); x[1] != "900" {
 		t.Errorf("x labels %v", x)
