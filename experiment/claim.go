@@ -2,431 +2,15 @@ package experiment
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"math"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/cuqgnn/cuqgnn/experiment/cluster"
 )
-
-// DefaultLease is the lease of a claim that the cuq command uses unless
-// told otherwise: a job whose worker died is taken over at most this long
-// after the worker's last heartbeat.
-const DefaultLease = 5 * time.Minute
-
-// MinLease is the shortest lease Grid.Claim accepts. A claim is renewed
-// every quarter lease, and each renewal and each look at another worker's
-// claim reads the file system; below some hundreds of milliseconds a
-// loaded machine or a network file system misses renewals, and workers
-// take the jobs over from each other again and again instead of running
-// them. Leases of seconds suit tests on one machine; across machines use
-// minutes (DefaultLease).
-const MinLease = 250 * time.Millisecond
-
-// maxGeneration bounds claim generations. Each takeover of a job adds one,
-// so a real job never comes near it; a claim file named with a higher
-// generation was not written by a worker and is removed as damaged.
-const maxGeneration = 1 << 20
-
-// How claims work. Workers that share an output directory (see
-// Grid.Claim) claim a job before they run it with a claim file beside the
-// job's record, runs/<dataset>/<model>/s01_i01_clean.claim.<generation>.
-// A file is created complete under a temporary name and hard-linked to its
-// claim name, which fails when the name exists: of the workers that race
-// for a generation exactly one wins, and no worker ever reads a claim half
-// written. The highest generation present is the job's claim.
-//
-// The claim's worker renews it, four times per lease, by setting the
-// file's modification time to the present; a claim not renewed for longer
-// than the lease it names has expired: its worker died or lost the file
-// system. Another worker then takes the job over by creating the next
-// generation and removing the older ones. A claim file that cannot be
-// read counts as expired. A worker that finds a higher generation than
-// its own, or its own file gone or rewritten, has lost the job and
-// abandons it without writing a record. When a job ends the worker
-// writes its record, then removes its claim files, so that a worker that
-// claims the job afterwards finds the record and gives the claim back.
-//
-// Expiry compares a file's modification time with the reader's clock:
-// the machines' clocks must agree to well within a lease, as NTP keeps
-// them. A claim renewed further in the future than its lease tells of
-// clocks that disagree (or of a file time set by hand); waiting for it
-// could take hours, so it is taken over at once as expired, and the
-// takeover's reason says so. Claim files whose generation is beyond
-// maxGeneration, which no worker makes, are removed as damaged.
-
-// errClaimLost is the cause of a job abandoned because its claim passed
-// to another worker.
-var errClaimLost = errors.New("claim lost")
-
-// claimer claims jobs for one worker (one Run).
-type claimer struct {
-	id    claimInfo // Worker, Host, PID and LeaseSeconds of every claim
-	lease time.Duration
-}
-
-// claimInfo is the content of a claim file.
-type claimInfo struct {
-	// Worker identifies the worker: host, process id and a random part.
-	Worker       string    `json:"worker"`
-	Host         string    `json:"host"`
-	PID          int       `json:"pid"`
-	Job          string    `json:"job"`
-	Generation   int       `json:"generation"`
-	LeaseSeconds float64   `json:"lease_seconds"`
-	Claimed      time.Time `json:"claimed"`
-}
-
-// newClaimer returns a claimer with a new worker identity. Its random
-// part tells apart workers with the same host name and process id, such
-// as the successive pods of a Kubernetes Job (each its container's
-// process 1 on a host named after the Job).
-func newClaimer(lease time.Duration) *claimer {
-	host, err := os.Hostname()
-	if err != nil {
-		host = "unknown-host"
-	}
-	var r [4]byte
-	rand.Read(r[:]) // never fails: crypto/rand ends the program instead
-	pid := os.Getpid()
-	return &claimer{
-		id: claimInfo{
-			Worker: fmt.Sprintf("%s:%d:%s", host, pid, hex.EncodeToString(r[:])),
-			Host:   host, PID: pid, LeaseSeconds: lease.Seconds(),
-		},
-		lease: lease,
-	}
-}
-
-// claim is a job's claim held by this worker.
-type claim struct {
-	w      *claimer
-	record string // the job's record file
-	gen    int
-	path   string // the claim file of generation gen
-}
-
-// claimPrefix returns the path of the claim files of the job whose record
-// is the file record, without their generation.
-func claimPrefix(record string) string {
-	return strings.TrimSuffix(record, ".json") + ".claim."
-}
-
-// claimName returns the claim file of generation gen of the job whose
-// record is the file record.
-func claimName(record string, gen int) string {
-	return claimPrefix(record) + strconv.Itoa(gen)
-}
-
-// generations returns the claim generations present for record, in
-// increasing order, and the claim files whose generation is a number
-// beyond maxGeneration.
-func generations(record string) (gens []int, absurd []string, err error) {
-	ents, err := os.ReadDir(filepath.Dir(record))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("experiment: claims: %w", err)
-	}
-	prefix := filepath.Base(claimPrefix(record))
-	for _, e := range ents {
-		s, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || s == "" || strings.Trim(s, "0123456789") != "" || s[0] == '0' {
-			continue
-		}
-		if g, err := strconv.Atoi(s); err == nil && g <= maxGeneration {
-			gens = append(gens, g)
-		} else {
-			absurd = append(absurd, filepath.Join(filepath.Dir(record), e.Name()))
-		}
-	}
-	slices.Sort(gens)
-	return gens, absurd, nil
-}
-
-// maxClaimBytes bounds a claim file; a real one is some 250 bytes.
-const maxClaimBytes = 64 << 10
-
-// readClaim reads the claim file at path and its modification time. An
-// error wrapping fs.ErrNotExist means the file is gone; any other error
-// means it is damaged or unreadable.
-func readClaim(path string) (claimInfo, time.Time, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return claimInfo{}, time.Time{}, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return claimInfo{}, time.Time{}, err
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxClaimBytes+1))
-	if err != nil {
-		return claimInfo{}, st.ModTime(), err
-	}
-	if len(b) > maxClaimBytes {
-		return claimInfo{}, st.ModTime(), fmt.Errorf("more than %d bytes", maxClaimBytes)
-	}
-	var c claimInfo
-	if err := json.Unmarshal(b, &c); err != nil {
-		return claimInfo{}, st.ModTime(), err
-	}
-	if c.Worker == "" || c.Generation < 1 || c.Generation > maxGeneration || !(c.LeaseSeconds > 0) || math.IsInf(c.LeaseSeconds, 0) {
-		return claimInfo{}, st.ModTime(), fmt.Errorf("worker %q, generation %d, lease %g s: incomplete", c.Worker, c.Generation, c.LeaseSeconds)
-	}
-	return c, st.ModTime(), nil
-}
-
-// lease returns the lease the claim's worker renews it within.
-func (c claimInfo) lease() time.Duration {
-	return time.Duration(c.LeaseSeconds * float64(time.Second))
-}
-
-// attempt is the outcome of claimer.acquire.
-type attempt struct {
-	claim *claim // the claim acquired, or nil
-	// holder describes the live worker holding the job when claim is nil.
-	holder string
-	// takeover says, when the claim was taken over from another worker,
-	// why: its lease expired, or its claim file was damaged.
-	takeover string
-}
-
-// maxClaimRaces bounds the attempts of acquire to claim one job while
-// other workers keep claiming and releasing it.
-const maxClaimRaces = 16
-
-// acquire claims job j, whose record is the file record: it creates the
-// job's first claim, or takes over a claim that expired or is damaged, or
-// reports the live worker that holds the job.
-func (w *claimer) acquire(j Job, record string) (attempt, error) {
-	if err := os.MkdirAll(filepath.Dir(record), 0o755); err != nil {
-		return attempt{}, fmt.Errorf("experiment: claims: %w", err)
-	}
-	for range maxClaimRaces {
-		gens, absurd, err := generations(record)
-		if err != nil {
-			return attempt{}, err
-		}
-		top, why := 0, ""
-		for _, path := range absurd {
-			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return attempt{}, fmt.Errorf("experiment: claims: removing claim file %s, whose generation no worker makes: %w", path, err)
-			}
-			why = fmt.Sprintf("claim file %s has a generation beyond %d, which no worker makes; removed as damaged", path, maxGeneration)
-		}
-		if len(gens) > 0 {
-			top = gens[len(gens)-1]
-			path := claimName(record, top)
-			held, renewed, err := readClaim(path)
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				continue // released meanwhile
-			case err != nil:
-				why = fmt.Sprintf("claim file %s is damaged (%v); taken over as expired", path, err)
-			case time.Until(renewed) > held.lease():
-				why = fmt.Sprintf("claim file %s of worker %s was renewed %v in the future, beyond its lease of %v: this machine's clock and that worker's (or the file server's) disagree, or the file time was set by hand; taken over as expired",
-					path, held.Worker, time.Until(renewed).Round(time.Second), held.lease())
-			case time.Since(renewed) <= held.lease():
-				return attempt{holder: fmt.Sprintf("worker %s, renewed %v ago", held.Worker, time.Since(renewed).Round(time.Millisecond))}, nil
-			default:
-				why = fmt.Sprintf("the lease of worker %s expired %v ago (not renewed for %v, lease %v)", held.Worker,
-					(time.Since(renewed) - held.lease()).Round(time.Millisecond), time.Since(renewed).Round(time.Millisecond), held.lease())
-			}
-		}
-		c := &claim{w: w, record: record, gen: top + 1, path: claimName(record, top+1)}
-		won, err := c.create(j)
-		if err != nil {
-			return attempt{}, err
-		}
-		if !won {
-			continue
-		}
-		if top > 0 || len(absurd) > 0 {
-			c.removeOlder()
-			removeLeftovers(record, w.lease)
-		}
-		return attempt{claim: c, takeover: why}, nil
-	}
-	return attempt{}, fmt.Errorf("experiment: claims: %v: claimed and released by other workers %d times in a row", j, maxClaimRaces)
-}
-
-// create writes the claim file of c's generation unless it exists,
-// reporting whether it did.
-func (c *claim) create(j Job) (bool, error) {
-	info := c.w.id
-	info.Job, info.Generation, info.Claimed = j.String(), c.gen, time.Now().UTC()
-	b, err := json.MarshalIndent(info, "", " ")
-	if err != nil {
-		return false, fmt.Errorf("experiment: claims: %w", err)
-	}
-	dir := filepath.Dir(c.path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(c.path)+".tmp*")
-	if err != nil {
-		return false, fmt.Errorf("experiment: claims: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return false, fmt.Errorf("experiment: claims: %w", err)
-	}
-	err = os.Link(tmp, c.path)
-	if err != nil && sameFile(tmp, c.path) {
-		// Over NFS a link can succeed and still report an error when
-		// its reply is lost; the file then is ours.
-		err = nil
-	}
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, fs.ErrExist):
-		return false, nil
-	}
-	return false, fmt.Errorf("experiment: claims need hard links in the output directory: %w", err)
-}
-
-// sameFile reports whether paths a and b name the same file.
-func sameFile(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
-}
-
-// removeOlder removes the claim files of generations below c's: those of
-// the workers c took the job over from.
-func (c *claim) removeOlder() {
-	gens, _, _ := generations(c.record)
-	for _, g := range gens {
-		if g < c.gen {
-			os.Remove(claimName(c.record, g))
-		}
-	}
-}
-
-// removeLeftovers removes the temporary files that a worker killed while
-// writing the record or a claim of record left behind: those not
-// modified for longer than lease, which no live worker's can be.
-func removeLeftovers(record string, lease time.Duration) {
-	dir := filepath.Dir(record)
-	for _, pattern := range []string{"." + filepath.Base(record) + ".tmp*", "." + filepath.Base(claimPrefix(record)) + "*.tmp*"} {
-		files, _ := filepath.Glob(filepath.Join(dir, pattern))
-		for _, f := range files {
-			if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > lease {
-				os.Remove(f)
-			}
-		}
-	}
-}
-
-// check returns an error wrapping errClaimLost when c is no longer this
-// worker's claim: its file is gone or rewritten, or another worker has
-// taken the job over.
-func (c *claim) check() error {
-	info, _, err := readClaim(c.path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: claim file %s removed", errClaimLost, c.path)
-	case err != nil:
-		return fmt.Errorf("experiment: claim file %s: %w", c.path, err)
-	case info.Worker != c.w.id.Worker || info.Generation != c.gen:
-		return fmt.Errorf("%w: claim file %s now belongs to worker %s", errClaimLost, c.path, info.Worker)
-	}
-	gens, _, err := generations(c.record)
-	if err != nil {
-		return err
-	}
-	if len(gens) == 0 {
-		return fmt.Errorf("%w: claim file %s removed", errClaimLost, c.path)
-	}
-	if top := gens[len(gens)-1]; top > c.gen {
-		by := "another worker"
-		if info, _, err := readClaim(claimName(c.record, top)); err == nil {
-			by = "worker " + info.Worker
-		}
-		return fmt.Errorf("%w: %s took the job over", errClaimLost, by)
-	}
-	return nil
-}
-
-// renew extends c's lease to a full lease from now.
-func (c *claim) renew() error {
-	if err := c.check(); err != nil {
-		return err
-	}
-	now := time.Now()
-	if err := os.Chtimes(c.path, now, now); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%w: claim file %s removed", errClaimLost, c.path)
-		}
-		return fmt.Errorf("experiment: renewing claim: %w", err)
-	}
-	return nil
-}
-
-// keep renews c four times per lease while the job runs. It returns a
-// context for the job that is cancelled, with a cause wrapping
-// errClaimLost, when the claim passes to another worker or cannot be
-// renewed for half a lease; stop ends the renewals.
-func (c *claim) keep(ctx context.Context) (job context.Context, stop func()) {
-	job, cancel := context.WithCancelCause(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(c.w.lease / 4)
-		defer tick.Stop()
-		renewed := time.Now()
-		for {
-			select {
-			case <-job.Done():
-				return
-			case <-tick.C:
-			}
-			err := c.renew()
-			switch {
-			case err == nil:
-				renewed = time.Now()
-			case errors.Is(err, errClaimLost):
-				cancel(err)
-				return
-			case time.Since(renewed) > c.w.lease/2:
-				cancel(fmt.Errorf("%w: not renewed for %v: %v", errClaimLost, time.Since(renewed).Round(time.Millisecond), err))
-				return
-			}
-		}
-	}()
-	return job, func() {
-		cancel(nil)
-		<-done
-	}
-}
-
-// release removes c's claim file, if it still is this worker's, and any
-// older generation.
-func (c *claim) release() {
-	c.removeOlder()
-	if info, _, err := readClaim(c.path); err == nil && info.Worker == c.w.id.Worker && info.Generation == c.gen {
-		os.Remove(c.path)
-	}
-}
 
 // claimQueue hands the jobs of a claiming Run to its goroutines: each
 // gets the first job in run order that has no record and no live claim.
@@ -434,7 +18,7 @@ func (c *claim) release() {
 // polling (see waitPoll), so that it takes over those whose workers die.
 type claimQueue struct {
 	g      *Grid
-	w      *claimer
+	w      *cluster.Claimer
 	notify func(Event) // reports TakenOver and Waiting; never called with mu held
 	// elsewhere counts the jobs of pending that other workers finished.
 	elsewhere atomic.Int64
@@ -448,7 +32,7 @@ type claimQueue struct {
 // next claims the next job, waiting while every job left is claimed by a
 // live worker. It returns ok false when no job is left or ctx is done,
 // and an error for a job it failed to claim (which it drops).
-func (q *claimQueue) next(ctx context.Context) (j Job, c *claim, ok bool, err error) {
+func (q *claimQueue) next(ctx context.Context) (j Job, c *cluster.Claim, ok bool, err error) {
 	for {
 		j, c, held, note, err := q.scan()
 		if note != nil {
@@ -460,7 +44,7 @@ func (q *claimQueue) next(ctx context.Context) (j Job, c *claim, ok bool, err er
 		case held == 0:
 			return Job{}, nil, false, nil
 		}
-		t := time.NewTimer(waitPoll(held, q.w.lease))
+		t := time.NewTimer(waitPoll(held, q.w.Lease()))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -480,7 +64,7 @@ func waitPoll(held int, lease time.Duration) time.Duration {
 // scan claims the first pending job that is free. When none is it
 // returns the number of jobs that live workers hold, and when that number
 // changed an event to report.
-func (q *claimQueue) scan() (j Job, c *claim, held int, note *Event, err error) {
+func (q *claimQueue) scan() (j Job, c *cluster.Claim, held int, note *Event, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	first := ""
@@ -491,14 +75,14 @@ func (q *claimQueue) scan() (j Job, c *claim, held int, note *Event, err error) 
 			q.elsewhere.Add(1)
 			continue
 		}
-		a, err := q.w.acquire(j, filepath.Join(q.g.out, j.Path()))
+		a, err := q.w.Acquire(j.String(), filepath.Join(q.g.out, j.Path()))
 		if err != nil {
 			q.pending = slices.Delete(q.pending, i, i+1)
 			return j, nil, 0, nil, err
 		}
-		if a.claim == nil {
+		if a.Claim == nil {
 			if held == 0 {
-				first = fmt.Sprintf("%v, %s", j, a.holder)
+				first = fmt.Sprintf("%v, %s", j, a.Holder)
 			}
 			held++
 			i++
@@ -508,15 +92,15 @@ func (q *claimQueue) scan() (j Job, c *claim, held int, note *Event, err error) 
 		// The job's last worker may have written its record and released
 		// its claim since finished looked.
 		if done, _ := q.g.finished(j); done {
-			a.claim.release()
+			a.Claim.Release()
 			q.elsewhere.Add(1)
 			continue
 		}
 		q.waitingOn = 0
-		if a.takeover != "" {
-			note = &Event{Kind: TakenOver, Job: j, Note: a.takeover}
+		if a.Takeover != "" {
+			note = &Event{Kind: TakenOver, Job: j, Note: a.Takeover}
 		}
-		return j, a.claim, 0, note, nil
+		return j, a.Claim, 0, note, nil
 	}
 	if held > 0 && held != q.waitingOn {
 		msg := fmt.Sprintf("%d jobs left, all claimed by other workers (the first: %s); waiting for them to finish or their claims to expire", held, first)

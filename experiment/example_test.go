@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/experiment"
+	"github.com/cuqgnn/cuqgnn/experiment/cluster"
 )
 
 // toy returns the dataset of the grid examples, a small synthetic graph,
@@ -78,31 +79,6 @@ func ExampleParseModels() {
 // The shard a batch scheduler assigns through the environment: here the
 // fourth task of a Slurm job array submitted with --array=1-8 (lookup
 // stands for os.LookupEnv).
-func ExampleShardFromEnv() {
-	env := map[string]string{
-		"SLURM_ARRAY_TASK_ID":    "4",
-		"SLURM_ARRAY_TASK_MIN":   "1",
-		"SLURM_ARRAY_TASK_MAX":   "8",
-		"SLURM_ARRAY_TASK_COUNT": "8",
-	}
-	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	sh, err := experiment.ShardFromEnv(lookup)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(sh, "from the", sh.Source)
-	// g := experiment.Paper().Shard(sh.Index, sh.Count) runs it.
-
-	delete(env, "SLURM_ARRAY_TASK_COUNT")
-	delete(env, "SLURM_ARRAY_TASK_MAX")
-	_, err = experiment.ShardFromEnv(lookup)
-	fmt.Println(err)
-	// Output:
-	// 3/8 from the Slurm job array (SLURM_ARRAY_TASK_ID=4, SLURM_ARRAY_TASK_MIN=1, SLURM_ARRAY_TASK_MAX=8, SLURM_ARRAY_TASK_COUNT=8)
-	// experiment: shard from the Slurm job array: SLURM_ARRAY_TASK_ID=4 needs SLURM_ARRAY_TASK_COUNT, or SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_MAX, to know the number of shards
-}
-
 // Three workers share one output directory, claiming its jobs one by one;
 // on a cluster they would be processes on different machines running the
 // same grid. Each job runs once, and each worker returns when the grid is
@@ -119,7 +95,7 @@ func ExampleGrid_Claim() {
 		go func() {
 			defer wg.Done()
 			sums[i], errs[i] = experiment.Paper().Dataset(d).Models(experiment.APPNP, experiment.GKDE).
-				Splits(2).Inits(1).MaxEpochs(10).Out(out).Claim(experiment.DefaultLease).Run(context.Background())
+				Splits(2).Inits(1).MaxEpochs(10).Out(out).Claim(cluster.DefaultLease).Run(context.Background())
 		}()
 	}
 	wg.Wait()

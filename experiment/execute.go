@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/cuqgnn/cuqgnn/experiment/cluster"
 )
 
 // execution runs the jobs of a grid with a pool of workers: in run order,
@@ -35,7 +37,7 @@ func (x *execution) run(ctx context.Context) {
 	defer stop()
 	x.stop = stop
 	if x.g.lease > 0 {
-		x.queue = &claimQueue{g: x.g, w: newClaimer(x.g.lease), pending: slices.Clone(x.todo), notify: x.report}
+		x.queue = &claimQueue{g: x.g, w: cluster.NewClaimer(x.g.lease), pending: slices.Clone(x.todo), notify: x.report}
 	}
 	x.emit(Event{Kind: Planned})
 	var wg sync.WaitGroup
@@ -80,7 +82,7 @@ func (x *execution) work(ctx, runCtx context.Context) {
 		}
 		switch {
 		case err != nil && ctx.Err() != nil:
-		case errors.Is(err, errClaimLost):
+		case errors.Is(err, cluster.ErrLost):
 			x.queue.requeue(j)
 			x.report(Event{Kind: Abandoned, Job: j, Note: err.Error(), Elapsed: elapsed})
 		case err != nil:
@@ -93,7 +95,7 @@ func (x *execution) work(ctx, runCtx context.Context) {
 
 // next hands a worker its next job: in run order, or in a claiming grid
 // the next one claimed.
-func (x *execution) next(ctx context.Context) (j Job, c *claim, ok bool, err error) {
+func (x *execution) next(ctx context.Context) (j Job, c *cluster.Claim, ok bool, err error) {
 	if x.queue != nil {
 		return x.queue.next(ctx)
 	}

@@ -6,7 +6,7 @@
 // it finishes, so an interrupted grid resumes where it stopped. The jobs
 // can be sharded over machines (Grid.Shard, with the shard read from a
 // Slurm job array's or a Kubernetes Indexed Job's environment by
-// ShardFromEnv) and the records merged, or any number of workers on any
+// cluster.ShardFromEnv) and the records merged, or any number of workers on any
 // machines can share one output directory and claim its jobs one by one
 // (Grid.Claim). The grid's Spec (datasets, models, settings, splits,
 // inits, epoch cap) is recorded beside its runs, so that Collect
@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/experiment/cluster"
 )
 
 // Grid is the specification of an experiment grid; build it with Paper and
@@ -207,7 +208,7 @@ func (g *Grid) Out(dir string) *Grid { g.out = dir; return g }
 // Shard makes Run do only shard i of n (0 ≤ i < n): the jobs whose index
 // in the canonical order of Jobs is i modulo n. The shards partition the
 // grid; they may share one output directory or merge theirs with
-// Collect. ShardFromEnv reads i and n from a batch scheduler's
+// Collect. cluster.ShardFromEnv reads i and n from a batch scheduler's
 // environment. Shard and Claim exclude each other.
 func (g *Grid) Shard(i, n int) *Grid {
 	if n < 1 || i < 0 || i >= n {
@@ -225,7 +226,7 @@ func (g *Grid) Shard(i, n int) *Grid {
 // together into one output directory, with no fixed shares: before it
 // runs a job, a worker claims it with a claim file in the output
 // directory that it renews while the job runs, four times per lease
-// (DefaultLease is a good choice). No two workers run a job at once; a
+// (cluster.DefaultLease is a good choice). No two workers run a job at once; a
 // job whose claim was not renewed for longer than its lease (its worker
 // died) is taken over by another worker, as is a job whose claim file is
 // damaged. Run returns when every job of the grid has a record, waiting
@@ -233,12 +234,12 @@ func (g *Grid) Shard(i, n int) *Grid {
 // this Run. The workers must run the same grid and their machines' clocks
 // must agree to well within a lease; the output directory's file system
 // must support hard links (local disks, NFS, Lustre and CephFS do). The
-// lease must be at least MinLease. A claim renewed further in the future
+// lease must be at least cluster.MinLease. A claim renewed further in the future
 // than its lease (the clocks disagree) is taken over at once, with a
 // reason saying so. Claim and Shard exclude each other.
 func (g *Grid) Claim(lease time.Duration) *Grid {
-	if lease < MinLease {
-		return g.fail("claim lease %v is below the minimum of %v: claims are renewed four times per lease, and shorter leases expire before a loaded machine renews them", lease, MinLease)
+	if lease < cluster.MinLease {
+		return g.fail("claim lease %v is below the minimum of %v: claims are renewed four times per lease, and shorter leases expire before a loaded machine renews them", lease, cluster.MinLease)
 	}
 	if g.shards > 1 {
 		return g.fail("claims in shard %d/%d: claiming workers take their jobs from the whole grid", g.shard, g.shards)
@@ -624,13 +625,13 @@ func (c *datasetCache) load(ctx context.Context, name string) error {
 
 // runOne runs the job on its (cached) dataset and writes its record. With
 // a claim c it renews c while the job runs, abandons the job (with an
-// error wrapping errClaimLost) when c passes to another worker, and
+// error wrapping cluster.ErrLost) when c passes to another worker, and
 // releases c at the end.
-func (g *Grid) runOne(ctx context.Context, datasets *datasetCache, j Job, c *claim) error {
+func (g *Grid) runOne(ctx context.Context, datasets *datasetCache, j Job, c *cluster.Claim) error {
 	if c != nil {
-		defer c.release()
+		defer c.Release()
 		var stop func()
-		ctx, stop = c.keep(ctx)
+		ctx, stop = c.Keep(ctx)
 		defer stop()
 	}
 	d, err := datasets.get(j.Dataset)
@@ -638,14 +639,14 @@ func (g *Grid) runOne(ctx context.Context, datasets *datasetCache, j Job, c *cla
 		return err
 	}
 	rec, err := RunJob(ctx, d, j, RunOptions{MaxEpochs: g.maxEpochs, IndependentDropout: g.independentDropout})
-	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errClaimLost) {
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, cluster.ErrLost) {
 		return fmt.Errorf("experiment: %v: %w", j, cause)
 	}
 	if err != nil {
 		return err
 	}
 	if c != nil {
-		if err := c.check(); err != nil {
+		if err := c.Check(); err != nil {
 			return fmt.Errorf("experiment: %v: %w", j, err)
 		}
 	}

@@ -3,8 +3,9 @@ package experiment
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/cuqgnn/cuqgnn/experiment/cluster"
 )
 
 // How a running grid owns its output directory. Grids with other jobs
@@ -24,16 +25,13 @@ const (
 	ownerMutex = ".grid.lock.mutex"
 )
 
-// errLocked reports a lock that another process holds.
-var errLocked = errors.New("locked by another process")
-
 // own checks in the grid of spec as a user of the output directory (see
 // above) and records spec there. It returns how the grid recorded there
 // before differed ("" if it did not, or there was none), and release,
 // which gives the directory up when Run ends.
 func (g *Grid) own(spec *Spec) (previous string, release func(), err error) {
-	mutex, err := lockFile(filepath.Join(g.out, ownerMutex), true, true)
-	if errors.Is(err, errNoLocks) {
+	mutex, err := cluster.LockFile(filepath.Join(g.out, ownerMutex), true, true)
+	if errors.Is(err, cluster.ErrNoLocks) {
 		previous, err := g.recordSpec(spec)
 		return previous, func() {}, err
 	}
@@ -41,9 +39,9 @@ func (g *Grid) own(spec *Spec) (previous string, release func(), err error) {
 		return "", nil, fmt.Errorf("experiment: output directory: %w", err)
 	}
 	defer mutex()
-	probe, err := lockFile(filepath.Join(g.out, ownerLock), true, false)
+	probe, err := cluster.LockFile(filepath.Join(g.out, ownerLock), true, false)
 	switch {
-	case errors.Is(err, errLocked):
+	case errors.Is(err, cluster.ErrLocked):
 		// Another grid runs: grid.json is its Spec.
 		running, rerr := ReadSpec(g.out)
 		if rerr != nil {
@@ -57,7 +55,7 @@ func (g *Grid) own(spec *Spec) (previous string, release func(), err error) {
 	default:
 		probe()
 	}
-	shared, err := lockFile(filepath.Join(g.out, ownerLock), false, false)
+	shared, err := cluster.LockFile(filepath.Join(g.out, ownerLock), false, false)
 	if err != nil {
 		return "", nil, fmt.Errorf("experiment: output directory: %w", err)
 	}
@@ -79,21 +77,4 @@ func (g *Grid) recordSpec(spec *Spec) (previous string, err error) {
 		return "", err
 	}
 	return previous, nil
-}
-
-// lockFile opens (creating) the file at path and locks it, exclusively
-// or shared, waiting for the lock when wait is set; release unlocks and
-// closes it. It fails with errLocked when another process holds a
-// conflicting lock and wait is not set, and with an error wrapping
-// errNoLocks when the file system has no locks.
-func lockFile(path string, exclusive, wait bool) (release func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := flock(f, exclusive, wait); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
 }

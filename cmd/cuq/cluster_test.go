@@ -16,13 +16,14 @@ import (
 	"time"
 
 	"github.com/cuqgnn/cuqgnn/experiment"
+	"github.com/cuqgnn/cuqgnn/experiment/cluster"
 )
 
 // clusterVars are the environment variables through which batch
-// schedulers assign a grid's shard (experiment.ShardFromEnv).
+// schedulers assign a grid's shard (cluster.ShardFromEnv).
 var clusterVars = []string{
-	experiment.SlurmTaskIDVar, experiment.SlurmTaskCountVar, experiment.SlurmTaskMinVar,
-	experiment.SlurmTaskMaxVar, experiment.SlurmTaskStepVar, experiment.KubernetesIndexVar, experiment.ShardCountVar,
+	cluster.SlurmTaskIDVar, cluster.SlurmTaskCountVar, cluster.SlurmTaskMinVar,
+	cluster.SlurmTaskMaxVar, cluster.SlurmTaskStepVar, cluster.KubernetesIndexVar, cluster.ShardCountVar,
 }
 
 // noEnv is an environment without variables.
@@ -66,7 +67,7 @@ func TestGridShardFromFlagAndEnvironment(t *testing.T) {
 		{[]string{"-shard", "1/3"}, kube, "error: -shard 1/3 conflicts with shard 3/5 of the Kubernetes Indexed Job", ""},
 		{[]string{"-shard", "-1/4"}, nil, `error: -shard "-1/4": want i/n with 0 ≤ i < n, e.g. 0/4, or auto`, ""},
 		{[]string{"-shard", "0/0"}, nil, `error: -shard "0/0"`, ""},
-		{nil, []string{"SLURM_ARRAY_TASK_ID=2"}, "error: grid: experiment: shard from the Slurm job array: SLURM_ARRAY_TASK_ID=2 needs SLURM_ARRAY_TASK_COUNT", ""},
+		{nil, []string{"SLURM_ARRAY_TASK_ID=2"}, "error: grid: cluster: shard from the Slurm job array: SLURM_ARRAY_TASK_ID=2 needs SLURM_ARRAY_TASK_COUNT", ""},
 		{[]string{"-shard", "2/4"}, []string{"SLURM_ARRAY_TASK_ID=2"}, "error: SLURM_ARRAY_TASK_ID=2 needs SLURM_ARRAY_TASK_COUNT", ""},
 		{[]string{"-shard", "auto"}, []string{"JOB_COMPLETION_INDEX=1"}, "error: JOB_COMPLETION_INDEX=1 is set but CUQ_SHARD_COUNT is not", ""},
 		{nil, []string{"JOB_COMPLETION_INDEX=5", "CUQ_SHARD_COUNT=5"}, "error: JOB_COMPLETION_INDEX=5 is out of range for CUQ_SHARD_COUNT=5", ""},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/experiment"
+	"github.com/cuqgnn/cuqgnn/experiment/cluster"
 )
 
 // runGrid runs the grid subcommand.
@@ -107,7 +108,7 @@ func parseGrid(args []string, lookupEnv func(string) (string, bool), stderr io.W
 	out := fs.String("out", "results", "output directory")
 	shard := fs.String("shard", "", "run only shard i of n, given as i/n with 0 ≤ i < n, or auto: the shard the environment assigns (a Slurm job array's SLURM_ARRAY_TASK_ID, a Kubernetes Indexed Job's JOB_COMPLETION_INDEX of CUQ_SHARD_COUNT); without -shard the environment's shard if it sets one, else the whole grid")
 	claim := fs.Bool("claim", false, "share -out with other workers of the same grid, here or on other machines: claim each job before running it, wait for the jobs of other workers and take over those whose claims expire")
-	lease := fs.Duration("lease", experiment.DefaultLease, "with -claim: how long a claim lasts without renewal (renewed four times per lease) before another worker takes its job over; at least "+experiment.MinLease.String())
+	lease := fs.Duration("lease", cluster.DefaultLease, "with -claim: how long a claim lasts without renewal (renewed four times per lease) before another worker takes its job over; at least "+cluster.MinLease.String())
 	maxEpochs := fs.Int("max-epochs", 0, "cap on training epochs (0: the paper's early stopping only)")
 	independent := fs.Bool("independent-dropout", false, "give every split its own dropout masks (the reference draws the same masks on every split of an init; a departure from its protocol, for studying how often training fails)")
 	report := reportFlag(fs)
@@ -196,10 +197,10 @@ func (cfg *gridConfig) distribute(shard string, lease time.Duration, leaseGiven 
 		if shard != "" {
 			return fmt.Errorf("grid: -shard %s and -claim exclude each other: claiming workers take their jobs from the whole grid", shard)
 		}
-		if lease < experiment.MinLease {
-			return fmt.Errorf("grid: -lease %v is below the minimum of %v: claims are renewed four times per lease, and shorter leases expire before a loaded machine renews them (across machines use minutes)", lease, experiment.MinLease)
+		if lease < cluster.MinLease {
+			return fmt.Errorf("grid: -lease %v is below the minimum of %v: claims are renewed four times per lease, and shorter leases expire before a loaded machine renews them (across machines use minutes)", lease, cluster.MinLease)
 		}
-		if env, err := experiment.ShardFromEnv(lookupEnv); env != nil || err != nil {
+		if env, err := cluster.ShardFromEnv(lookupEnv); env != nil || err != nil {
 			fmt.Fprintln(stderr, "notice: -claim: this worker takes its jobs from the whole grid; the environment's shard variables are ignored")
 		}
 		g.Claim(lease)
@@ -222,7 +223,7 @@ func (cfg *gridConfig) distribute(shard string, lease time.Duration, leaseGiven 
 }
 
 // gridShard returns the shard a grid runs, nil for the whole grid, from
-// the -shard flag and the environment (experiment.ShardFromEnv):
+// the -shard flag and the environment (cluster.ShardFromEnv):
 //
 //   - -shard i/n runs shard i of n; when the environment sets a shard it
 //     must be the same one;
@@ -233,8 +234,8 @@ func (cfg *gridConfig) distribute(shard string, lease time.Duration, leaseGiven 
 // An environment whose shard variables are partial, malformed or out of
 // range is an error in all three cases. The shard's Source is empty when
 // it came from the flag alone.
-func gridShard(flag string, lookupEnv func(string) (string, bool)) (*experiment.EnvShard, error) {
-	env, err := experiment.ShardFromEnv(lookupEnv)
+func gridShard(flag string, lookupEnv func(string) (string, bool)) (*cluster.Shard, error) {
+	env, err := cluster.ShardFromEnv(lookupEnv)
 	if err != nil {
 		return nil, fmt.Errorf("grid: %w", err)
 	}
@@ -244,7 +245,7 @@ func gridShard(flag string, lookupEnv func(string) (string, bool)) (*experiment.
 	case "auto":
 		if env == nil {
 			return nil, fmt.Errorf("grid: -shard auto: the environment sets no shard (neither %s of a Slurm job array nor %s of a Kubernetes Indexed Job)",
-				experiment.SlurmTaskIDVar, experiment.KubernetesIndexVar)
+				cluster.SlurmTaskIDVar, cluster.KubernetesIndexVar)
 		}
 		return env, nil
 	}
@@ -255,7 +256,7 @@ func gridShard(flag string, lookupEnv func(string) (string, bool)) (*experiment.
 	if env != nil && (env.Index != i || env.Count != n) {
 		return nil, fmt.Errorf("grid: -shard %d/%d conflicts with shard %v of the %s; drop -shard to run the environment's shard", i, n, env, env.Source)
 	}
-	return &experiment.EnvShard{Index: i, Count: n}, nil
+	return &cluster.Shard{Index: i, Count: n}, nil
 }
 
 // parseShard parses "i/n" with 0 ≤ i < n.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package experiment
+package cluster
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// flock locks the open file f (see lockFile); closing f unlocks it.
+// flock locks the open file f (see LockFile); closing f unlocks it.
 func flock(f *os.File, exclusive, wait bool) error {
 	how := unix.LOCK_SH
 	if exclusive {
@@ -27,13 +27,13 @@ func flock(f *os.File, exclusive, wait bool) error {
 		case errors.Is(err, unix.EINTR):
 			continue
 		case errors.Is(err, unix.EWOULDBLOCK):
-			return errLocked
+			return ErrLocked
 		case errors.Is(err, unix.ENOLCK), errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.ENOTSUP), errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EINVAL):
-			return fmt.Errorf("%w: %s: %v", errNoLocks, f.Name(), err)
+			return fmt.Errorf("%w: %s: %v", ErrNoLocks, f.Name(), err)
 		}
 		return fmt.Errorf("locking %s: %w", f.Name(), err)
 	}
 }
 
-// errNoLocks reports a file system without file locks.
-var errNoLocks = errors.New("no file locks")
+// ErrNoLocks reports a file system without file locks.
+var ErrNoLocks = errors.New("no file locks")

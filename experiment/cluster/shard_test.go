@@ -1,4 +1,4 @@
-package experiment
+package cluster
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package experiment
+package cluster
 
 import (
 	"fmt"
@@ -21,9 +21,9 @@ const (
 	ShardCountVar      = "CUQ_SHARD_COUNT"
 )
 
-// EnvShard is the shard of a grid that a batch scheduler assigns to a
+// Shard is the shard of a grid that a batch scheduler assigns to a
 // process through its environment (see ShardFromEnv).
-type EnvShard struct {
+type Shard struct {
 	Index, Count int
 	// Source names the scheduler and the variables the shard was read
 	// from, e.g. "Slurm job array (SLURM_ARRAY_TASK_ID=4,
@@ -32,7 +32,7 @@ type EnvShard struct {
 }
 
 // String returns the shard as Shard's arguments, "i/n".
-func (s *EnvShard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+func (s *Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
 // ShardFromEnv returns the shard that the environment, read with lookup
 // (os.LookupEnv), assigns to this process, or nil when it assigns none.
@@ -54,18 +54,18 @@ func (s *EnvShard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Coun
 // index), a value that is not a non-negative integer, a count of 0, an
 // index out of range and two schedulers assigning different shards are
 // errors naming the variables.
-func ShardFromEnv(lookup func(key string) (string, bool)) (*EnvShard, error) {
+func ShardFromEnv(lookup func(key string) (string, bool)) (*Shard, error) {
 	env := func(key string) string {
 		v, _ := lookup(key)
 		return v
 	}
 	slurm, err := slurmShard(env)
 	if err != nil {
-		return nil, fmt.Errorf("experiment: shard from the Slurm job array: %w", err)
+		return nil, fmt.Errorf("cluster: shard from the Slurm job array: %w", err)
 	}
 	kube, err := kubernetesShard(env)
 	if err != nil {
-		return nil, fmt.Errorf("experiment: shard from the Kubernetes Indexed Job: %w", err)
+		return nil, fmt.Errorf("cluster: shard from the Kubernetes Indexed Job: %w", err)
 	}
 	switch {
 	case slurm == nil:
@@ -73,9 +73,9 @@ func ShardFromEnv(lookup func(key string) (string, bool)) (*EnvShard, error) {
 	case kube == nil:
 		return slurm, nil
 	case slurm.Index != kube.Index || slurm.Count != kube.Count:
-		return nil, fmt.Errorf("experiment: the %s assigns shard %v but the %s assigns shard %v", slurm.Source, slurm, kube.Source, kube)
+		return nil, fmt.Errorf("cluster: the %s assigns shard %v but the %s assigns shard %v", slurm.Source, slurm, kube.Source, kube)
 	}
-	return &EnvShard{Index: slurm.Index, Count: slurm.Count, Source: slurm.Source + " and " + kube.Source}, nil
+	return &Shard{Index: slurm.Index, Count: slurm.Count, Source: slurm.Source + " and " + kube.Source}, nil
 }
 
 // envInt parses the non-negative integer value of key; set reports
@@ -113,7 +113,7 @@ func source(scheduler string, env func(string) string, keys ...string) string {
 
 // slurmShard reads the shard of a Slurm job array task; nil when no
 // array variable is set.
-func slurmShard(env func(string) string) (*EnvShard, error) {
+func slurmShard(env func(string) string) (*Shard, error) {
 	keys := []string{SlurmTaskIDVar, SlurmTaskMinVar, SlurmTaskMaxVar, SlurmTaskStepVar, SlurmTaskCountVar}
 	vals := make(map[string]int, len(keys))
 	set := make(map[string]bool, len(keys))
@@ -155,12 +155,12 @@ func slurmShard(env func(string) string) (*EnvShard, error) {
 	if id < lo || (id-lo)%step != 0 || (id-lo)/step >= count {
 		return nil, fmt.Errorf("%s: %s=%d is not one of the %d indices from %d in steps of %d", src, SlurmTaskIDVar, id, count, lo, step)
 	}
-	return &EnvShard{Index: (id - lo) / step, Count: count, Source: src}, nil
+	return &Shard{Index: (id - lo) / step, Count: count, Source: src}, nil
 }
 
 // kubernetesShard reads the shard of a pod of an Indexed Job; nil when
 // neither JOB_COMPLETION_INDEX nor CUQ_SHARD_COUNT is set.
-func kubernetesShard(env func(string) string) (*EnvShard, error) {
+func kubernetesShard(env func(string) string) (*Shard, error) {
 	index, indexSet, err := envInt(env, KubernetesIndexVar)
 	if err != nil {
 		return nil, err
@@ -183,5 +183,5 @@ func kubernetesShard(env func(string) string) (*EnvShard, error) {
 	case index >= count:
 		return nil, fmt.Errorf("%s=%d is out of range for %s=%d (indices 0 to %d)", KubernetesIndexVar, index, ShardCountVar, count, count-1)
 	}
-	return &EnvShard{Index: index, Count: count, Source: source("Kubernetes Indexed Job", env, KubernetesIndexVar, ShardCountVar)}, nil
+	return &Shard{Index: index, Count: count, Source: source("Kubernetes Indexed Job", env, KubernetesIndexVar, ShardCountVar)}, nil
 }
