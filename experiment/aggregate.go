@@ -256,19 +256,54 @@ func collectAll(dirs []string) (*Results, error) {
 // Aggregate aggregates records (see Results). Records of the same job and
 // setting must not repeat.
 func Aggregate(records []*Record) (*Results, error) {
-	type group struct{ ds, model, setting string }
-	results := map[group][]*Result{}
-	seen := map[string]bool{}
-	var dsSeen []string
-	models := map[Model]bool{}
 	sorted := slices.Clone(records)
 	slices.SortFunc(sorted, func(a, b *Record) int {
 		return strings.Compare(recordKey(a), recordKey(b))
 	})
+	results, dsSeen, models, err := groupResults(sorted)
+	if err != nil {
+		return nil, err
+	}
+	out := &Results{Records: sorted, Curves: map[string]map[string]map[Model]eval.CurveStat{}}
+	out.Datasets = tableOrder(dsSeen)
+	for _, m := range AllModels {
+		if models[m] {
+			out.Models = append(out.Models, m)
+		}
+	}
+	for _, ds := range out.Datasets {
+		for _, m := range out.Models {
+			row, found, err := out.idoodRow(ds, m, results)
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				out.Rows = append(out.Rows, row)
+			}
+		}
+	}
+	if err := out.aggregateExtended(sorted); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// resultGroup identifies the results of a dataset, model (Model.Key) and
+// setting (Setting.String) over splits and inits.
+type resultGroup struct{ ds, model, setting string }
+
+// groupResults gathers the results of the records (sorted) by dataset,
+// model and setting, and returns them with the datasets in the order of
+// the records and the set of the models.
+func groupResults(sorted []*Record) (map[resultGroup][]*Result, []string, map[Model]bool, error) {
+	results := map[resultGroup][]*Result{}
+	seen := map[string]bool{}
+	var dsSeen []string
+	models := map[Model]bool{}
 	for _, r := range sorted {
 		m, err := ParseModel(r.Model)
 		if err != nil {
-			return nil, fmt.Errorf("experiment: Aggregate: %w", err)
+			return nil, nil, nil, fmt.Errorf("experiment: Aggregate: %w", err)
 		}
 		models[m] = true
 		if !slices.Contains(dsSeen, r.Dataset) {
@@ -281,49 +316,39 @@ func Aggregate(records []*Record) (*Results, error) {
 			}
 			key := fmt.Sprintf("%s|%s|%d|%d|%v", r.Dataset, r.Model, r.Split, r.Init, s)
 			if seen[key] {
-				return nil, fmt.Errorf("experiment: Aggregate: %s %s split %d init %d %v recorded twice", r.Dataset, m, r.Split, r.Init, s)
+				return nil, nil, nil, fmt.Errorf("experiment: Aggregate: %s %s split %d init %d %v recorded twice", r.Dataset, m, r.Split, r.Init, s)
 			}
 			seen[key] = true
-			g := group{r.Dataset, r.Model, s.String()}
+			g := resultGroup{r.Dataset, r.Model, s.String()}
 			results[g] = append(results[g], res)
 		}
 	}
-	out := &Results{Records: sorted, Curves: map[string]map[string]map[Model]eval.CurveStat{}}
-	out.Datasets = tableOrder(dsSeen)
-	for _, m := range AllModels {
-		if models[m] {
-			out.Models = append(out.Models, m)
+	return results, dsSeen, models, nil
+}
+
+// idoodRow aggregates the results of model m on dataset ds into its row of
+// id_ood.csv, and its accuracy-rejection curves into res.Curves; found is
+// false when m has no result on ds in the classification or an OOD
+// setting.
+func (res *Results) idoodRow(ds string, m Model, results map[resultGroup][]*Result) (row reftables.IDOODRow, found bool, err error) {
+	get := func(s Setting) []*Result { return results[resultGroup{ds, m.Key(), s.String()}] }
+	row = reftables.IDOODRow{Dataset: tableName(ds), Model: m.String()}
+	if cl := get(Classification); len(cl) > 0 {
+		found = true
+		row.Acc = metric(cl, func(r *Result) (float64, bool) { return r.Accuracy, true })
+		if err := res.addCurves(ds, m, cl); err != nil {
+			return reftables.IDOODRow{}, false, err
 		}
 	}
-	for _, ds := range out.Datasets {
-		for _, m := range out.Models {
-			get := func(s Setting) []*Result { return results[group{ds, m.Key(), s.String()}] }
-			row := reftables.IDOODRow{Dataset: tableName(ds), Model: m.String()}
-			found := false
-			if cl := get(Classification); len(cl) > 0 {
-				found = true
-				row.Acc = metric(cl, func(r *Result) (float64, bool) { return r.Accuracy, true })
-				if err := out.addCurves(ds, m, cl); err != nil {
-					return nil, err
-				}
-			}
-			for k, s := range oodSettings {
-				rs := get(s)
-				if len(rs) == 0 {
-					continue
-				}
-				found = true
-				row.Settings[k] = settingResult(rs)
-			}
-			if found {
-				out.Rows = append(out.Rows, row)
-			}
+	for k, s := range oodSettings {
+		rs := get(s)
+		if len(rs) == 0 {
+			continue
 		}
+		found = true
+		row.Settings[k] = settingResult(rs)
 	}
-	if err := out.aggregateExtended(sorted); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return row, found, nil
 }
 
 func recordKey(r *Record) string {

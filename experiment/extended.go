@@ -91,18 +91,33 @@ func (e shiftEvaluator) sweep(g *graph.Graph, split graph.Split, noise graph.Noi
 // and set sizes of conformal prediction sets calibrated on half of the
 // test nodes and evaluated on the other half.
 func classificationMetrics(pred *cuq.Prediction, split graph.Split, res *Result) error {
-	test := split.Test
 	res.Metrics = map[string]float64{}
-	put := func(m Metric, of string, v float64) { res.Metrics[m.Key(of)] = v }
+	if err := calibrationMetrics(pred, split, res); err != nil {
+		return err
+	}
+	if err := selectiveMetrics(pred, split.Test, res); err != nil {
+		return err
+	}
+	return conformalMetrics(pred, split.Test, res)
+}
+
+// put sets metric m of measure or score of (empty for none) in res.Metrics.
+func (res *Result) put(m Metric, of string, v float64) { res.Metrics[m.Key(of)] = v }
+
+// calibrationMetrics records in res the calibration of the test nodes of
+// split, with its reliability bins, before and after temperature scaling
+// fitted on the validation nodes.
+func calibrationMetrics(pred *cuq.Prediction, split graph.Split, res *Result) error {
+	test := split.Test
 	cal, err := pred.Calibration(test, eval.CalibrationOptions{})
 	if err != nil {
 		return err
 	}
-	put(ECE, "", cal.ECE)
-	put(AdaptiveECE, "", cal.AdaptiveECE)
-	put(MCE, "", cal.MCE)
-	put(Brier, "", cal.Brier)
-	put(NLL, "", cal.NLL)
+	res.put(ECE, "", cal.ECE)
+	res.put(AdaptiveECE, "", cal.AdaptiveECE)
+	res.put(MCE, "", cal.MCE)
+	res.put(Brier, "", cal.Brier)
+	res.put(NLL, "", cal.NLL)
 	res.Reliability = make([]BinCount, len(cal.Bins))
 	for k, b := range cal.Bins {
 		if b.Count > 0 {
@@ -117,9 +132,16 @@ func classificationMetrics(pred *cuq.Prediction, split graph.Split, res *Result)
 	if cal, err = scaled.Calibration(test, eval.CalibrationOptions{}); err != nil {
 		return err
 	}
-	put(Temperature, "", t)
-	put(ECEScaled, "", cal.ECE)
-	put(NLLScaled, "", cal.NLL)
+	res.put(Temperature, "", t)
+	res.put(ECEScaled, "", cal.ECE)
+	res.put(NLLScaled, "", cal.NLL)
+	return nil
+}
+
+// selectiveMetrics records in res, for every measure, the AURC of the test
+// nodes and, when some are right and some wrong, the detection of the
+// misclassified ones.
+func selectiveMetrics(pred *cuq.Prediction, test []int, res *Result) error {
 	right, wrong, err := pred.SplitByCorrectness(test)
 	if err != nil {
 		return err
@@ -129,7 +151,7 @@ func classificationMetrics(pred *cuq.Prediction, split graph.Split, res *Result)
 		if err != nil {
 			return err
 		}
-		put(AURC, m.String(), rc.AURC())
+		res.put(AURC, m.String(), rc.AURC())
 		if len(right) == 0 || len(wrong) == 0 {
 			continue
 		}
@@ -137,9 +159,16 @@ func classificationMetrics(pred *cuq.Prediction, split graph.Split, res *Result)
 		if err != nil {
 			return err
 		}
-		put(MisclassAUROC, m.String(), d.AUROC)
-		put(MisclassAUPR, m.String(), d.AUPRPositive)
+		res.put(MisclassAUROC, m.String(), d.AUROC)
+		res.put(MisclassAUPR, m.String(), d.AUPRPositive)
 	}
+	return nil
+}
+
+// conformalMetrics records in res the coverage and set sizes of the
+// conformal prediction sets calibrated on half of the test nodes and
+// evaluated on the other half.
+func conformalMetrics(pred *cuq.Prediction, test []int, res *Result) error {
 	sets, err := pred.Conformal(test, conformal.Options{Scores: conformalScores, Alpha: ConformalAlpha, Seed: ConformalSeed})
 	if err != nil {
 		return err
@@ -147,9 +176,9 @@ func classificationMetrics(pred *cuq.Prediction, split graph.Split, res *Result)
 	res.SetSizes = map[string][]int{}
 	for k, c := range sets {
 		name := scoreNames[k]
-		put(Coverage, name, c.Coverage)
-		put(SetSize, name, c.MeanSize)
-		put(Singletons, name, c.SingletonRate)
+		res.put(Coverage, name, c.Coverage)
+		res.put(SetSize, name, c.MeanSize)
+		res.put(Singletons, name, c.SingletonRate)
 		res.SetSizes[name] = c.SizeCounts()
 	}
 	return nil

@@ -64,74 +64,11 @@ type extendedKey struct {
 // the metrics beyond the paper into res.Extended, res.Reliability and
 // res.SetSizes.
 func (res *Results) aggregateExtended(records []*Record) error {
-	sums := map[extendedKey]*extendedSums{}
-	var keys []extendedKey
-	add := func(k extendedKey, rec *Record, r *Result) {
-		s := sums[k]
-		if s == nil {
-			s = &extendedSums{values: map[string][]float64{}, setSizes: map[string][]int{}}
-			sums[k] = s
-			keys = append(keys, k)
-		}
-		s.runs++
-		put := func(key string, v float64) { s.values[key] = append(s.values[key], v) }
-		put(accuracyKey, r.Accuracy)
-		if rec.ValChance > 0 {
-			collapsed := 0.0
-			if rec.Collapsed() {
-				collapsed = 1
-				s.collapsed++
-			}
-			put(collapsedKey, collapsed)
-		}
-		if r.IDAccuracy != nil {
-			put(idAccuracyKey, *r.IDAccuracy)
-		}
-		for m, v := range r.AUROC {
-			put(aurocMetric+"/"+m, v)
-		}
-		for key, v := range r.Metrics {
-			put(key, v)
-		}
-		s.reliability = addCounts(s.reliability, r.Reliability, func(a, b BinCount) BinCount {
-			return BinCount{Count: a.Count + b.Count, Correct: a.Correct + b.Correct, ConfidenceSum: a.ConfidenceSum + b.ConfidenceSum}
-		})
-		for score, counts := range r.SetSizes {
-			s.setSizes[score] = addCounts(s.setSizes[score], counts, func(a, b int) int { return a + b })
-		}
+	sums, keys, err := sumExtended(records)
+	if err != nil {
+		return err
 	}
-	for _, r := range records {
-		m, err := ParseModel(r.Model)
-		if err != nil {
-			return fmt.Errorf("experiment: %w", err)
-		}
-		for _, st := range knownSettings {
-			result := r.Results[st.String()]
-			switch {
-			case result == nil:
-			case st.sweep():
-				for _, p := range result.Sweep {
-					if len(p.Metrics) > 0 {
-						add(extendedKey{r.Dataset, m, st, p.Severity}, r, p)
-					}
-				}
-			case len(result.Metrics) > 0:
-				add(extendedKey{r.Dataset, m, st, 0}, r, result)
-			}
-		}
-	}
-	slices.SortStableFunc(keys, func(a, b extendedKey) int {
-		if c := slices.Index(res.Datasets, a.ds) - slices.Index(res.Datasets, b.ds); c != 0 {
-			return c
-		}
-		if c := int(a.setting) - int(b.setting); c != 0 {
-			return c
-		}
-		if c := int(a.model) - int(b.model); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.severity, b.severity)
-	})
+	res.sortExtendedKeys(keys)
 	res.Reliability, res.SetSizes = map[string]map[Model][]BinCount{}, map[string]map[Model]map[string][]int{}
 	for _, k := range keys {
 		s := sums[k]
@@ -151,6 +88,91 @@ func (res *Results) aggregateExtended(records []*Record) error {
 		res.SetSizes[k.ds][k.model] = s.setSizes
 	}
 	return nil
+}
+
+// sumExtended adds up the results of records that carry the metrics beyond
+// the paper per row of the extended table, and returns the sums and the
+// rows' keys in the order the records first have them.
+func sumExtended(records []*Record) (map[extendedKey]*extendedSums, []extendedKey, error) {
+	sums := map[extendedKey]*extendedSums{}
+	var keys []extendedKey
+	add := func(k extendedKey, rec *Record, r *Result) {
+		s := sums[k]
+		if s == nil {
+			s = &extendedSums{values: map[string][]float64{}, setSizes: map[string][]int{}}
+			sums[k] = s
+			keys = append(keys, k)
+		}
+		s.add(rec, r)
+	}
+	for _, r := range records {
+		m, err := ParseModel(r.Model)
+		if err != nil {
+			return nil, nil, fmt.Errorf("experiment: %w", err)
+		}
+		for _, st := range knownSettings {
+			result := r.Results[st.String()]
+			switch {
+			case result == nil:
+			case st.sweep():
+				for _, p := range result.Sweep {
+					if len(p.Metrics) > 0 {
+						add(extendedKey{r.Dataset, m, st, p.Severity}, r, p)
+					}
+				}
+			case len(result.Metrics) > 0:
+				add(extendedKey{r.Dataset, m, st, 0}, r, result)
+			}
+		}
+	}
+	return sums, keys, nil
+}
+
+// add adds result r of record rec to s.
+func (s *extendedSums) add(rec *Record, r *Result) {
+	s.runs++
+	put := func(key string, v float64) { s.values[key] = append(s.values[key], v) }
+	put(accuracyKey, r.Accuracy)
+	if rec.ValChance > 0 {
+		collapsed := 0.0
+		if rec.Collapsed() {
+			collapsed = 1
+			s.collapsed++
+		}
+		put(collapsedKey, collapsed)
+	}
+	if r.IDAccuracy != nil {
+		put(idAccuracyKey, *r.IDAccuracy)
+	}
+	for m, v := range r.AUROC {
+		put(aurocMetric+"/"+m, v)
+	}
+	for key, v := range r.Metrics {
+		put(key, v)
+	}
+	s.reliability = addCounts(s.reliability, r.Reliability, func(a, b BinCount) BinCount {
+		return BinCount{Count: a.Count + b.Count, Correct: a.Correct + b.Correct, ConfidenceSum: a.ConfidenceSum + b.ConfidenceSum}
+	})
+	for score, counts := range r.SetSizes {
+		s.setSizes[score] = addCounts(s.setSizes[score], counts, func(a, b int) int { return a + b })
+	}
+}
+
+// sortExtendedKeys sorts the rows' keys by dataset (in the order of
+// res.Datasets), setting, model and severity.
+func (res *Results) sortExtendedKeys(keys []extendedKey) {
+	slices.SortStableFunc(keys, func(a, b extendedKey) int {
+		if c := slices.Index(res.Datasets, a.ds) - slices.Index(res.Datasets, b.ds); c != 0 {
+			return c
+		}
+		if c := int(a.setting) - int(b.setting); c != 0 {
+			return c
+		}
+		if c := int(a.model) - int(b.model); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.severity, b.severity)
+	})
 }
 
 // addCounts adds b to a elementwise with add, extending a to b's length.
@@ -221,6 +243,23 @@ var calibrators = []string{"none", "TS", "CaGCN", "GATS"}
 // extendedTables lists the Markdown tables per dataset.
 func extendedTables() []extendedTable {
 	acc := extendedColumn{title: "Acc", key: accuracyKey, percent: true}
+	tables := classificationTables(acc)
+	for _, s := range knownSettings[1:] {
+		switch s {
+		case GraphCalibration:
+			tables = append(tables, graphCalibrationTables(s, acc)...)
+		case GraphConformal:
+			tables = append(tables, graphConformalTable(s, acc))
+		default:
+			tables = append(tables, oodTable(s, acc))
+		}
+	}
+	return tables
+}
+
+// classificationTables are the tables of the Classification setting:
+// calibration, selective prediction and conformal prediction sets.
+func classificationTables(acc extendedColumn) []extendedTable {
 	calibration := []extendedColumn{acc}
 	for _, m := range []Metric{ECE, AdaptiveECE, MCE, Brier, NLL, Temperature, ECEScaled, NLLScaled} {
 		calibration = append(calibration, metricColumn(m, ""))
@@ -237,49 +276,55 @@ func extendedTables() []extendedTable {
 			sets = append(sets, metricColumn(m, s))
 		}
 	}
-	tables := []extendedTable{
+	return []extendedTable{
 		{"calibration (test nodes; TS: after temperature scaling on the validation nodes)", Classification, calibration, nil},
 		{"selective prediction and misclassification detection", Classification, selective, nil},
 		{fmt.Sprintf("conformal prediction sets at α = %v (calibrated on half of the test nodes)", ConformalAlpha), Classification, sets, nil},
 	}
-	for _, s := range knownSettings[1:] {
-		switch s {
-		case GraphCalibration:
-			tables = append(tables, extendedTable{s.Title() + " (test nodes; each calibrator fitted on the run's split)", s,
-				[]extendedColumn{acc, metricColumn(ClasswiseECE, ""), metricColumn(ECE, ""), metricColumn(NLL, ""), metricColumn(ECEScaled, ""), metricColumn(NLLScaled, ""),
-					metricColumn(ECECaGCN, ""), metricColumn(NLLCaGCN, ""), metricColumn(ECEGATS, ""), metricColumn(NLLGATS, "")}, nil},
-				extendedTable{caption: "calibration by degree: ECE of the test nodes of each degree group (degrees 0, 1, 2, 3–4, 5–8, …) " +
-					"before calibration (none) and after each calibrator", setting: s,
-					grouping: &nodeGrouping{NodesByDegree, []Metric{ECEByDegree, ECEScaledByDegree, ECECaGCNByDegree, ECEGATSByDegree}}},
-				extendedTable{caption: "calibration by homophily: ECE of the test nodes of each group of local homophily h_i " +
-					"before calibration (none) and after each calibrator", setting: s,
-					grouping: &nodeGrouping{NodesByHomophily, []Metric{ECEByHomophily, ECEScaledByHomophily, ECECaGCNByHomophily, ECEGATSByHomophily}}})
-			continue
-		case GraphConformal:
-			cols := []extendedColumn{acc}
-			for _, m := range []Metric{Coverage, SetSize, CovGap, SSCV, WorstSlab} {
-				for _, name := range graphScoreNames {
-					cols = append(cols, metricColumn(m, name))
-				}
-			}
-			tables = append(tables, extendedTable{fmt.Sprintf("%s at α = %v (calibrated on half of the test nodes)", s.Title(), ConformalAlpha), s, cols, nil})
-			continue
-		}
-		cols := []extendedColumn{acc}
-		if s.ownModel() {
-			cols = []extendedColumn{{title: "ID Acc", key: idAccuracyKey, percent: true}}
-		}
-		for _, u := range extendedMeasures {
-			cols = append(cols, extendedColumn{title: "AUROC " + u.String(), key: aurocMetric + "/" + u.String(), percent: true})
-		}
-		for _, m := range []Metric{AUPROut, AUPRIn, FPR95} {
-			for _, u := range extendedMeasures {
-				cols = append(cols, metricColumn(m, u.String()))
-			}
-		}
-		tables = append(tables, extendedTable{"OOD detection: " + s.Title(), s, cols, nil})
+}
+
+// graphCalibrationTables are the tables of setting s, GraphCalibration:
+// the calibrators' metrics, and the ECE by degree and by homophily.
+func graphCalibrationTables(s Setting, acc extendedColumn) []extendedTable {
+	return []extendedTable{
+		{s.Title() + " (test nodes; each calibrator fitted on the run's split)", s,
+			[]extendedColumn{acc, metricColumn(ClasswiseECE, ""), metricColumn(ECE, ""), metricColumn(NLL, ""), metricColumn(ECEScaled, ""), metricColumn(NLLScaled, ""),
+				metricColumn(ECECaGCN, ""), metricColumn(NLLCaGCN, ""), metricColumn(ECEGATS, ""), metricColumn(NLLGATS, "")}, nil},
+		{caption: "calibration by degree: ECE of the test nodes of each degree group (degrees 0, 1, 2, 3–4, 5–8, …) " +
+			"before calibration (none) and after each calibrator", setting: s,
+			grouping: &nodeGrouping{NodesByDegree, []Metric{ECEByDegree, ECEScaledByDegree, ECECaGCNByDegree, ECEGATSByDegree}}},
+		{caption: "calibration by homophily: ECE of the test nodes of each group of local homophily h_i " +
+			"before calibration (none) and after each calibrator", setting: s,
+			grouping: &nodeGrouping{NodesByHomophily, []Metric{ECEByHomophily, ECEScaledByHomophily, ECECaGCNByHomophily, ECEGATSByHomophily}}},
 	}
-	return tables
+}
+
+// graphConformalTable is the table of setting s, GraphConformal.
+func graphConformalTable(s Setting, acc extendedColumn) extendedTable {
+	cols := []extendedColumn{acc}
+	for _, m := range []Metric{Coverage, SetSize, CovGap, SSCV, WorstSlab} {
+		for _, name := range graphScoreNames {
+			cols = append(cols, metricColumn(m, name))
+		}
+	}
+	return extendedTable{fmt.Sprintf("%s at α = %v (calibrated on half of the test nodes)", s.Title(), ConformalAlpha), s, cols, nil}
+}
+
+// oodTable is the OOD-detection table of setting s.
+func oodTable(s Setting, acc extendedColumn) extendedTable {
+	cols := []extendedColumn{acc}
+	if s.ownModel() {
+		cols = []extendedColumn{{title: "ID Acc", key: idAccuracyKey, percent: true}}
+	}
+	for _, u := range extendedMeasures {
+		cols = append(cols, extendedColumn{title: "AUROC " + u.String(), key: aurocMetric + "/" + u.String(), percent: true})
+	}
+	for _, m := range []Metric{AUPROut, AUPRIn, FPR95} {
+		for _, u := range extendedMeasures {
+			cols = append(cols, metricColumn(m, u.String()))
+		}
+	}
+	return extendedTable{"OOD detection: " + s.Title(), s, cols, nil}
 }
 
 // formatStat formats a statistic as "mean ± se", in percent for rates.

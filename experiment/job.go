@@ -141,19 +141,7 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 		g, train, labels = own.graph, own.split, own.labels
 	}
 	start := time.Now()
-	var dropoutStream uint64
-	if o.IndependentDropout {
-		dropoutStream = uint64(j.Split)
-	}
-	model, err := j.Model.classifier(d, g, j.Init, o.MaxEpochs, dropoutStream)
-	if err != nil {
-		return fail(err)
-	}
-	fitOpts := []cuq.FitOption{cuq.WithContext(ctx)}
-	if o.OnEpoch != nil {
-		fitOpts = append(fitOpts, cuq.OnEpoch(o.OnEpoch))
-	}
-	hist, err := model.Fit(train, fitOpts...)
+	model, hist, err := j.fit(ctx, d, g, train, o)
 	if err != nil {
 		return fail(err)
 	}
@@ -171,25 +159,7 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	if rec.ValAccuracy, rec.ValChance, err = hist.Validation(pred, labels, train.Val); err != nil {
 		return fail(err)
 	}
-	shift := shiftEvaluator{predict: model.Predict, labels: labels, test: split.Test}
-	if j.Model == GKDE {
-		// GKDE's estimate belongs to its adjacency: on a graph with other
-		// edges it is estimated anew from the same training labels, which
-		// trains nothing.
-		shift.predict = func(shifted *graph.Graph) (*cuq.Prediction, error) {
-			if shifted.Adj == g.Adj {
-				return model.Predict(shifted)
-			}
-			m, err := j.Model.classifier(d, shifted, j.Init, o.MaxEpochs, dropoutStream)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := m.Fit(train); err != nil {
-				return nil, err
-			}
-			return m.Predict(nil)
-		}
-	}
+	shift := shiftEvaluator{predict: j.shiftPredict(d, g, train, model, o), labels: labels, test: split.Test}
 	e := &evaluation{pred: pred, shift: shift, d: d, split: split, own: own}
 	for _, s := range j.Settings {
 		res, err := s.record().evaluate(e)
@@ -200,6 +170,56 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	}
 	rec.EvalSeconds = time.Since(start).Seconds()
 	return rec, nil
+}
+
+// dropoutStream returns the stream of job j's dropout masks: its split's
+// with o.IndependentDropout, else 0, the reference's.
+func (o RunOptions) dropoutStream(j Job) uint64 {
+	if o.IndependentDropout {
+		return uint64(j.Split)
+	}
+	return 0
+}
+
+// fit builds job j's model on graph g of d and trains it on the nodes of
+// train.
+func (j Job) fit(ctx context.Context, d *Dataset, g *graph.Graph, train graph.Split, o RunOptions) (cuq.Classifier, *cuq.History, error) {
+	model, err := j.Model.classifier(d, g, j.Init, o.MaxEpochs, o.dropoutStream(j))
+	if err != nil {
+		return nil, nil, err
+	}
+	fitOpts := []cuq.FitOption{cuq.WithContext(ctx)}
+	if o.OnEpoch != nil {
+		fitOpts = append(fitOpts, cuq.OnEpoch(o.OnEpoch))
+	}
+	hist, err := model.Fit(train, fitOpts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return model, hist, nil
+}
+
+// shiftPredict returns how model, job j's trained on graph g, predicts on
+// a shifted graph: with model itself, except GKDE's, whose estimate
+// belongs to its adjacency: on a graph with other edges it is estimated
+// anew from the same training labels, which trains nothing.
+func (j Job) shiftPredict(d *Dataset, g *graph.Graph, train graph.Split, model cuq.Classifier, o RunOptions) func(*graph.Graph) (*cuq.Prediction, error) {
+	if j.Model != GKDE {
+		return model.Predict
+	}
+	return func(shifted *graph.Graph) (*cuq.Prediction, error) {
+		if shifted.Adj == g.Adj {
+			return model.Predict(shifted)
+		}
+		m, err := j.Model.classifier(d, shifted, j.Init, o.MaxEpochs, o.dropoutStream(j))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := m.Fit(train); err != nil {
+			return nil, err
+		}
+		return m.Predict(nil)
+	}
 }
 
 // classification evaluates the test nodes of split: accuracy, one

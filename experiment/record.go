@@ -224,33 +224,37 @@ func (r *Record) validate() error {
 		return err
 	}
 	for _, s := range j.Settings {
-		res := r.Results[s.String()]
-		if res == nil {
-			return fmt.Errorf("%v: empty result", s)
+		if err := validateResult(s, r.Results[s.String()]); err != nil {
+			return err
 		}
-		if s == Classification {
-			if len(res.ARC) == 0 {
-				return fmt.Errorf("%v: no accuracy-rejection curves", s)
-			}
-			for k, c := range res.ARC {
-				if len(c) != eval.ARCPoints {
-					return fmt.Errorf("%v: curve %s has %d points, want %d", s, k, len(c), eval.ARCPoints)
-				}
-			}
-			continue
+	}
+	return nil
+}
+
+// validateResult checks that res is a complete result of setting s.
+func validateResult(s Setting, res *Result) error {
+	if res == nil {
+		return fmt.Errorf("%v: empty result", s)
+	}
+	switch {
+	case s == Classification:
+		if len(res.ARC) == 0 {
+			return fmt.Errorf("%v: no accuracy-rejection curves", s)
 		}
-		if s.record().metricsOnly {
-			if err := res.validateMetrics(); err != nil {
-				return fmt.Errorf("%v: %w", s, err)
+		for k, c := range res.ARC {
+			if len(c) != eval.ARCPoints {
+				return fmt.Errorf("%v: curve %s has %d points, want %d", s, k, len(c), eval.ARCPoints)
 			}
-			continue
 		}
-		if !s.sweep() {
-			if err := res.validateDetection(); err != nil {
-				return fmt.Errorf("%v: %w", s, err)
-			}
-			continue
+	case s.record().metricsOnly:
+		if err := res.validateMetrics(); err != nil {
+			return fmt.Errorf("%v: %w", s, err)
 		}
+	case !s.sweep():
+		if err := res.validateDetection(); err != nil {
+			return fmt.Errorf("%v: %w", s, err)
+		}
+	default:
 		if len(res.Sweep) == 0 {
 			return fmt.Errorf("%v: no severities", s)
 		}

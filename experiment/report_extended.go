@@ -160,6 +160,30 @@ func (res *Results) addExtendedSections(p *chart.Page) error {
 	// the other settings' tables the OOD one.
 	graphCalibration := slices.DeleteFunc(slices.Clone(tables[3:]), func(t extendedTable) bool { return t.setting != GraphCalibration })
 	ood := slices.DeleteFunc(slices.Clone(tables[3:]), func(t extendedTable) bool { return t.setting == GraphCalibration })
+	if err := res.addCalibrationSection(p, append(slices.Clip(tables[:2]), graphCalibration...)); err != nil {
+		return err
+	}
+	if err := res.addConformalSection(p, tables[2:3]); err != nil {
+		return err
+	}
+	if err := res.addWinnerSection(p); err != nil {
+		return err
+	}
+	p.AddSection("OOD detection, all metrics", "AUROC, AUPR with OOD (Out) and ID (In) as positives, and the "+
+		"false-positive rate at 95% true-positive rate, of the measures TU, AU and EU, for every OOD setting run, "+
+		"including the structure perturbations and the feature-noise severity sweeps.")
+	for _, ds := range res.Datasets {
+		if err := res.addTables(p, ds, ood); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addCalibrationSection adds to p the calibration section: per dataset
+// the reliability diagrams, the calibration tables ts and the charts of
+// the ECE by group of test nodes.
+func (res *Results) addCalibrationSection(p *chart.Page, ts []extendedTable) error {
 	p.AddSection("Calibration", fmt.Sprintf("Reliability diagrams of the test nodes of all classification runs, "+
 		"in %d equal-width confidence bins: a bar's height is the bin's accuracy, its mark the bin's mean confidence; "+
 		"bars below the diagonal are overconfident. The table gives the calibration metrics before and after "+
@@ -177,7 +201,7 @@ func (res *Results) addExtendedSections(p *chart.Page) error {
 		if len(diagrams) > 0 {
 			p.AddRow(diagrams...)
 		}
-		if err := res.addTables(p, ds, append(slices.Clip(tables[:2]), graphCalibration...)); err != nil {
+		if err := res.addTables(p, ds, ts); err != nil {
 			return err
 		}
 		var charts []*chart.Chart
@@ -194,6 +218,12 @@ func (res *Results) addExtendedSections(p *chart.Page) error {
 			p.AddRow(charts...)
 		}
 	}
+	return nil
+}
+
+// addConformalSection adds to p the section of the conformal prediction
+// sets: per dataset the chart of the DAPS set sizes and the tables ts.
+func (res *Results) addConformalSection(p *chart.Page, ts []extendedTable) error {
 	p.AddSection("Conformal prediction sets", fmt.Sprintf("Split-conformal prediction sets at level α = %v: "+
 		"each run calibrates the APS, RAPS and DAPS scores on half of its test nodes and evaluates the sets on the "+
 		"other half. Coverage should be at least %v%%; smaller sets are more informative. The chart shows, per dataset, "+
@@ -206,30 +236,29 @@ func (res *Results) addExtendedSections(p *chart.Page) error {
 		if c != nil {
 			p.AddCharts(c)
 		}
-		if err := res.addTables(p, ds, tables[2:3]); err != nil {
+		if err := res.addTables(p, ds, ts); err != nil {
 			return err
 		}
 	}
-	if res.beyondPaperShifts() {
-		p.AddSection("Which uncertainty detects which shift", "For every OOD setting run, the model and measure "+
-			"with the best mean AUROC, AUPR-Out and FPR@95 over the runs, among every model of the grid and every "+
-			"measure it has; the tables below give every model's TU, AU and EU.")
-		for _, ds := range res.Datasets {
-			t, err := res.WinnerTable(ds)
-			if err != nil {
-				return err
-			}
-			if t != nil {
-				p.AddTables(t)
-			}
-		}
+	return nil
+}
+
+// addWinnerSection adds to p, when the grid ran shifts beyond the paper's,
+// the section of each dataset's WinnerTable.
+func (res *Results) addWinnerSection(p *chart.Page) error {
+	if !res.beyondPaperShifts() {
+		return nil
 	}
-	p.AddSection("OOD detection, all metrics", "AUROC, AUPR with OOD (Out) and ID (In) as positives, and the "+
-		"false-positive rate at 95% true-positive rate, of the measures TU, AU and EU, for every OOD setting run, "+
-		"including the structure perturbations and the feature-noise severity sweeps.")
+	p.AddSection("Which uncertainty detects which shift", "For every OOD setting run, the model and measure "+
+		"with the best mean AUROC, AUPR-Out and FPR@95 over the runs, among every model of the grid and every "+
+		"measure it has; the tables below give every model's TU, AU and EU.")
 	for _, ds := range res.Datasets {
-		if err := res.addTables(p, ds, ood); err != nil {
+		t, err := res.WinnerTable(ds)
+		if err != nil {
 			return err
+		}
+		if t != nil {
+			p.AddTables(t)
 		}
 	}
 	return nil

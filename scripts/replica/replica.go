@@ -478,26 +478,9 @@ func Compare(a, b *Result) (Drift, error) {
 		if len(ea.GradNorms) != len(eb.GradNorms) {
 			return d, fmt.Errorf("replica: %s epoch %d: %d gradients against %d", ea.Phase, ea.Epoch, len(ea.GradNorms), len(eb.GradNorms))
 		}
-		largest := 0.0
-		for _, g := range ea.GradNorms {
-			largest = max(largest, g)
+		if err := d.addGradNorms(ea, eb); err != nil {
+			return d, err
 		}
-		worst := 0.0
-		for _, name := range slices.Sorted(maps.Keys(ea.GradNorms)) {
-			ga, gb := ea.GradNorms[name], eb.GradNorms[name]
-			if _, ok := eb.GradNorms[name]; !ok {
-				return d, fmt.Errorf("replica: no gradient of %s", name)
-			}
-			g := math.Abs(ga-gb) / max(math.Abs(ga), math.Abs(gb), GradFloor*largest)
-			if ga == gb {
-				g = 0
-			}
-			worst = max(worst, g)
-			if g > d.GradNorm {
-				d.GradNorm, d.WorstGrad = g, fmt.Sprintf("%s at %s epoch %d", name, ea.Phase, ea.Epoch)
-			}
-		}
-		d.GradNormAt = append(d.GradNormAt, worst)
 	}
 	if !slices.Equal(a.Output.Shape, b.Output.Shape) || len(a.Values) != len(b.Values) {
 		return d, fmt.Errorf("replica: output of shape %v against %v", a.Output.Shape, b.Output.Shape)
@@ -517,6 +500,33 @@ func Compare(a, b *Result) (Drift, error) {
 		d.Rank[name] = rho
 	}
 	return d, nil
+}
+
+// addGradNorms records in d the drift of epoch eb's gradient norms from
+// ea's, which has as many: each parameter's relative difference, its
+// denominator at least GradFloor times ea's largest norm.
+func (d *Drift) addGradNorms(ea, eb Epoch) error {
+	largest := 0.0
+	for _, g := range ea.GradNorms {
+		largest = max(largest, g)
+	}
+	worst := 0.0
+	for _, name := range slices.Sorted(maps.Keys(ea.GradNorms)) {
+		ga, gb := ea.GradNorms[name], eb.GradNorms[name]
+		if _, ok := eb.GradNorms[name]; !ok {
+			return fmt.Errorf("replica: no gradient of %s", name)
+		}
+		g := math.Abs(ga-gb) / max(math.Abs(ga), math.Abs(gb), GradFloor*largest)
+		if ga == gb {
+			g = 0
+		}
+		worst = max(worst, g)
+		if g > d.GradNorm {
+			d.GradNorm, d.WorstGrad = g, fmt.Sprintf("%s at %s epoch %d", name, ea.Phase, ea.Epoch)
+		}
+	}
+	d.GradNormAt = append(d.GradNormAt, worst)
+	return nil
 }
 
 // rel is the relative difference of a and b (0 when equal, infinities

@@ -250,27 +250,38 @@ func train(ctx context.Context, o options, d *experiment.Dataset, key, setting, 
 	if err != nil {
 		return nil, err
 	}
+	if err := res.score(out, g.Labels, split.Val, test); err != nil {
+		return nil, err
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// score records in r the validation cross-entropy of every training epoch
+// of out, and its accuracies on the validation nodes val and the test nodes
+// test of a graph with labels, and the chance accuracy on val.
+func (r *Run) score(out *replica.Result, labels, val, test []int) error {
 	for _, e := range out.Epochs {
 		if e.Phase == "train" {
 			var ce *float64
 			if !math.IsNaN(e.ValCE) && !math.IsInf(e.ValCE, 0) {
 				ce = &e.ValCE
 			}
-			res.ValCE = append(res.ValCE, ce)
+			r.ValCE = append(r.ValCE, ce)
 		}
 	}
-	res.Epochs, res.BestEpoch, res.BestValCE = len(res.ValCE), out.BestEpoch, out.BestValCE
-	if res.ValAccuracy, err = eval.Accuracy(out.Class, g.Labels, split.Val); err != nil {
-		return nil, err
+	r.Epochs, r.BestEpoch, r.BestValCE = len(r.ValCE), out.BestEpoch, out.BestValCE
+	var err error
+	if r.ValAccuracy, err = eval.Accuracy(out.Class, labels, val); err != nil {
+		return err
 	}
-	if res.TestAccuracy, err = eval.Accuracy(out.Class, g.Labels, test); err != nil {
-		return nil, err
+	if r.TestAccuracy, err = eval.Accuracy(out.Class, labels, test); err != nil {
+		return err
 	}
-	if res.Chance, err = eval.Chance(g.Labels, split.Val); err != nil {
-		return nil, err
+	if r.Chance, err = eval.Chance(labels, val); err != nil {
+		return err
 	}
-	res.Seconds = time.Since(start).Seconds()
-	return res, nil
+	return nil
 }
 
 // trainReplica exports m's run on a graph of the dataset named dataset and trains it in the replica, in float32
