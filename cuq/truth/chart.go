@@ -34,7 +34,6 @@ func (t Table) curves(title string) ([]string, []chart.Curve, error) {
 	var x []string
 	var keys []key
 	values := map[key]map[string][]float64{}
-	var models []string
 	for _, r := range t {
 		if r.Measure != uq.TU && r.Measure != uq.AU && r.Measure != uq.EU {
 			continue
@@ -42,9 +41,6 @@ func (t Table) curves(title string) ([]string, []chart.Curve, error) {
 		point := fmt.Sprintf("h=%g, s=%g", r.Homophily, r.Signal)
 		if !slices.Contains(x, point) {
 			x = append(x, point)
-		}
-		if !slices.Contains(models, r.Model) {
-			models = append(models, r.Model)
 		}
 		k := key{r.Model, r.Measure}
 		if values[k] == nil {
@@ -83,7 +79,7 @@ func (t Table) curves(title string) ([]string, []chart.Curve, error) {
 // node against the matching ground truth TruthOf(m), both as fractional
 // ranks (r − 1)/(n − 1) over the n test nodes (0 the smallest, 1 the
 // largest, ties at their average rank), so that the picture shows what
-// Spearman's ρ, given for each model in its legend entry, measures: a
+// Spearman's ρ, given in each model's panel title, measures: a
 // measure that ranks nodes like the truth lies along the diagonal, one
 // unrelated to it fills the square, one reversed lies along the other
 // diagonal. Ranks also spread the many nodes whose ground truth is close
