@@ -71,26 +71,25 @@ func Describe(g *Graph) (*Summary, error) {
 			s.ClassNames[c] = g.ClassNames[c]
 		}
 	}
+	// Each edge between labelled nodes is counted from both ends, which
+	// doubles both counts of the edge homophily and leaves its ratio.
 	var same, labelled int
+	s.NodeHomophily = make([]float64, g.N)
 	for i, nb := range neighbourSets(g) {
 		s.Degrees[i] = len(nb)
 		s.Edges += len(nb)
 		if len(nb) == 0 {
 			s.Isolated++
 		}
+		s.NodeHomophily[i] = math.NaN()
 		if g.Labels[i] < 0 {
 			s.Unlabelled++
 			continue
 		}
-		for _, j := range nb {
-			// Each edge is seen from both ends; count it from the
-			// smaller one.
-			if j > i && g.Labels[j] >= 0 {
-				labelled++
-				if g.Labels[j] == g.Labels[i] {
-					same++
-				}
-			}
+		sameI, labelledI := labelledNeighbours(g.Labels, i, nb)
+		same, labelled = same+sameI, labelled+labelledI
+		if labelledI > 0 {
+			s.NodeHomophily[i] = float64(sameI) / float64(labelledI)
 		}
 	}
 	s.Edges /= 2
@@ -101,34 +100,22 @@ func Describe(g *Graph) (*Summary, error) {
 	if g.N > 0 {
 		s.MeanDegree = 2 * float64(s.Edges) / float64(g.N)
 	}
-	s.NodeHomophily = localHomophily(g)
 	s.FeatureDensity, s.Density = featureDensity(g.Features, g.N, s.Features)
 	return s, nil
 }
 
-// localHomophily returns every node's local homophily h_i, as
-// Summary.NodeHomophily defines it, on the undirected simple graph of g.
-func localHomophily(g *Graph) []float64 {
-	h := make([]float64, g.N)
-	for i, nb := range neighbourSets(g) {
-		h[i] = math.NaN()
-		if g.Labels[i] < 0 {
-			continue
-		}
-		same, labelled := 0, 0
-		for _, j := range nb {
-			if g.Labels[j] >= 0 {
-				labelled++
-				if g.Labels[j] == g.Labels[i] {
-					same++
-				}
+// labelledNeighbours returns how many of node i's neighbours nb are
+// labelled, and how many of those share i's label.
+func labelledNeighbours(labels []int, i int, nb []int) (same, labelled int) {
+	for _, j := range nb {
+		if labels[j] >= 0 {
+			labelled++
+			if labels[j] == labels[i] {
+				same++
 			}
 		}
-		if labelled > 0 {
-			h[i] = float64(same) / float64(labelled)
-		}
 	}
-	return h
+	return same, labelled
 }
 
 // featureDensity returns the fraction of non-zero entries of each of the n

@@ -163,7 +163,11 @@ func TestLocalHomophilyMatchesEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := localHomophily(g)
+	sum, err := Describe(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sum.NodeHomophily
 	for i := range want {
 		if got[i] != want[i] && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
 			t.Fatalf("node %d: h = %v, eval.LocalHomophily %v", i, got[i], want[i])

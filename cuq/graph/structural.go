@@ -207,16 +207,9 @@ func NodeHomophily(g *Graph) ([]float64, error) {
 			h[i] = math.NaN()
 			continue
 		}
-		same, labelled := 1, 1
-		for _, j := range nb {
-			if g.Labels[j] >= 0 {
-				labelled++
-				if g.Labels[j] == y {
-					same++
-				}
-			}
-		}
-		h[i] = float64(same) / float64(labelled)
+		// The closed neighbourhood: i itself counts once in both.
+		same, labelled := labelledNeighbours(g.Labels, i, nb)
+		h[i] = float64(same+1) / float64(labelled+1)
 	}
 	return h, nil
 }
