@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,26 +14,8 @@ import (
 	"time"
 
 	"github.com/cuqgnn/cuqgnn/experiment/cluster"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
-
-// claimFiles returns the claim files and temporary files under dir.
-func claimFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var found []string
-	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.Contains(e.Name(), ".claim.") || strings.Contains(e.Name(), ".tmp") {
-			found = append(found, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return found
-}
 
 // Three claiming grids share one output directory with a job whose
 // worker died holding its claim: every job runs once, the dead worker's
@@ -155,7 +136,7 @@ func TestClaimingGrids(t *testing.T) {
 			t.Errorf("%s differs between one grid and three claiming ones", name)
 		}
 	}
-	if files := claimFiles(t, shared); len(files) != 0 {
+	if files := testenv.ClaimFiles(t, shared); len(files) != 0 {
 		t.Errorf("claim or temporary files left: %v", files)
 	}
 }

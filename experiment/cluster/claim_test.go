@@ -13,26 +13,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// claimFiles returns the claim files and temporary files under dir.
-func claimFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	var found []string
-	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.Contains(e.Name(), ".claim.") || strings.Contains(e.Name(), ".tmp") {
-			found = append(found, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return found
-}
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
+)
 
 // claimJob names the job the tests claim; jobRecord(split) is the record
 // file of its split, relative to the output directory, as a grid lays
@@ -85,7 +68,7 @@ func TestClaimExclusive(t *testing.T) {
 			t.Errorf("%s claimed by %d workers: %v", p, len(ws), ws)
 		}
 	}
-	if files := claimFiles(t, out); len(files) != jobs {
+	if files := testenv.ClaimFiles(t, out); len(files) != jobs {
 		t.Errorf("%d claim files, want %d: %v", len(files), jobs, files)
 	}
 }
@@ -137,7 +120,7 @@ func TestClaimTakeoverAfterExpiry(t *testing.T) {
 		t.Errorf("the old worker's release touched the new claim: %v", err)
 	}
 	got.Claim.Release()
-	if files := claimFiles(t, out); len(files) != 0 {
+	if files := testenv.ClaimFiles(t, out); len(files) != 0 {
 		t.Errorf("files left: %v", files)
 	}
 }
@@ -220,7 +203,7 @@ func TestClaimTakeoverRemovesLeftovers(t *testing.T) {
 		t.Fatalf("takeover: %+v, %v", taken, err)
 	}
 	taken.Claim.Release()
-	if files := claimFiles(t, out); !slices.Equal(files, []string{fresh}) {
+	if files := testenv.ClaimFiles(t, out); !slices.Equal(files, []string{fresh}) {
 		t.Errorf("files left %v, want only the fresh one", files)
 	}
 }
@@ -328,7 +311,7 @@ func TestClaimAbsurdGeneration(t *testing.T) {
 		t.Errorf("takeover reason %q, want one naming the generation", got.Takeover)
 	}
 	got.Claim.Release()
-	if files := claimFiles(t, out); len(files) != 0 {
+	if files := testenv.ClaimFiles(t, out); len(files) != 0 {
 		t.Errorf("claim files left: %v", files)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -89,4 +90,24 @@ func Gunzip(tb testing.TB, gz []byte) []byte {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// ClaimFiles returns the claim files (package experiment/cluster names
+// them RECORD.claim.N) and the temporary files under dir.
+func ClaimFiles(tb testing.TB, dir string) []string {
+	tb.Helper()
+	var found []string
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.Contains(e.Name(), ".claim.") || strings.Contains(e.Name(), ".tmp") {
+			found = append(found, path)
+		}
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return found
 }
