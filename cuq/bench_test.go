@@ -11,10 +11,10 @@ import (
 
 var paperPresets = []struct {
 	name  string
-	build func() *cuq.Builder
+	build cuq.ModelBuilder
 }{
-	{"appnp", cuq.APPNP}, {"gpn", cuq.GPN}, {"gpn_lop", cuq.LOPGPN},
-	{"cuq_ppr", cuq.CUQPPR}, {"cuq_gcn", cuq.CUQGCN}, {"cuq_gat", cuq.CUQGAT},
+	{"appnp", cuq.APPNP()}, {"gpn", cuq.GPN()}, {"gpn_lop", cuq.LOPGPN()},
+	{"cuq_ppr", cuq.CUQPPR()}, {"cuq_gcn", cuq.CUQGCN()}, {"cuq_gat", cuq.CUQGAT()},
 }
 
 // BenchmarkEpochCoraML times one training epoch (forward, backward, Adam
@@ -50,7 +50,7 @@ func BenchmarkEpochArxivLike(b *testing.B) {
 func benchmarkEpochs(b *testing.B, g *graph.Graph, split graph.Split) {
 	for _, p := range paperPresets {
 		b.Run(p.name, func(b *testing.B) {
-			m := must(p.build().Done(g))
+			m := must(p.build.Done(g))
 			if _, err := m.Step(split); err != nil {
 				b.Fatal(err)
 			}

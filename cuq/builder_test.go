@@ -32,7 +32,7 @@ func TestDoneOnTwoGraphs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := cuq.GPN().MaxEpochs(3)
+	b := cuq.GPN()
 	clean := must(b.Done(g))
 	left := must(b.Done(loc.Graph))
 	before := parameters(clean)
@@ -51,7 +51,7 @@ func TestDoneOnTwoGraphs(t *testing.T) {
 		g     *graph.Graph
 		split graph.Split
 	}{{clean, g, split}, {left, loc.Graph, loc.Split}} {
-		hist, err := c.m.Fit(c.split)
+		hist, err := c.m.Fit(c.split, cuq.MaxEpochs(3))
 		if err != nil {
 			t.Fatalf("%s on %q: %v", c.m.Name(), c.g.Name, err)
 		}
@@ -72,8 +72,8 @@ func TestDoneOnTwoGraphs(t *testing.T) {
 // refuses one with other nodes or another feature width.
 func TestPredictChecksGraph(t *testing.T) {
 	g, split := smallGraph(t)
-	m := must(cuq.APPNP().MaxEpochs(2).Done(g))
-	if _, err := m.Fit(split); err != nil {
+	m := must(cuq.APPNP().Done(g))
+	if _, err := m.Fit(split, cuq.MaxEpochs(2)); err != nil {
 		t.Fatal(err)
 	}
 	noisy, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 42)

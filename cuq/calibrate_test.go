@@ -21,8 +21,8 @@ func overconfidentPrediction(t *testing.T) (*cuq.Prediction, graph.Split) {
 	t.Helper()
 	g, split := testenv.Split(t, datasets.CSBM(600, 4).Homophily(0.75).AvgDegree(5).Features(16).FeatureSignal(1).Seed(7).Done,
 		graph.Stratified(0.1, 0.2, 0.7).Seed(3))
-	model := must(cuq.APPNP().MaxEpochs(200).Done(g))
-	if _, err := model.Fit(split); err != nil {
+	model := must(cuq.APPNP().Done(g))
+	if _, err := model.Fit(split, cuq.MaxEpochs(200)); err != nil {
 		t.Fatal(err)
 	}
 	pred, err := model.Predict(nil)

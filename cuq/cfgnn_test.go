@@ -161,7 +161,7 @@ func TestCFGNNOnCoraML(t *testing.T) {
 		t.Skip("trains APPNP and CF-GNN on CoraML")
 	}
 	g, split := coraML(t)
-	pred := fitPredict(t, must(cuq.APPNP().MaxEpochs(150).Done(g)), split)
+	pred := fitPredict(t, must(cuq.APPNP().Done(g)), split, cuq.MaxEpochs(150))
 	const alpha, splits = 0.1, 100
 	baseCov, baseSize, n, m := apsOver(t, pred, split.Test, alpha, splits)
 	t.Logf("APPNP: accuracy %.3f, APS coverage %.4f, mean size %.3f", pred.Accuracy(split.Test), baseCov, baseSize)

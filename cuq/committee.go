@@ -1,7 +1,6 @@
 package cuq
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
@@ -15,6 +14,8 @@ type Classifier interface {
 	Name() string
 	Fit(split graph.Split, opts ...FitOption) (*History, error)
 	Predict(g *graph.Graph) (*Prediction, error)
+	// Schedule returns the schedule Fit uses when given none.
+	Schedule() Schedule
 }
 
 var (
@@ -43,7 +44,7 @@ func EnsembleAPPNP() *EnsembleBuilder {
 
 // MCDropoutGCN returns GCN with MC dropout: T = 20 forward passes
 // with dropout 0.5 on at prediction.
-func MCDropoutGCN() *Builder {
+func MCDropoutGCN() *FirstOrderBuilder {
 	return GCN().Name("MC-Dropout-GCN").MCDropout(20)
 }
 
@@ -51,7 +52,7 @@ func MCDropoutGCN() *Builder {
 // with probability p = 0.3 in every training epoch (a moderate rate, not
 // tuned per data set), and 20 forward passes over independently dropped
 // graphs at prediction.
-func DropEdgeGCN() *Builder {
+func DropEdgeGCN() *FirstOrderBuilder {
 	return GCN().Name("DropEdge-GCN").DropEdge(0.3, 20)
 }
 
@@ -61,7 +62,7 @@ func DropEdgeGCN() *Builder {
 // (k−1)·M + m, k the ensemble's Init, so init 1 has the members of inits
 // 1..M, init 2 those of M+1..2M, and no two inits share a member.
 type EnsembleBuilder struct {
-	member *Builder
+	member *FirstOrderBuilder
 	size   int
 	name   string
 	init   int
@@ -69,14 +70,13 @@ type EnsembleBuilder struct {
 
 // Ensemble returns a builder of an ensemble of size members built by
 // member, named "Ensemble-" and the member's name. The members are first-
-// order models (APPNP, GCN, a user's softmax classifier): Done refuses
-// PostNet and GKDE members, whose Dirichlet predictions the committee's
-// measures would ignore, and members with MC dropout or DropEdge. The
-// ensemble reads member's configuration when it is done.
-func Ensemble(member *Builder, size int) *EnsembleBuilder {
+// order models (APPNP, GCN): Done refuses members with MC dropout or
+// DropEdge. The ensemble reads member's configuration when it is done, and
+// trains with the member's schedule.
+func Ensemble(member *FirstOrderBuilder, size int) *EnsembleBuilder {
 	e := &EnsembleBuilder{member: member, size: size, init: 1, name: "Ensemble"}
 	if member != nil {
-		e.name += "-" + member.name
+		e.name += "-" + member.c.name
 	}
 	return e
 }
@@ -88,17 +88,19 @@ func (e *EnsembleBuilder) Name(name string) *EnsembleBuilder { e.name = name; re
 // member builder's inits (k−1)·M+1 … k·M.
 func (e *EnsembleBuilder) Init(k int) *EnsembleBuilder { e.init = k; return e }
 
-// MaxEpochs bounds the main training of every member; it sets the member
-// builder's MaxEpochs.
-func (e *EnsembleBuilder) MaxEpochs(n int) *EnsembleBuilder {
+// Seeding selects the ensemble's init s.Init (see Init) and sets the
+// member builder's seed and dropout stream: every member draws its masks
+// from that stream of its own init.
+func (e *EnsembleBuilder) Seeding(s Seeding) *EnsembleBuilder {
+	e.init = s.Init
 	if e.member != nil {
-		e.member.MaxEpochs(n)
+		e.member.Seed(s.Seed).DropoutStream(s.Stream)
 	}
 	return e
 }
 
 // Member returns the member builder, to configure the members.
-func (e *EnsembleBuilder) Member() *Builder { return e.member }
+func (e *EnsembleBuilder) Member() *FirstOrderBuilder { return e.member }
 
 // Done checks the configuration and builds the members on g. The committee
 // copies what it needs, and Done leaves the builders unchanged: they may
@@ -112,19 +114,16 @@ func (e *EnsembleBuilder) Done(g *graph.Graph) (*Committee, error) {
 		return nil, fmt.Errorf("cuq: %s: %d members, need at least 1", e.name, e.size)
 	case e.init < 1:
 		return nil, fmt.Errorf("cuq: %s: init %d, inits are numbered from 1", e.name, e.init)
-	case e.member.sampling.kind != noSampling:
-		return nil, fmt.Errorf("cuq: %s: members with %v: an ensemble averages deterministic predictions", e.name, e.member.sampling.kind)
+	case e.member.c.sampling.kind != noSampling:
+		return nil, fmt.Errorf("cuq: %s: members with %v: an ensemble averages deterministic predictions", e.name, e.member.c.sampling.kind)
 	}
-	c := &Committee{name: e.name, g: g}
+	c := &Committee{name: e.name, g: g, schedule: e.member.c.schedule}
 	for m := 1; m <= e.size; m++ {
-		b := *e.member
-		b.train.Init = (e.init-1)*e.size + m
-		model, err := b.Done(g)
+		member := e.member.c
+		member.seeding.Init = (e.init-1)*e.size + m
+		model, err := member.done(g)
 		if err != nil {
 			return nil, fmt.Errorf("cuq: %s: member %d: %w", e.name, m, err)
-		}
-		if _, ok := model.fam.(*firstOrder); !ok {
-			return nil, fmt.Errorf("cuq: %s: member %s is not a first-order (softmax) model; an ensemble averages categorical predictions", e.name, model.name)
 		}
 		c.members = append(c.members, model)
 	}
@@ -139,9 +138,10 @@ func (e *EnsembleBuilder) Done(g *graph.Graph) (*Committee, error) {
 // the entropy decomposition of uq.Samples. Ensemble(member, M).Done(g)
 // builds one.
 type Committee struct {
-	name    string
-	g       *graph.Graph
-	members []*Model
+	name     string
+	g        *graph.Graph
+	members  []*Model
+	schedule Schedule
 }
 
 // Name returns the committee's display name.
@@ -149,6 +149,10 @@ func (c *Committee) Name() string { return c.name }
 
 // Graph returns the graph the committee was built on.
 func (c *Committee) Graph() *graph.Graph { return c.g }
+
+// Schedule returns the schedule Fit trains every member with when it is
+// given none: the member builder's.
+func (c *Committee) Schedule() Schedule { return c.schedule }
 
 // Members returns the members, in order; they are the committee's own.
 func (c *Committee) Members() []*Model { return c.members }
@@ -164,15 +168,12 @@ func (c *Committee) Members() []*Model { return c.members }
 // the context's error, the members after it untouched: Predict then
 // refuses a committee whose members were never trained.
 func (c *Committee) Fit(split graph.Split, opts ...FitOption) (*History, error) {
-	o := fitOptions{ctx: context.Background()}
-	for _, f := range opts {
-		f(&o)
-	}
+	o := newFitOptions(opts)
 	hist := &History{Reason: EarlyStopping}
 	early := 0
 	for k, model := range c.members {
 		member := k + 1
-		mopts := []FitOption{WithContext(o.ctx)}
+		mopts := append(o.forward(), WithContext(o.ctx))
 		if o.onEpoch != nil {
 			mopts = append(mopts, OnEpoch(func(e EpochStats) {
 				e.Member = member

@@ -13,14 +13,18 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
-// quickGCN is the GCN preset with a short schedule for the small graph.
-func quickGCN() *cuq.Builder { return cuq.GCN().MaxEpochs(80).Patience(10) }
+// quick is a short schedule of the GCN preset for the small graph.
+var quick = func() cuq.Schedule {
+	s := cuq.FirstOrderSchedule(5e-4)
+	s.MaxEpochs, s.Patience = 80, 10
+	return s
+}()
 
-// train fits c on split and returns the history and c's prediction on its
-// graph.
-func train(t *testing.T, c cuq.Classifier, split graph.Split) (*cuq.History, *cuq.Prediction) {
+// train fits c on split with opts and returns the history and c's
+// prediction on its graph.
+func train(t *testing.T, c cuq.Classifier, split graph.Split, opts ...cuq.FitOption) (*cuq.History, *cuq.Prediction) {
 	t.Helper()
-	h, err := c.Fit(split)
+	h, err := c.Fit(split, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", c.Name(), err)
 	}
@@ -78,8 +82,8 @@ func checkDisagreeing(t *testing.T, p *cuq.Prediction, test []int, minAcc float6
 // and LC only.
 func TestGCN(t *testing.T) {
 	g, split := smallGraph(t)
-	m := must(quickGCN().Done(g))
-	pred := fitPredict(t, m, split)
+	m := must(cuq.GCN().Done(g))
+	pred := fitPredict(t, m, split, quick)
 	if acc := pred.Accuracy(split.Test); acc < 0.8 {
 		t.Errorf("GCN test accuracy %.3f, want ≥ 0.8", acc)
 	}
@@ -99,9 +103,9 @@ func TestGCN(t *testing.T) {
 func TestEnsembleIsMeanOfMembers(t *testing.T) {
 	g, split := smallGraph(t)
 	const size, init = 3, 2
-	e := must(cuq.Ensemble(quickGCN(), size).Init(init).Done(g))
+	e := must(cuq.Ensemble(cuq.GCN(), size).Init(init).Done(g))
 	var seen []int
-	hist, err := e.Fit(split, cuq.OnEpoch(func(s cuq.EpochStats) { seen = append(seen, s.Member) }))
+	hist, err := e.Fit(split, quick, cuq.OnEpoch(func(s cuq.EpochStats) { seen = append(seen, s.Member) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +113,8 @@ func TestEnsembleIsMeanOfMembers(t *testing.T) {
 	mean := make([]float64, len(pred.Prob.Data))
 	epochs := 0
 	for m := 1; m <= size; m++ {
-		member := must(quickGCN().Init((init-1)*size + m).Done(g))
-		h, p := train(t, member, split)
+		member := must(cuq.GCN().Init((init-1)*size + m).Done(g))
+		h, p := train(t, member, split, quick)
 		if h.BestEpoch != hist.Members[m-1].BestEpoch || len(h.Epochs) != len(hist.Members[m-1].Epochs) {
 			t.Errorf("member %d: best epoch %d of %d alone, %d of %d in the ensemble", m,
 				h.BestEpoch, len(h.Epochs), hist.Members[m-1].BestEpoch, len(hist.Members[m-1].Epochs))
@@ -140,8 +144,8 @@ func TestEnsembleIsMeanOfMembers(t *testing.T) {
 // An ensemble of one member is that member, with EU = 0 exactly.
 func TestEnsembleOfOne(t *testing.T) {
 	g, split := smallGraph(t)
-	_, pred := train(t, must(cuq.Ensemble(quickGCN(), 1).Done(g)), split)
-	alone := fitPredict(t, must(quickGCN().Done(g)), split)
+	_, pred := train(t, must(cuq.Ensemble(cuq.GCN(), 1).Done(g)), split, quick)
+	alone := fitPredict(t, must(cuq.GCN().Done(g)), split, quick)
 	if d := maxAbsDiff(pred.Prob.Data, alone.Prob.Data); d != 0 {
 		t.Errorf("one-member ensemble differs from its member by %g", d)
 	}
@@ -156,14 +160,14 @@ func TestEnsembleOfOne(t *testing.T) {
 // seed, and differs from the dropout-off prediction.
 func TestMCDropout(t *testing.T) {
 	g, split := smallGraph(t)
-	mc := must(quickGCN().MCDropout(8).Done(g))
-	first := fitPredict(t, mc, split)
+	mc := must(cuq.GCN().MCDropout(8).Done(g))
+	first := fitPredict(t, mc, split, quick)
 	again := predict(t, mc)
-	twin := fitPredict(t, must(quickGCN().MCDropout(8).Done(g)), split)
+	twin := fitPredict(t, must(cuq.GCN().MCDropout(8).Done(g)), split, quick)
 	if d := maxAbsDiff(first.Prob.Data, again.Prob.Data) + maxAbsDiff(first.Prob.Data, twin.Prob.Data); d != 0 {
 		t.Errorf("MC dropout is not deterministic: predictions differ by %g", d)
 	}
-	plain := fitPredict(t, must(quickGCN().Done(g)), split)
+	plain := fitPredict(t, must(cuq.GCN().Done(g)), split, quick)
 	out, err := mc.Forward(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -185,8 +189,8 @@ func TestMCDropout(t *testing.T) {
 // graphs and its samples disagree.
 func TestDropEdge(t *testing.T) {
 	g, split := smallGraph(t)
-	hp, pp := train(t, must(quickGCN().Done(g)), split)
-	hz, pz := train(t, must(quickGCN().DropEdge(0, 3).Done(g)), split)
+	hp, pp := train(t, must(cuq.GCN().Done(g)), split, quick)
+	hz, pz := train(t, must(cuq.GCN().DropEdge(0, 3).Done(g)), split, quick)
 	last := func(h *cuq.History) float64 { return h.Epochs[len(h.Epochs)-1].Loss }
 	if len(hp.Epochs) != len(hz.Epochs) || last(hp) != last(hz) {
 		t.Fatalf("DropEdge(0) trained differently: %d epochs, last loss %v; plain %d, %v",
@@ -199,8 +203,8 @@ func TestDropEdge(t *testing.T) {
 		t.Error("DropEdge(0) samples disagree")
 	}
 
-	de := must(quickGCN().DropEdge(0.5, 6).Done(g))
-	hd, pd := train(t, de, split)
+	de := must(cuq.GCN().DropEdge(0.5, 6).Done(g))
+	hd, pd := train(t, de, split, quick)
 	if hd.Epochs[1].Loss == hp.Epochs[1].Loss {
 		t.Error("DropEdge(0.5) trained on the full graph")
 	}
@@ -213,9 +217,9 @@ func TestDropEdge(t *testing.T) {
 // Cancelling the context stops the committee in its first member.
 func TestCommitteeCancel(t *testing.T) {
 	g, split := smallGraph(t)
-	e := must(cuq.Ensemble(quickGCN(), 3).Done(g))
+	e := must(cuq.Ensemble(cuq.GCN(), 3).Done(g))
 	ctx, cancel := context.WithCancel(context.Background())
-	hist, err := e.Fit(split, cuq.WithContext(ctx), cuq.OnEpoch(func(s cuq.EpochStats) {
+	hist, err := e.Fit(split, quick, cuq.WithContext(ctx), cuq.OnEpoch(func(s cuq.EpochStats) {
 		if s.Epoch == 2 {
 			cancel()
 		}
@@ -236,7 +240,7 @@ func TestCommitteeCancel(t *testing.T) {
 func TestBuiltCommitteeOwnsItsConfiguration(t *testing.T) {
 	g, split := smallGraph(t)
 	losses := func(c *cuq.Committee) []float64 {
-		h, err := c.Fit(split)
+		h, err := c.Fit(split, cuq.MaxEpochs(5))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,8 +250,8 @@ func TestBuiltCommitteeOwnsItsConfiguration(t *testing.T) {
 		}
 		return out
 	}
-	build := func(conv *cuq.Builder) *cuq.EnsembleBuilder {
-		return cuq.Ensemble(conv.MaxEpochs(5), 2)
+	build := func(conv *cuq.FirstOrderBuilder) *cuq.EnsembleBuilder {
+		return cuq.Ensemble(conv, 2)
 	}
 	want := losses(must(build(cuq.GCN().Conv(cuq.GCNConv(16).Layers(1))).Done(g)))
 
@@ -256,13 +260,13 @@ func TestBuiltCommitteeOwnsItsConfiguration(t *testing.T) {
 	e := build(member)
 	c := must(e.Done(g))
 	conv.Dropout(0)
-	member.LR(0.5)
-	e.Init(3).MaxEpochs(7)
+	member.Seed(7)
+	e.Init(3)
 	got := losses(c)
 	if len(got) != len(want) || maxAbsDiff(got, want) != 0 {
 		t.Fatalf("losses after changing the builders: %v, want %v as built", got, want)
 	}
-	if again := losses(must(e.Done(g))); len(again) != 14 || again[0] == want[0] {
+	if again := losses(must(e.Done(g))); len(again) != 10 || again[0] == want[0] {
 		t.Errorf("a Done after the change ignored it: %d epochs, first loss %v", len(again), again[0])
 	}
 }
@@ -274,22 +278,22 @@ func TestCommitteeErrors(t *testing.T) {
 		build func() error
 		want  string
 	}{
-		{"PostNet member", func() error { _, err := cuq.Ensemble(cuq.GPN(), 2).Done(g); return err }, "member GPN is not a first-order"},
-		{"GKDE member", func() error { _, err := cuq.Ensemble(cuq.GKDE(), 2).Done(g); return err }, "not a first-order"},
 		{"no members", func() error { _, err := cuq.Ensemble(cuq.GCN(), 0).Done(g); return err }, "0 members"},
 		{"nil member", func() error { _, err := cuq.Ensemble(nil, 2).Done(g); return err }, "no member builder"},
 		{"init 0", func() error { _, err := cuq.Ensemble(cuq.GCN(), 2).Init(0).Done(g); return err }, "init 0"},
 		{"sampling members", func() error { _, err := cuq.Ensemble(cuq.MCDropoutGCN(), 2).Done(g); return err }, "members with MC dropout"},
-		{"bad member", func() error { _, err := cuq.Ensemble(cuq.GCN().LR(-1), 2).Done(g); return err }, "member 1: cuq: GCN: learning rate -1"},
-		{"MC dropout on GPN", func() error { _, err := cuq.GPN().MCDropout(5).Done(g); return err }, "MC dropout applies to first-order models"},
-		{"DropEdge on GKDE", func() error { _, err := cuq.GKDE().DropEdge(0.2, 5).Done(g); return err }, "DropEdge applies to first-order models"},
+		{"bad schedule", func() error {
+			bad := quick
+			bad.LR = -1
+			_, err := must(cuq.Ensemble(cuq.GCN(), 2).Done(g)).Fit(graph.Split{}, bad)
+			return err
+		}, "member 1: cuq: GCN: learning rate -1"},
 		{"no samples", func() error { _, err := cuq.GCN().MCDropout(0).Done(g); return err }, "MC dropout with 0 samples"},
 		{"DropEdge p = 1", func() error { _, err := cuq.GCN().DropEdge(1, 5).Done(g); return err }, "DropEdge probability 1 not in [0, 1)"},
 		{"MC dropout without dropout", func() error {
 			_, err := cuq.GCN().Conv(cuq.GCNConv(64).Layers(1).Dropout(0)).MCDropout(5).Done(g)
 			return err
 		}, "MC dropout needs dropout"},
-		{"GAT first-order", func() error { _, err := cuq.GCN().Conv(cuq.GATConv(8)).Done(g); return err }, "takes a GCN convolution or none"},
 		{"untrained", func() error { _, err := must(cuq.Ensemble(cuq.GCN(), 2).Done(g)).Predict(nil); return err }, "not trained"},
 	} {
 		err := c.build()
@@ -311,7 +315,7 @@ func meanOf(v []float64) float64 {
 // leftOutEU trains the committee e describes on g with the last two
 // classes left out and returns its ID test accuracy and mean EU on the ID
 // and OOD test nodes.
-func leftOutEU(t *testing.T, g *graph.Graph, split graph.Split, e *cuq.EnsembleBuilder) (acc, id, ood float64) {
+func leftOutEU(t *testing.T, g *graph.Graph, split graph.Split, e *cuq.EnsembleBuilder, opts ...cuq.FitOption) (acc, id, ood float64) {
 	t.Helper()
 	loc, err := graph.LeaveOutClasses(g, split, 2)
 	if err != nil {
@@ -321,7 +325,7 @@ func leftOutEU(t *testing.T, g *graph.Graph, split graph.Split, e *cuq.EnsembleB
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, pred := train(t, c, loc.Split)
+	_, pred := train(t, c, loc.Split, opts...)
 	euID, err := pred.UncertaintyOf(uq.EU, loc.IDTest)
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +341,7 @@ func leftOutEU(t *testing.T, g *graph.Graph, split graph.Split, e *cuq.EnsembleB
 // left-out classes' nodes than on the known ones.
 func TestEnsembleEUHigherOnLeftOutClasses(t *testing.T) {
 	g, split := smallGraph(t)
-	acc, id, ood := leftOutEU(t, g, split, cuq.Ensemble(quickGCN(), 5))
+	acc, id, ood := leftOutEU(t, g, split, cuq.Ensemble(cuq.GCN(), 5), quick)
 	t.Logf("ID accuracy %.3f, mean EU: ID %.4f, OOD %.4f", acc, id, ood)
 	if acc < 0.8 || ood <= id {
 		t.Errorf("ID accuracy %.3f, mean EU on OOD nodes %.4f, on ID %.4f: want accuracy ≥ 0.8 and more EU on OOD", acc, ood, id)
@@ -352,7 +356,7 @@ func TestEnsembleGCNOnCoraML(t *testing.T) {
 	}
 	g, split := coraML(t)
 	start := time.Now()
-	acc, id, ood := leftOutEU(t, g, split, cuq.Ensemble(cuq.GCN().MaxEpochs(150), 3).Name("Ensemble-GCN"))
+	acc, id, ood := leftOutEU(t, g, split, cuq.Ensemble(cuq.GCN(), 3).Name("Ensemble-GCN"), cuq.MaxEpochs(150))
 	t.Logf("%v; ID accuracy %.3f, mean EU: ID %.4f, OOD %.4f", time.Since(start), acc, id, ood)
 	if acc < 0.8 || ood <= id {
 		t.Errorf("ID accuracy %.3f, mean EU on OOD nodes %.4f, on ID %.4f: want accuracy ≥ 0.8 and more EU on OOD", acc, ood, id)

@@ -117,8 +117,11 @@ func TestConformalCoverageCoraML(t *testing.T) {
 	}
 	g, split := coraML(t)
 	const alpha, splits = 0.1, 20
-	for _, b := range []*cuq.Builder{cuq.APPNP().MaxEpochs(150), cuq.GPN().MaxEpochs(100)} {
-		pred := fitPredict(t, must(b.Done(g)), split)
+	for _, c := range []struct {
+		b      cuq.ModelBuilder
+		epochs int
+	}{{cuq.APPNP(), 150}, {cuq.GPN(), 100}} {
+		pred := fitPredict(t, must(c.b.Done(g)), split, cuq.MaxEpochs(c.epochs))
 		scores := conformal.DefaultScores()
 		sums, sizes := make([]float64, len(scores)), make([]float64, len(scores))
 		var n, m int

@@ -17,11 +17,11 @@ import (
 // highest entropy in the hull).
 func TestCredalOfEnsemble(t *testing.T) {
 	g, split := smallGraph(t)
-	ens, err := cuq.Ensemble(quickGCN(), 3).Done(g)
+	ens, err := cuq.Ensemble(cuq.GCN(), 3).Done(g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, pred := train(t, ens, split)
+	_, pred := train(t, ens, split, quick)
 	if _, err := pred.Uncertainty(uq.EUCredal); err == nil || !strings.Contains(err.Error(), "need AddCredal") {
 		t.Errorf("EU_CREDAL before AddCredal: error %v", err)
 	}
@@ -109,16 +109,12 @@ func checkCredalSetsHoldPrediction(t *testing.T, pred *cuq.Prediction, nodes []i
 func TestCredalOfDirichletModels(t *testing.T) {
 	g, split := smallGraph(t)
 	k := float64(g.NumClasses)
-	for _, b := range []*cuq.Builder{
-		cuq.GPN().MaxEpochs(60).Patience(10),
-		cuq.GKDE(),
-		cuq.LOPGPN().MaxEpochs(60).Patience(10),
-	} {
+	for _, b := range []cuq.ModelBuilder{cuq.GPN(), cuq.GKDE(), cuq.LOPGPN()} {
 		m, err := b.Done(g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pred := fitPredict(t, m, split)
+		pred := fitPredict(t, m, split, short(m, 60, 10))
 		if err := pred.AddCredal(0); err != nil {
 			t.Fatal(err)
 		}
@@ -164,11 +160,11 @@ func TestCredalOfDirichletModels(t *testing.T) {
 
 func TestCredalOfFirstOrderModel(t *testing.T) {
 	g, split := smallGraph(t)
-	m, err := quickGCN().Done(g)
+	m, err := cuq.GCN().Done(g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pred := fitPredict(t, m, split)
+	pred := fitPredict(t, m, split, quick)
 	for _, err := range []error{pred.AddCredal(0), second(pred.CredalSets(0)), second(pred.CredalPredictionSets(0, split.Test))} {
 		if err == nil || !strings.Contains(err.Error(), "GCN has no credal sets: a first-order prediction") {
 			t.Errorf("first-order credal: error %v", err)

@@ -4,41 +4,56 @@
 // compared with, faithful to the official implementation (docs/guide/reference.md
 // lists what it follows and where it deliberately differs).
 //
-// A model is described by a fluent Builder, from a preset or from parts,
-// without a graph; Done builds it on one:
+// A model is described by a fluent builder of its family, from a preset or
+// from parts, without a graph; Done builds it on one, and Fit trains it
+// with a Schedule:
 //
 //	m, err := cuq.CUQ().
 //		Encoder(cuq.MLP(64).Dropout(0.5)).
 //		Conv(cuq.GCNConv(64).Layers(2)).
 //		Latent(16).
-//		PostNet(cuq.Flows(10)).
+//		Flows(10).
 //		Done(g)
+//	hist, err := m.Fit(split) // m.Schedule(): cuq.PostNetSchedule()
+//
+// The families are PostNetBuilder (GPN, LOP-GPN, the CUQ-GNNs: encoder,
+// convolution, latent space, flows, pooling), FirstOrderBuilder (APPNP and
+// GCN, and their MC-dropout and DropEdge committees) and GKDEBuilder; an
+// option exists only on the family it configures, so MCDropout on a GPN
+// or Flows on a GCN does not compile. Their Seed, Init and DropoutStream
+// choose the random streams of the initialisation and the dropout masks
+// (Seeding). The training schedule (learning rate, decays, entropy
+// regulariser, warm-up, epochs, patience) is not the builder's: it is a
+// Schedule value, the preset's by default (Model.Schedule), which Fit
+// takes among its options, with MaxEpochs as the shorthand of a shorter
+// one.
 //
 // Names follow one rule. A graph convolution's constructor ends in Conv:
 // APPNPConv, GCNConv, GATConv (PyTorch Geometric's convention). The other
-// parts keep their names: MLP (the encoder), Flows (the PostNet head's
-// radial flows), so no function of cuq shares its name with a type of
-// package nn. A preset is the model's name and takes no argument: APPNP,
-// GKDE, GPN, LOPGPN, CUQ, CUQPPR, CUQGCN, CUQGAT, GCN, MCDropoutGCN,
-// DropEdgeGCN, EnsembleGCN, EnsembleAPPNP. The Builder's setters are named
-// after what they set (Conv, Encoder, PostNet, ...), and every builder ends
-// in Done(g), which builds on the graph g and leaves the builder unchanged,
-// so one preset may be done on a graph and on its leave-out-classes graph.
+// parts keep their names: MLP (the encoder), so no function of cuq shares
+// its name with a type of package nn. A preset is the model's name and
+// takes no argument: APPNP, GKDE, GPN, LOPGPN, CUQ, CUQPPR, CUQGCN, CUQGAT,
+// GCN, MCDropoutGCN, DropEdgeGCN, EnsembleGCN, EnsembleAPPNP. Setters are
+// named after what they set (Conv, Encoder, Flows, ...), and every builder
+// ends in Done(g), which builds on the graph g and leaves the builder
+// unchanged, so one preset may be done on a graph and on its
+// leave-out-classes graph.
 //
 // The presets carry the paper's hyperparameters: APPNP, GKDE, GPN,
 // LOPGPN, CUQPPR, CUQGCN, CUQGAT. The classical committees sample
 // categorical predictions instead: Ensemble (EnsembleGCN, EnsembleAPPNP)
-// trains independent first-order members into a Committee, and the builder
-// options MCDropout (MCDropoutGCN) and DropEdge (DropEdgeGCN) make one
-// first-order model (GCN, APPNP) average sampled passes; their TU, AU and
+// trains independent first-order members into a Committee, and the
+// first-order options MCDropout (MCDropoutGCN) and DropEdge (DropEdgeGCN)
+// make one first-order model average sampled passes; their TU, AU and
 // EU are the entropy decomposition of the samples (uq.Samples). The energy
 // presets Energy, GNNSafe and GEBM wrap a first-order preset or an
 // ensemble. Anything that builds a Classifier on a graph is a
-// ClassifierBuilder. Prediction.TemperatureScaled is the post-hoc
-// calibration baseline; CaGCN and GATS calibrate with a temperature per
-// node learnt on the graph. The convolutions are configurations of package
-// nn; Conv takes any nn.ConvConfig. A model copies its configuration, so a
-// Builder and its parts can be changed and done again.
+// ClassifierBuilder, and a builder of one Model a ModelBuilder.
+// Prediction.TemperatureScaled is the post-hoc calibration baseline;
+// CaGCN and GATS calibrate with a temperature per node learnt on the graph.
+// The convolutions are configurations of package nn; a PostNet's Conv
+// takes any nn.ConvConfig. A model copies its configuration, so a builder
+// and its parts can be changed and done again.
 //
 // The PostNet head turns a latent zᵢ ∈ Rᵈ into Dirichlet pseudo-counts
 //

@@ -15,7 +15,7 @@ import (
 // stream in order, with probability p. keep[e][s][i] is 1 for a kept
 // element.
 func masks(seed uint64, init, epochs, sites, rows, cols int, p float64) [][][]float64 {
-	rng := stream(TrainConfig{Seed: seed, Init: init}, dropoutStream)
+	rng := stream(Seeding{Seed: seed, Init: init}, dropoutStream)
 	ones := tensor.New(rows, cols)
 	for i := range ones.Data {
 		ones.Data[i] = 1
@@ -99,13 +99,13 @@ func TestDropoutMaskStream(t *testing.T) {
 	}
 }
 
-// TestDropoutStreamOption checks Builder.DropoutStream: stream 0 is the
+// TestDropoutStreamOption checks the builders' DropoutStream: stream 0 is the
 // reference's (the masks of TestDropoutMaskStream), another stream draws
 // other, uncorrelated masks, and the initial parameters do not change.
 func TestDropoutStreamOption(t *testing.T) {
 	const rows, cols, p = 400, 64, 0.5
 	draw := func(s uint64) []float64 {
-		rng := stream(TrainConfig{Seed: 42, Init: 3, Stream: s}, dropoutStream)
+		rng := stream(Seeding{Seed: 42, Init: 3, Stream: s}, dropoutStream)
 		ones := tensor.New(rows, cols)
 		for i := range ones.Data {
 			ones.Data[i] = 1

@@ -1,7 +1,6 @@
 package cuq
 
 import (
-	"context"
 	"fmt"
 	"math"
 
@@ -12,8 +11,9 @@ import (
 )
 
 // A ClassifierBuilder is anything that builds a Classifier on a graph: a
-// *Builder (one model), an *EnsembleBuilder (a deep ensemble) or an
-// *EnergyBuilder (a post-hoc energy score on one of them). Classifier(g) is
+// *PostNetBuilder, *FirstOrderBuilder or *GKDEBuilder (one model), an
+// *EnsembleBuilder (a deep ensemble) or an *EnergyBuilder (a post-hoc
+// energy score on one of them). Classifier(g) is
 // the builder's Done on g with its result as a Classifier, nil (not a
 // Classifier holding a nil pointer) when Done fails; like Done it leaves
 // the builder unchanged. Code that takes any model as a graph-free preset
@@ -24,18 +24,12 @@ type ClassifierBuilder interface {
 }
 
 var (
-	_ ClassifierBuilder = (*Builder)(nil)
+	_ ClassifierBuilder = (*PostNetBuilder)(nil)
+	_ ClassifierBuilder = (*FirstOrderBuilder)(nil)
+	_ ClassifierBuilder = (*GKDEBuilder)(nil)
 	_ ClassifierBuilder = (*EnsembleBuilder)(nil)
 	_ ClassifierBuilder = (*EnergyBuilder)(nil)
 )
-
-// Classifier is Done as a ClassifierBuilder.
-func (b *Builder) Classifier(g *graph.Graph) (Classifier, error) {
-	if b == nil {
-		return nil, fmt.Errorf("cuq: no model builder")
-	}
-	return asClassifier(b.Done(g))
-}
 
 // Classifier is Done as a ClassifierBuilder.
 func (e *EnsembleBuilder) Classifier(g *graph.Graph) (Classifier, error) {
@@ -127,9 +121,9 @@ func GEBM(base ClassifierBuilder) *EnergyBuilder {
 func newEnergyBuilder(base ClassifierBuilder, m uq.Measure, prefix string) *EnergyBuilder {
 	b := &EnergyBuilder{base: base, measure: m, name: prefix, temp: 1}
 	switch c := base.(type) {
-	case *Builder:
+	case *FirstOrderBuilder:
 		if c != nil {
-			b.name += "-" + c.name
+			b.name += "-" + c.c.name
 		}
 	case *EnsembleBuilder:
 		if c != nil {
@@ -169,7 +163,7 @@ func (b *EnergyBuilder) Correction(gamma float64) *EnergyBuilder {
 // Done checks the configuration and builds the wrapped model on g. It
 // returns an error for a model without logits (GKDE, GPN, LOP-GPN, CUQ-*,
 // an energy model), for options the score does not have, and for bad
-// values. It leaves the builders unchanged, as Builder.Done does.
+// values. It leaves the builders unchanged, as every builder's Done does.
 func (b *EnergyBuilder) Done(g *graph.Graph) (*EnergyModel, error) {
 	switch {
 	case b.base == nil:
@@ -251,6 +245,10 @@ var _ Classifier = (*EnergyModel)(nil)
 // Name returns the model's display name.
 func (m *EnergyModel) Name() string { return m.name }
 
+// Schedule returns the wrapped classifier's schedule, which Fit trains it
+// with when given none.
+func (m *EnergyModel) Schedule() Schedule { return m.base.Schedule() }
+
 // Base returns the wrapped classifier.
 func (m *EnergyModel) Base() Classifier { return m.base }
 
@@ -265,11 +263,7 @@ func (m *EnergyModel) Fit(split graph.Split, opts ...FitOption) (*History, error
 	if err != nil {
 		return h, err
 	}
-	o := fitOptions{ctx: context.Background()}
-	for _, f := range opts {
-		f(&o)
-	}
-	if err := o.ctx.Err(); err != nil {
+	if err := newFitOptions(opts).ctx.Err(); err != nil {
 		return h, err
 	}
 	return h, m.FitScores(split)

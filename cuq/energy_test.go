@@ -27,9 +27,9 @@ func energyGraph(t *testing.T) (*graph.Graph, graph.Split) {
 	return g, split
 }
 
-func fitted(t *testing.T, c cuq.Classifier, split graph.Split) {
+func fitted(t *testing.T, c cuq.Classifier, split graph.Split, opts ...cuq.FitOption) {
 	t.Helper()
-	if _, err := c.Fit(split); err != nil {
+	if _, err := c.Fit(split, opts...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -39,9 +39,9 @@ func fitted(t *testing.T, c cuq.Classifier, split graph.Split) {
 // that the Dirichlet models have none.
 func TestPredictionLogits(t *testing.T) {
 	g, split := energyGraph(t)
-	for _, b := range []*cuq.Builder{cuq.GCN().MaxEpochs(30), cuq.APPNP().MaxEpochs(30)} {
+	for _, b := range []*cuq.FirstOrderBuilder{cuq.GCN(), cuq.APPNP()} {
 		m := must(b.Done(g))
-		fitted(t, m, split)
+		fitted(t, m, split, cuq.MaxEpochs(30))
 		p, err := m.Predict(nil)
 		if err != nil {
 			t.Fatal(err)
@@ -62,8 +62,8 @@ func TestPredictionLogits(t *testing.T) {
 			}
 		}
 	}
-	ens := must(cuq.Ensemble(cuq.GCN().MaxEpochs(20), 2).Done(g))
-	fitted(t, ens, split)
+	ens := must(cuq.Ensemble(cuq.GCN(), 2).Done(g))
+	fitted(t, ens, split, cuq.MaxEpochs(20))
 	p, err := ens.Predict(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -81,8 +81,10 @@ func TestPredictionLogits(t *testing.T) {
 			t.Fatalf("ensemble logit %d: %v, members' mean %v", j, v, want)
 		}
 	}
-	gpn := must(cuq.GPN().MaxEpochs(2).Warmup(1).Done(g))
-	fitted(t, gpn, split)
+	gpn := must(cuq.GPN().Done(g))
+	s := gpn.Schedule()
+	s.MaxEpochs, s.WarmupEpochs = 2, 1
+	fitted(t, gpn, split, s)
 	if q, err := gpn.Predict(nil); err != nil || q.Logits != nil {
 		t.Errorf("GPN: logits %v, error %v; want nil", q.Logits, err)
 	}
@@ -93,8 +95,8 @@ func TestPredictionLogits(t *testing.T) {
 // D⁻¹A built here.
 func TestEnergyScores(t *testing.T) {
 	g, split := energyGraph(t)
-	base := must(cuq.GCN().MaxEpochs(30).Done(g))
-	fitted(t, base, split)
+	base := must(cuq.GCN().Done(g))
+	fitted(t, base, split, cuq.MaxEpochs(30))
 	bp, err := base.Predict(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -195,17 +197,17 @@ func TestEnergyErrors(t *testing.T) {
 		{cuq.GNNSafe(cuq.GCN()).Alpha(1.5), "α = 1.5"},
 		{cuq.GEBM(cuq.GCN()).Steps(-1), "-1 propagation steps"},
 		{cuq.Energy(cuq.GCN()).Temperature(0), "temperature 0"},
-		{cuq.Energy((*cuq.Builder)(nil)), "no model builder"},
+		{cuq.Energy((*cuq.FirstOrderBuilder)(nil)), "no model builder"},
 	} {
 		if _, err := tc.b.Done(g); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
 	}
-	gebm := must(cuq.GEBM(cuq.GCN().MaxEpochs(5)).Done(g))
+	gebm := must(cuq.GEBM(cuq.GCN()).Done(g))
 	if _, err := gebm.Predict(nil); err == nil || !strings.Contains(err.Error(), "not trained") {
 		t.Errorf("untrained: error %v", err)
 	}
-	fitted(t, gebm.Base(), split)
+	fitted(t, gebm.Base(), split, cuq.MaxEpochs(5))
 	if _, err := gebm.Predict(nil); err == nil || !strings.Contains(err.Error(), "not fitted: call Fit or FitScores first") {
 		t.Errorf("unfitted GEBM: error %v", err)
 	}

@@ -13,8 +13,8 @@ import (
 func ExampleCaGCN() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	model, _ := cuq.APPNP().MaxEpochs(100).Done(g)
-	if _, err := model.Fit(split); err != nil {
+	model, _ := cuq.APPNP().Done(g)
+	if _, err := model.Fit(split, cuq.MaxEpochs(100)); err != nil {
 		panic(err)
 	}
 	pred, _ := model.Predict(nil)
@@ -36,8 +36,8 @@ func ExampleCaGCN() {
 func ExampleGATS() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	model, _ := cuq.APPNP().MaxEpochs(100).Done(g)
-	if _, err := model.Fit(split); err != nil {
+	model, _ := cuq.APPNP().Done(g)
+	if _, err := model.Fit(split, cuq.MaxEpochs(100)); err != nil {
 		panic(err)
 	}
 	pred, _ := model.Predict(nil)

@@ -15,8 +15,8 @@ import (
 func ExampleCFGNN() {
 	g, _ := datasets.CSBM(600, 4).Homophily(0.75).AvgDegree(5).Features(16).FeatureSignal(1).Seed(7).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(3))
-	model, _ := cuq.APPNP().MaxEpochs(200).Done(g)
-	if _, err := model.Fit(split); err != nil {
+	model, _ := cuq.APPNP().Done(g)
+	if _, err := model.Fit(split, cuq.MaxEpochs(200)); err != nil {
 		panic(err)
 	}
 	pred, _ := model.Predict(nil)

@@ -14,11 +14,11 @@ import (
 func ExampleEnsemble() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	ensemble, err := cuq.Ensemble(cuq.GCN().MaxEpochs(100), 5).Name("Ensemble-GCN").Done(g)
+	ensemble, err := cuq.Ensemble(cuq.GCN(), 5).Name("Ensemble-GCN").Done(g)
 	if err != nil {
 		panic(err)
 	}
-	hist, err := ensemble.Fit(split)
+	hist, err := ensemble.Fit(split, cuq.MaxEpochs(100))
 	if err != nil {
 		panic(err)
 	}
@@ -37,11 +37,11 @@ func ExampleEnsemble() {
 
 // MC dropout keeps dropout on at prediction and averages the passes; the
 // same seed gives the same prediction.
-func ExampleBuilder_MCDropout() {
+func ExampleFirstOrderBuilder_MCDropout() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	model, _ := cuq.GCN().MaxEpochs(100).MCDropout(10).Done(g)
-	if _, err := model.Fit(split); err != nil {
+	model, _ := cuq.GCN().MCDropout(10).Done(g)
+	if _, err := model.Fit(split, cuq.MaxEpochs(100)); err != nil {
 		panic(err)
 	}
 	first, _ := model.Predict(nil)
@@ -59,8 +59,8 @@ func ExampleBuilder_MCDropout() {
 func ExamplePrediction_TemperatureScaled() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	model, _ := cuq.APPNP().MaxEpochs(100).Done(g)
-	if _, err := model.Fit(split); err != nil {
+	model, _ := cuq.APPNP().Done(g)
+	if _, err := model.Fit(split, cuq.MaxEpochs(100)); err != nil {
 		panic(err)
 	}
 	pred, _ := model.Predict(nil)

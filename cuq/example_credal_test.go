@@ -15,11 +15,11 @@ import (
 func ExamplePrediction_AddCredal() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
-	ensemble, err := cuq.Ensemble(cuq.GCN().MaxEpochs(100), 5).Done(g)
+	ensemble, err := cuq.Ensemble(cuq.GCN(), 5).Done(g)
 	if err != nil {
 		panic(err)
 	}
-	if _, err := ensemble.Fit(split); err != nil {
+	if _, err := ensemble.Fit(split, cuq.MaxEpochs(100)); err != nil {
 		panic(err)
 	}
 	pred, err := ensemble.Predict(nil)

@@ -15,11 +15,11 @@ func ExampleGNNSafe() {
 	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.7))
 	loc, _ := graph.LeaveOutClasses(g, split, 1)
-	model, err := cuq.GNNSafe(cuq.GCN().MaxEpochs(100)).Alpha(0.5).Steps(2).Done(loc.Graph)
+	model, err := cuq.GNNSafe(cuq.GCN()).Alpha(0.5).Steps(2).Done(loc.Graph)
 	if err != nil {
 		panic(err)
 	}
-	if _, err := model.Fit(loc.Split); err != nil {
+	if _, err := model.Fit(loc.Split, cuq.MaxEpochs(100)); err != nil {
 		panic(err)
 	}
 	pred, err := model.Predict(nil)

@@ -9,7 +9,8 @@ import (
 	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
-// A CUQ-GCN assembled from parts, trained and asked for its uncertainty.
+// A CUQ-GCN assembled from parts, trained with a schedule of its own and
+// asked for its uncertainty.
 func Example() {
 	g, err := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
 	if err != nil {
@@ -23,13 +24,14 @@ func Example() {
 		Encoder(cuq.MLP(32).Dropout(0.5)).
 		Conv(cuq.GCNConv(32).Layers(2)).
 		Latent(8).
-		PostNet(cuq.Flows(6)).
-		MaxEpochs(200).
+		Flows(6).
 		Done(g)
 	if err != nil {
 		panic(err)
 	}
-	if _, err := model.Fit(split); err != nil {
+	schedule := model.Schedule() // the reference's: cuq.PostNetSchedule()
+	schedule.MaxEpochs = 200
+	if _, err := model.Fit(split, schedule); err != nil {
 		panic(err)
 	}
 	pred, err := model.Predict(nil)

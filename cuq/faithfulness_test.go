@@ -32,8 +32,10 @@ func TestUntrainedGPNReproducesPaperNoiseColumn(t *testing.T) {
 	g, split := coraML(t)
 	// One step at a vanishing learning rate sets the class prior (as the
 	// reference's forward pass does) and leaves the initial weights.
-	m := must(cuq.GPN().Warmup(0).MaxEpochs(1).LR(1e-300).Done(g))
-	if _, err := m.Fit(split); err != nil {
+	m := must(cuq.GPN().Done(g))
+	s := m.Schedule()
+	s.WarmupEpochs, s.MaxEpochs, s.LR = 0, 1, 1e-300
+	if _, err := m.Fit(split, s); err != nil {
 		t.Fatal(err)
 	}
 	noisy, pred := predictGaussianNoise(t, m, g, split)

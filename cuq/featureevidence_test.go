@@ -31,9 +31,9 @@ func tinyGraph(t *testing.T) (*graph.Graph, graph.Split) {
 
 func TestFeatureEvidence(t *testing.T) {
 	g, s := tinyGraph(t)
-	for _, b := range []*Builder{GPN(), LOPGPN(), CUQPPR()} {
-		m := must(b.MaxEpochs(5).Done(g))
-		if _, err := m.Fit(s); err != nil {
+	for _, b := range []*PostNetBuilder{GPN(), LOPGPN(), CUQPPR()} {
+		m := must(b.Done(g))
+		if _, err := m.Fit(s, MaxEpochs(5)); err != nil {
 			t.Fatal(err)
 		}
 		p, err := m.Predict(nil)
@@ -109,8 +109,8 @@ func TestFeatureEvidence(t *testing.T) {
 	}
 
 	// APPNP has no PostNet head
-	m := must(APPNP().MaxEpochs(3).Done(g))
-	if _, err := m.Fit(s); err != nil {
+	m := must(APPNP().Done(g))
+	if _, err := m.Fit(s, MaxEpochs(3)); err != nil {
 		t.Fatal(err)
 	}
 	p, err := m.Predict(nil)

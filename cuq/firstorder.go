@@ -22,7 +22,7 @@ type firstOrder struct {
 	rng      *rand.Rand // dropout in training
 	edges    *rand.Rand // DropEdge in training
 	sampling sampling
-	train    TrainConfig // seed and init of the prediction streams
+	seeding  Seeding // of the prediction streams
 	ops      cache[nn.Operator]
 	tapes
 }
@@ -91,10 +91,7 @@ func (s sampling) check(h logitHead) error {
 // newFirstOrder checks the builder's configuration of a first-order model
 // and draws its parameters from init: APPNP's head without a convolution,
 // a GCN head with a GCN convolution.
-func newFirstOrder(b *Builder, g *graph.Graph, init, dropout *rand.Rand) (family, error) {
-	if err := b.checkTraining(); err != nil {
-		return nil, err
-	}
+func newFirstOrder(b *config, g *graph.Graph, init, dropout *rand.Rand) (family, error) {
 	var h logitHead
 	var err error
 	switch c := b.conv.(type) {
@@ -111,7 +108,7 @@ func newFirstOrder(b *Builder, g *graph.Graph, init, dropout *rand.Rand) (family
 	if err := b.sampling.check(h); err != nil {
 		return nil, err
 	}
-	return &firstOrder{head: h, rng: dropout, edges: stream(b.train, edgeStream), sampling: b.sampling, train: b.train}, nil
+	return &firstOrder{head: h, rng: dropout, edges: stream(b.seeding, edgeStream), sampling: b.sampling, seeding: b.seeding}, nil
 }
 
 func (f *firstOrder) params() (flows, others []*ad.Value) { return nil, f.head.params() }
@@ -131,7 +128,7 @@ func (f *firstOrder) forward(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *ra
 	return t.LogSoftmax(f.head.logits(t, g, op, rng))
 }
 
-func (f *firstOrder) fit(g *graph.Graph, split graph.Split, trainY []int) (objective, error) {
+func (f *firstOrder) fit(g *graph.Graph, split graph.Split, trainY []int, _ Schedule) (objective, error) {
 	op, err := f.prepare(g)
 	if err != nil {
 		return nil, err
@@ -169,9 +166,9 @@ func (f *firstOrder) predict(p *Prediction) error {
 	}
 	var rng *rand.Rand
 	if s.kind == mcDropout {
-		rng = stream(f.train, mcDropoutStream)
+		rng = stream(f.seeding, mcDropoutStream)
 	} else {
-		rng = stream(f.train, edgeSamplesStream)
+		rng = stream(f.seeding, edgeSamplesStream)
 	}
 	probs := make([][]float64, s.samples)
 	p.Logits = tensor.New(p.Graph.N, p.Classes)
@@ -269,7 +266,7 @@ type appnpHead struct {
 
 // newAPPNPHead checks the builder's encoder and propagation and draws the
 // head's parameters from init.
-func newAPPNPHead(b *Builder, g *graph.Graph, init *rand.Rand) (*appnpHead, error) {
+func newAPPNPHead(b *config, g *graph.Graph, init *rand.Rand) (*appnpHead, error) {
 	if err := b.checkPropagation(); err != nil {
 		return nil, err
 	}

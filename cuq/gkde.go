@@ -19,21 +19,50 @@ type kernelEstimate struct {
 	alpha  *tensor.Dense // nil until fitted
 }
 
+// GKDEBuilder describes the graph-kernel Dirichlet estimate without a
+// graph. GKDE has no parameters and no schedule: Fit computes its evidence
+// from the training labels.
+type GKDEBuilder struct{ c config }
+
+// GKDE returns the graph-kernel Dirichlet estimate: evidence
+// e[v, y_t] += K(d(v, t)) from every training node t, with K the Gaussian
+// kernel of σ = 1 on hop distances up to cutoff 10.
+func GKDE() *GKDEBuilder {
+	return &GKDEBuilder{config{name: "GKDE", newFamily: newKernelEstimate, gkdeCutoff: 10, gkdeSigma: 1, seeding: DefaultSeeding()}}
+}
+
+// Name sets the model's display name.
+func (b *GKDEBuilder) Name(name string) *GKDEBuilder { b.c.name = name; return b }
+
+// Cutoff sets the maximum hop distance d of the kernel.
+func (b *GKDEBuilder) Cutoff(hops int) *GKDEBuilder { b.c.gkdeCutoff = hops; return b }
+
+// Sigma sets the width σ of the Gaussian kernel K(d) = exp(−d²/2σ²) / (σ√2π).
+func (b *GKDEBuilder) Sigma(s float64) *GKDEBuilder { b.c.gkdeSigma = s; return b }
+
+// Done checks the configuration and builds the estimate on g.
+func (b *GKDEBuilder) Done(g *graph.Graph) (*Model, error) { return b.c.done(g) }
+
+// Classifier is Done as a ClassifierBuilder.
+func (b *GKDEBuilder) Classifier(g *graph.Graph) (Classifier, error) {
+	if b == nil {
+		return nil, errNoBuilder
+	}
+	return asClassifier(b.c.done(g))
+}
+
 // newKernelEstimate checks GKDE's cutoff and kernel width.
-func newKernelEstimate(b *Builder, _ *graph.Graph, _, _ *rand.Rand) (family, error) {
-	if err := b.checkNoSampling(); err != nil {
-		return nil, err
+func newKernelEstimate(c *config, _ *graph.Graph, _, _ *rand.Rand) (family, error) {
+	if c.gkdeCutoff < 0 || !(c.gkdeSigma > 0) {
+		return nil, fmt.Errorf("cutoff %d and sigma %v (need cutoff ≥ 0, sigma > 0)", c.gkdeCutoff, c.gkdeSigma)
 	}
-	if b.gkdeCutoff < 0 || !(b.gkdeSigma > 0) {
-		return nil, fmt.Errorf("cutoff %d and sigma %v (need cutoff ≥ 0, sigma > 0)", b.gkdeCutoff, b.gkdeSigma)
-	}
-	return &kernelEstimate{cutoff: b.gkdeCutoff, sigma: b.gkdeSigma}, nil
+	return &kernelEstimate{cutoff: c.gkdeCutoff, sigma: c.gkdeSigma}, nil
 }
 
 func (k *kernelEstimate) params() (flows, others []*ad.Value) { return nil, nil }
 
 // fit computes the evidence; there is nothing to train.
-func (k *kernelEstimate) fit(g *graph.Graph, split graph.Split, trainY []int) (objective, error) {
+func (k *kernelEstimate) fit(g *graph.Graph, split graph.Split, trainY []int, _ Schedule) (objective, error) {
 	k.alpha, k.adj = k.estimate(g, split.Train, trainY), g.Adj
 	return nil, nil
 }

@@ -14,16 +14,16 @@ import (
 func TestLOPGPNDenseBeyondMemory(t *testing.T) {
 	g, split := smallGraph(t) // 400 nodes: Π with its sparse copy is 3.84 MB
 	defer cuq.SetPhysicalMemory(3 << 20)()
-	m, err := cuq.LOPGPN().MaxEpochs(2).Done(g)
+	m, err := cuq.LOPGPN().Done(g)
 	if err == nil {
-		_, err = m.Fit(split)
+		_, err = m.Fit(split, cuq.MaxEpochs(2))
 	}
 	if err == nil || !strings.Contains(err.Error(), "Prune") || !strings.Contains(err.Error(), "400") {
 		t.Errorf("LOP-GPN's dense Π beyond RAM: error %v, want one naming N and suggesting Prune", err)
 	}
-	m, err = cuq.LOPGPN().MaxEpochs(2).Prune(0.01).Done(g)
+	m, err = cuq.LOPGPN().Prune(0.01).Done(g)
 	if err == nil {
-		_, err = m.Fit(split)
+		_, err = m.Fit(split, cuq.MaxEpochs(2))
 	}
 	if err != nil {
 		t.Errorf("pruned LOP-GPN: %v", err)

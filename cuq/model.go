@@ -10,18 +10,19 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
-// Model is a node classifier with uncertainty, built on a graph by a
-// Builder's Done. Train it with Fit, then Predict on its graph or on a
+// Model is a node classifier with uncertainty, built on a graph by the
+// Done of a PostNetBuilder, a FirstOrderBuilder or a GKDEBuilder. Train it with Fit, then Predict on its graph or on a
 // variant of it: a graph with the same number of nodes and the same
 // feature width, whose features (feature noise) and edges (structure
 // shifts) may differ; the graph's labels serve only the prediction's
 // evaluation (see Predict).
 type Model struct {
-	name    string
-	g       *graph.Graph
-	classes int
-	train   TrainConfig
-	fam     family
+	name     string
+	g        *graph.Graph
+	classes  int
+	schedule Schedule // Fit's when given none
+	seeding  Seeding
+	fam      family
 
 	trained bool
 	stepper *trainer // state of Step
@@ -39,7 +40,8 @@ type family interface {
 	// (checked) labels trainY. It returns the objective that gradient
 	// training minimises, or nil for a family without parameters, which
 	// fit has then fitted.
-	fit(g *graph.Graph, split graph.Split, trainY []int) (objective, error)
+	// s.EntropyReg is the loss's regulariser.
+	fit(g *graph.Graph, split graph.Split, trainY []int, s Schedule) (objective, error)
 	// output returns the family's raw output on g in evaluation mode (see
 	// Model.Forward).
 	output(g *graph.Graph) (*tensor.Dense, error)
@@ -87,8 +89,14 @@ func (m *Model) IsPostNet() bool {
 // sees the gradients of the epoch just run).
 func (m *Model) Parameters() (flows, others []*ad.Value) { return m.fam.params() }
 
-// Training returns the model's training schedule.
-func (m *Model) Training() TrainConfig { return m.train }
+// Schedule returns the schedule Fit trains the model with when it is
+// given none: its preset's (PostNetSchedule, FirstOrderSchedule; the zero
+// Schedule for GKDE, which has nothing to train).
+func (m *Model) Schedule() Schedule { return m.schedule }
+
+// Seeding returns the seed, init and dropout stream the model's parameters
+// and masks were drawn from.
+func (m *Model) Seeding() Seeding { return m.seeding }
 
 // NumParams returns the number of trainable scalars.
 func (m *Model) NumParams() int {

@@ -41,9 +41,9 @@ func predictGaussianNoise(t *testing.T, m *cuq.Model, g *graph.Graph, split grap
 }
 
 // fitPredict fits m on split and returns its prediction on its graph.
-func fitPredict(t *testing.T, m *cuq.Model, split graph.Split) *cuq.Prediction {
+func fitPredict(t *testing.T, m *cuq.Model, split graph.Split, opts ...cuq.FitOption) *cuq.Prediction {
 	t.Helper()
-	if _, err := m.Fit(split); err != nil {
+	if _, err := m.Fit(split, opts...); err != nil {
 		t.Fatalf("%s: %v", m.Name(), err)
 	}
 	pred, err := m.Predict(nil)
@@ -55,20 +55,24 @@ func fitPredict(t *testing.T, m *cuq.Model, split graph.Split) *cuq.Prediction {
 
 var allPresets = []struct {
 	name  string
-	build func() *cuq.Builder
+	build cuq.ModelBuilder
 }{
-	{"APPNP", cuq.APPNP}, {"GKDE", cuq.GKDE}, {"GPN", cuq.GPN}, {"LOP-GPN", cuq.LOPGPN},
-	{"CUQ-PPR", cuq.CUQPPR}, {"CUQ-GCN", cuq.CUQGCN}, {"CUQ-GAT", cuq.CUQGAT},
+	{"APPNP", cuq.APPNP()}, {"GKDE", cuq.GKDE()}, {"GPN", cuq.GPN()}, {"LOP-GPN", cuq.LOPGPN()},
+	{"CUQ-PPR", cuq.CUQPPR()}, {"CUQ-GCN", cuq.CUQGCN()}, {"CUQ-GAT", cuq.CUQGAT()},
+}
+
+// short returns m's schedule with at most epochs epochs and the given
+// patience.
+func short(m *cuq.Model, epochs, patience int) cuq.Schedule {
+	s := m.Schedule()
+	s.MaxEpochs, s.Patience = epochs, patience
+	return s
 }
 
 func TestPresetsTrainAndPredict(t *testing.T) {
 	g, split := smallGraph(t)
 	for _, p := range allPresets {
-		b := p.build()
-		if p.name != "GKDE" {
-			b = b.MaxEpochs(150).Patience(20)
-		}
-		m, err := b.Done(g)
+		m, err := p.build.Done(g)
 		if err != nil {
 			t.Fatalf("%s: %v", p.name, err)
 		}
@@ -78,7 +82,7 @@ func TestPresetsTrainAndPredict(t *testing.T) {
 		if _, err := m.Predict(nil); err == nil {
 			t.Errorf("%s: Predict before Fit should fail", p.name)
 		}
-		hist, err := m.Fit(split)
+		hist, err := m.Fit(split, short(m, 150, 20))
 		if err != nil {
 			t.Fatalf("%s: %v", p.name, err)
 		}
@@ -117,8 +121,8 @@ func TestPresetsTrainAndPredict(t *testing.T) {
 // the validation cross entropy after Fit equals the best one recorded.
 func TestEarlyStoppingRestoresBest(t *testing.T) {
 	g, split := smallGraph(t)
-	m := must(cuq.CUQGCN().MaxEpochs(300).Patience(10).Done(g))
-	hist, err := m.Fit(split)
+	m := must(cuq.CUQGCN().Done(g))
+	hist, err := m.Fit(split, short(m, 300, 10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +156,8 @@ func TestEarlyStoppingRestoresBest(t *testing.T) {
 func TestSameSeedSameResult(t *testing.T) {
 	g, split := smallGraph(t)
 	run := func(init int) []float64 {
-		m := must(cuq.GPN().MaxEpochs(20).Init(init).Done(g))
-		if _, err := m.Fit(split); err != nil {
+		m := must(cuq.GPN().Init(init).Done(g))
+		if _, err := m.Fit(split, cuq.MaxEpochs(20)); err != nil {
 			t.Fatal(err)
 		}
 		p, _ := m.Predict(nil)
@@ -204,17 +208,15 @@ func TestFitErrors(t *testing.T) {
 func TestBuilderValidation(t *testing.T) {
 	g, _ := smallGraph(t)
 	cases := []struct {
-		b    *cuq.Builder
+		b    cuq.ModelBuilder
 		want string
 	}{
-		{cuq.GPN().LR(0), "learning rate"},
 		{cuq.CUQ().Latent(0).Conv(cuq.GCNConv(64)), "latent dimension"},
 		{cuq.CUQGAT().Conv(cuq.GATConv(8).Heads(0)), "CUQ-GAT: 0 attention heads"},
 		{cuq.CUQ().Conv(cuq.GATConv(8).Heads(-2)), "CUQ-GNN: -2 attention heads"},
 		{cuq.CUQ().Conv(cuq.GCNConv(8).Dropout(1)), "dropout"},
 		{cuq.CUQ().Encoder(cuq.MLP()), "encoder"},
 		{cuq.GKDE().Sigma(0), "sigma"},
-		{cuq.CUQGCN().Patience(0), "patience"},
 		{cuq.CUQGCN().Init(0), "init"},
 	}
 	for _, c := range cases {
@@ -226,9 +228,46 @@ func TestBuilderValidation(t *testing.T) {
 	if _, err := cuq.GPN().Done(nil); err == nil || !strings.Contains(err.Error(), "GPN: no graph") {
 		t.Errorf("Done(nil) error %v, want one saying there is no graph", err)
 	}
-	var none *cuq.Builder
+	var none *cuq.PostNetBuilder
 	if _, err := cuq.ClassifierBuilder(none).Classifier(g); err == nil || !strings.Contains(err.Error(), "no model builder") {
 		t.Errorf("a nil builder's Classifier: error %v", err)
+	}
+}
+
+// Fit refuses a schedule it cannot run and leaves the model untrained; the
+// options apply in any order, MaxEpochs capping whichever schedule runs.
+func TestScheduleValidation(t *testing.T) {
+	g, split := smallGraph(t)
+	m := must(cuq.GPN().Done(g))
+	for _, c := range []struct {
+		edit func(*cuq.Schedule)
+		want string
+	}{
+		{func(s *cuq.Schedule) { s.LR = 0 }, "GPN: learning rate 0 must be positive"},
+		{func(s *cuq.Schedule) { s.Patience = 0 }, "patience 0"},
+		{func(s *cuq.Schedule) { s.WarmupEpochs = -1 }, "warm-up -1"},
+		{func(s *cuq.Schedule) { s.FlowWeightDecay = -1 }, "negative weight decay"},
+	} {
+		s := m.Schedule()
+		c.edit(&s)
+		if _, err := m.Fit(split, s); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Fit error %v, want one containing %q", err, c.want)
+		}
+	}
+	if _, err := m.Predict(nil); err == nil {
+		t.Error("Predict after refused Fits should fail: the model is untrained")
+	}
+	if got, want := m.Schedule(), cuq.PostNetSchedule(); got != want {
+		t.Errorf("GPN's schedule %+v, want PostNetSchedule %+v", got, want)
+	}
+	s := m.Schedule()
+	s.WarmupEpochs, s.MaxEpochs = 2, 50
+	hist, err := m.Fit(split, cuq.MaxEpochs(3), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hist.WarmupEpochs() != 2 || hist.TrainEpochs() != 3 {
+		t.Errorf("Fit(MaxEpochs(3), schedule with 2 warm-up and 50 epochs) ran %d warm-up and %d epochs, want 2 and 3", hist.WarmupEpochs(), hist.TrainEpochs())
 	}
 }
 
@@ -239,7 +278,7 @@ func TestMultiHeadGAT(t *testing.T) {
 	g, split := smallGraph(t)
 	const hidden, heads = 8, 3
 	build := func(h int) *cuq.Model {
-		return must(cuq.CUQ().Conv(cuq.GATConv(hidden).Heads(h)).MaxEpochs(100).Patience(20).Done(g))
+		return must(cuq.CUQ().Conv(cuq.GATConv(hidden).Heads(h)).Done(g))
 	}
 	one, m := build(1), build(heads)
 	// per layer: W, a_src and a_dst, bias
@@ -254,7 +293,7 @@ func TestMultiHeadGAT(t *testing.T) {
 	if got := m.NumParams() - one.NumParams(); got != want {
 		t.Errorf("%d heads add %d parameters, want %d", heads, got, want)
 	}
-	if acc := fitPredict(t, m, split).Accuracy(split.Test); acc < 0.7 {
+	if acc := fitPredict(t, m, split, short(m, 100, 20)).Accuracy(split.Test); acc < 0.7 {
 		t.Errorf("%d-head GAT: accuracy %.3f", heads, acc)
 	}
 }
@@ -264,11 +303,11 @@ func TestMultiHeadGAT(t *testing.T) {
 func TestConvolutionWithEvidencePooling(t *testing.T) {
 	g, split := smallGraph(t)
 	for _, pool := range []cuq.Pooling{cuq.LogLinear, cuq.Linear} {
-		m, err := cuq.CUQ().Conv(cuq.GCNConv(16).Layers(1)).Pooling(pool).MaxEpochs(100).Done(g)
+		m, err := cuq.CUQ().Conv(cuq.GCNConv(16).Layers(1)).Pooling(pool).Done(g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if acc := fitPredict(t, m, split).Accuracy(split.Test); acc < 0.7 {
+		if acc := fitPredict(t, m, split, cuq.MaxEpochs(100)).Accuracy(split.Test); acc < 0.7 {
 			t.Errorf("GCN with %s pooling: accuracy %.3f", pool, acc)
 		}
 	}
@@ -278,8 +317,8 @@ func TestConvolutionWithEvidencePooling(t *testing.T) {
 // (evasion), as the feature-noise OOD settings do.
 func TestPredictOnPerturbedGraph(t *testing.T) {
 	g, split := smallGraph(t)
-	m := must(cuq.CUQGCN().MaxEpochs(100).Patience(20).Done(g))
-	clean := fitPredict(t, m, split)
+	m := must(cuq.CUQGCN().Done(g))
+	clean := fitPredict(t, m, split, short(m, 100, 20))
 	pert, noisy := predictGaussianNoise(t, m, g, split)
 	changed := 0
 	for _, i := range pert.Nodes {
@@ -298,7 +337,7 @@ func TestPredictOnPerturbedGraph(t *testing.T) {
 
 func TestPredictionARCAndAUROC(t *testing.T) {
 	g, split := smallGraph(t)
-	pred := fitPredict(t, must(cuq.CUQPPR().MaxEpochs(100).Done(g)), split)
+	pred := fitPredict(t, must(cuq.CUQPPR().Done(g)), split, cuq.MaxEpochs(100))
 	curve, err := pred.ARC(uq.EUPC, split.Test)
 	if err != nil {
 		t.Fatal(err)
@@ -413,8 +452,10 @@ func TestUnknownPooling(t *testing.T) {
 func TestEpochStatsStopAt(t *testing.T) {
 	g, split := smallGraph(t)
 	var last cuq.EpochStats
-	m := must(cuq.CUQPPR().MaxEpochs(400).Patience(7).EvalEvery(2).Done(g))
-	hist, err := m.Fit(split, cuq.OnEpoch(func(e cuq.EpochStats) {
+	m := must(cuq.CUQPPR().Done(g))
+	s := short(m, 400, 7)
+	s.EvalEvery = 2
+	hist, err := m.Fit(split, s, cuq.OnEpoch(func(e cuq.EpochStats) {
 		if e.Phase == cuq.TrainPhase {
 			if e.Best && e.StopAt != min(400, e.Epoch+14) {
 				t.Errorf("epoch %d improved: StopAt %d, want %d", e.Epoch, e.StopAt, e.Epoch+14)
@@ -456,8 +497,8 @@ func TestSameResultOnAnyNumberOfCores(t *testing.T) {
 		}
 		run := func(procs int) []float64 {
 			runtime.GOMAXPROCS(procs)
-			m := must(p.build().MaxEpochs(8).Done(g))
-			if _, err := m.Fit(split); err != nil {
+			m := must(p.build.Done(g))
+			if _, err := m.Fit(split, cuq.MaxEpochs(8)); err != nil {
 				t.Fatal(err)
 			}
 			out, err := m.Forward(nil)

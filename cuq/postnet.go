@@ -24,7 +24,6 @@ type postNet struct {
 	pooling  Pooling
 	prop     nn.APPNPConfig // log-linear and linear pooling
 	pruneAt  float64        // linear pooling: sparse pruned Π when > 0
-	reg      float64        // entropy regulariser of the loss
 	logPrior []float64      // log p(c) from the training labels
 	rng      *rand.Rand     // dropout
 	ops      cache[*postNetOps]
@@ -40,13 +39,7 @@ type postNetOps struct {
 
 // newPostNet checks the builder's configuration of a PostNet and draws its
 // parameters from init: encoder, convolution, latent projection, flows.
-func newPostNet(b *Builder, g *graph.Graph, init, dropout *rand.Rand) (family, error) {
-	if err := b.checkTraining(); err != nil {
-		return nil, err
-	}
-	if err := b.checkNoSampling(); err != nil {
-		return nil, err
-	}
+func newPostNet(b *config, g *graph.Graph, init, dropout *rand.Rand) (family, error) {
 	switch b.pooling {
 	case Behavioral:
 	case LogLinear, Linear:
@@ -59,9 +52,6 @@ func newPostNet(b *Builder, g *graph.Graph, init, dropout *rand.Rand) (family, e
 	if b.latent < 1 {
 		return nil, fmt.Errorf("latent dimension %d", b.latent)
 	}
-	if b.flows == nil || b.flows.layers < 0 {
-		return nil, fmt.Errorf("the PostNet head needs radial flows")
-	}
 	if b.pruneAt < 0 || b.pruneAt >= 1 {
 		return nil, fmt.Errorf("prune threshold %v not in [0, 1)", b.pruneAt)
 	}
@@ -71,14 +61,14 @@ func newPostNet(b *Builder, g *graph.Graph, init, dropout *rand.Rand) (family, e
 		return nil, err
 	}
 	p := &postNet{enc: enc, conv: direct{enc.width()}, pooling: b.pooling, prop: b.prop,
-		pruneAt: b.pruneAt, reg: b.train.EntropyReg, rng: dropout}
+		pruneAt: b.pruneAt, rng: dropout}
 	if b.conv != nil {
 		if p.conv, err = b.conv.New(enc.width(), init); err != nil {
 			return nil, err
 		}
 	}
 	p.latent = nn.NewLinear("latent", p.conv.Width(), b.latent, true, init)
-	if p.flows, err = nn.NewRadialFlows("flow", g.NumClasses, b.flows.layers, b.latent, init); err != nil {
+	if p.flows, err = nn.NewRadialFlows("flow", g.NumClasses, b.flowLayers, b.latent, init); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -220,13 +210,13 @@ func (p *postNet) setPrior(trainY []int) {
 	}
 }
 
-func (p *postNet) fit(g *graph.Graph, split graph.Split, trainY []int) (objective, error) {
+func (p *postNet) fit(g *graph.Graph, split graph.Split, trainY []int, s Schedule) (objective, error) {
 	p.setPrior(trainY)
 	ops, err := p.prepare(g)
 	if err != nil {
 		return nil, err
 	}
-	o := &postNetObjective{p: p, g: g, ops: ops, split: split, trainY: trainY, local: make([]int, len(split.Train))}
+	o := &postNetObjective{p: p, g: g, ops: ops, split: split, trainY: trainY, reg: s.EntropyReg, local: make([]int, len(split.Train))}
 	for i := range o.local {
 		o.local[i] = i
 	}
@@ -328,6 +318,7 @@ type postNetObjective struct {
 	ops            *postNetOps
 	split          graph.Split
 	trainY         []int
+	reg            float64     // entropy regulariser of the loss
 	local          []int       // 0..len(Train)−1: training rows of a head run on them alone
 	piTrain, piVal *tensor.CSR // linear pooling: the rows of Π of the training and validation nodes
 }
@@ -337,13 +328,13 @@ func (o *postNetObjective) tape() *ad.Tape { return o.p.training() }
 func (o *postNetObjective) loss(t *ad.Tape) (*ad.Value, error) {
 	out := o.p.forward(t, o.g, o.ops, o.split.Train)
 	if o.piTrain != nil {
-		return mixtureLoss(t, out, o.piTrain, o.trainY, o.p.reg), nil
+		return mixtureLoss(t, out, o.piTrain, o.trainY, o.reg), nil
 	}
 	rows := o.split.Train
 	if o.p.headRows(rows) {
 		rows = o.local
 	}
-	return uceLoss(t, out, rows, o.trainY, o.p.reg), nil
+	return uceLoss(t, out, rows, o.trainY, o.reg), nil
 }
 
 func (o *postNetObjective) valProbs() *tensor.Dense {

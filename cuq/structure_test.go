@@ -18,9 +18,9 @@ func TestPredictOnPerturbedStructure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, build := range []func() *cuq.Builder{cuq.APPNP, cuq.CUQGCN} {
-		m := must(build().MaxEpochs(30).Done(g))
-		clean := fitPredict(t, m, split)
+	for _, b := range []cuq.ModelBuilder{cuq.APPNP(), cuq.CUQGCN()} {
+		m := must(b.Done(g))
+		clean := fitPredict(t, m, split, cuq.MaxEpochs(30))
 		shifted, err := m.Predict(pert.Graph)
 		if err != nil {
 			t.Fatalf("%s on the perturbed graph: %v", m.Name(), err)

@@ -1,7 +1,6 @@
 package cuq
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -118,38 +117,22 @@ func (h *History) Validation(pred *Prediction, labels, val []int) (acc, chance f
 // last epoch's number, warm-up not counted.
 func (h *History) TrainEpochs() int { return len(h.Epochs) - h.WarmupEpochs() }
 
-type fitOptions struct {
-	ctx      context.Context
-	onEpoch  func(EpochStats)
-	maxEpoch int
-}
-
-// FitOption changes how Fit runs.
-type FitOption func(*fitOptions)
-
-// WithContext lets ctx cancel training; Fit then returns ctx's error.
-func WithContext(ctx context.Context) FitOption { return func(o *fitOptions) { o.ctx = ctx } }
-
-// OnEpoch calls fn after every epoch (warm-up epochs included), for
-// progress bars and training curves.
-func OnEpoch(fn func(EpochStats)) FitOption { return func(o *fitOptions) { o.onEpoch = fn } }
-
 // Fit trains the model on the labels of split.Train, with early stopping on
-// the cross entropy of split.Val, exactly as the reference implementation
-// schedules it: for PostNet models a flow-only warm-up with its own
-// Adam, then Adam with two parameter groups (flows without weight decay);
-// evaluation every EvalEvery epochs; early stopping after Patience
-// evaluations without strict improvement; the best parameters are
-// restored. A run whose validation cross entropy is never finite (a
+// the cross entropy of split.Val, as the Schedule among opts says (the
+// model's own, Model.Schedule, when there is none; see Schedule for the
+// steps, which are the reference implementation's). A run whose validation cross entropy is never finite (a
 // learning rate far too large, say) is an error naming the last evaluated
 // epoch and its loss, as is a run too short for a single evaluation: the
 // model is then left untrained. GKDE computes its evidence instead.
 func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
-	o := fitOptions{ctx: context.Background()}
-	for _, f := range opts {
-		f(&o)
+	o := newFitOptions(opts)
+	s := o.resolve(m.schedule)
+	if m.Trainable() {
+		if err := s.Check(); err != nil {
+			return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
+		}
 	}
-	tr, err := m.newTrainer(split)
+	tr, err := m.newTrainer(split, s)
 	if err != nil {
 		return nil, err
 	}
@@ -157,9 +140,9 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 		m.trained = true
 		return &History{Reason: NothingToTrain, Stopped: m.name + " has no parameters"}, nil
 	}
-	f := &fitRun{m: m, tr: tr, o: o, hist: &History{BestValCE: math.Inf(1)}}
+	f := &fitRun{m: m, s: s, tr: tr, o: o, hist: &History{BestValCE: math.Inf(1)}}
 	flows, others := m.fam.params()
-	if len(flows) > 0 && m.train.WarmupEpochs > 0 {
+	if len(flows) > 0 && s.WarmupEpochs > 0 {
 		if err := f.warmup(flows); err != nil {
 			return f.hist, err
 		}
@@ -178,6 +161,7 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 // fitRun is one Fit: the model, its trainer and the history so far.
 type fitRun struct {
 	m    *Model
+	s    Schedule
 	tr   *trainer
 	o    fitOptions
 	hist *History
@@ -194,7 +178,7 @@ func (f *fitRun) report(e EpochStats) {
 // warmup trains the flows alone for the warm-up epochs, with an Adam of
 // their own.
 func (f *fitRun) warmup(flows []*ad.Value) error {
-	tc := f.m.train
+	tc := f.s
 	warm, err := optim.NewAdam(optim.Group{Params: flows, LR: tc.LR, WeightDecay: tc.FlowWeightDecay})
 	if err != nil {
 		return err
@@ -217,8 +201,8 @@ func (f *fitRun) warmup(flows []*ad.Value) error {
 // restores the parameters of the best evaluation (also when it fails). It
 // returns the last evaluated epoch (Epoch 0: none).
 func (f *fitRun) main(params []*ad.Value) (last EpochStats, err error) {
-	tc, hist := f.m.train, f.hist
-	opt, err := f.m.mainOptimizer()
+	tc, hist := f.s, f.hist
+	opt, err := f.m.mainOptimizer(tc)
 	if err != nil {
 		return last, err
 	}
@@ -266,7 +250,7 @@ func (f *fitRun) check(last EpochStats) error {
 	if f.hist.BestEpoch != 0 {
 		return nil
 	}
-	tc := f.m.train
+	tc := f.s
 	if last.Epoch == 0 {
 		return fmt.Errorf("cuq: %s: no validation loss in %d epochs (evaluated every %d epochs)", f.m.name, tc.MaxEpochs, tc.EvalEvery)
 	}
@@ -284,7 +268,7 @@ type trainer struct {
 
 // newTrainer checks split and its labels and lets the family prepare
 // training on it.
-func (m *Model) newTrainer(split graph.Split) (*trainer, error) {
+func (m *Model) newTrainer(split graph.Split, s Schedule) (*trainer, error) {
 	g := m.g
 	if err := split.Validate(g.N); err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
@@ -300,7 +284,7 @@ func (m *Model) newTrainer(split graph.Split) (*trainer, error) {
 	if tr.valY, err = m.labelsOf(g, split.Val, "validation"); err != nil {
 		return nil, err
 	}
-	if tr.obj, err = m.fam.fit(g, split, trainY); err != nil {
+	if tr.obj, err = m.fam.fit(g, split, trainY, s); err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
 	}
 	return tr, nil
@@ -328,8 +312,7 @@ func (tr *trainer) step(opt *optim.Adam) (float64, error) {
 	return v, nil
 }
 
-func (m *Model) mainOptimizer() (*optim.Adam, error) {
-	tc := m.train
+func (m *Model) mainOptimizer(tc Schedule) (*optim.Adam, error) {
 	flows, others := m.fam.params()
 	groups := []optim.Group{{Params: others, LR: tc.LR, WeightDecay: tc.WeightDecay}}
 	if len(flows) > 0 {
@@ -339,19 +322,22 @@ func (m *Model) mainOptimizer() (*optim.Adam, error) {
 }
 
 // Step runs a single training epoch (forward pass, backward pass and Adam
-// step with the main parameter groups) on split, without warm-up or early
-// stopping, and returns the training loss. It is the unit that benchmarks
+// step with the main parameter groups of the model's Schedule) on split,
+// without warm-up or early stopping, and returns the training loss. It is the unit that benchmarks
 // time and lets notebooks train step by step; Fit is the full schedule.
 func (m *Model) Step(split graph.Split) (float64, error) {
 	if !m.Trainable() {
 		return 0, fmt.Errorf("cuq: %s has no parameters to train", m.name)
 	}
 	if m.stepper == nil || !sameSplit(m.stepper.split, split) {
-		tr, err := m.newTrainer(split)
+		if err := m.schedule.Check(); err != nil {
+			return 0, fmt.Errorf("cuq: %s: %w", m.name, err)
+		}
+		tr, err := m.newTrainer(split, m.schedule)
 		if err != nil {
 			return 0, err
 		}
-		if tr.opt, err = m.mainOptimizer(); err != nil {
+		if tr.opt, err = m.mainOptimizer(m.schedule); err != nil {
 			return 0, err
 		}
 		m.stepper = tr

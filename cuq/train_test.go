@@ -14,8 +14,10 @@ import (
 // and the loss, and leave the model untrained.
 func TestFitNeverFiniteValidationLoss(t *testing.T) {
 	g, split := smallGraph(t)
-	m := must(cuq.APPNP().LR(1000).Done(g))
-	hist, err := m.Fit(split)
+	m := must(cuq.APPNP().Done(g))
+	s := m.Schedule()
+	s.LR = 1000
+	hist, err := m.Fit(split, s)
 	// Patience 50: training stops after epoch 50, the last evaluated.
 	want := "cuq: APPNP: training diverged: the validation loss was never finite; at epoch 50, the last evaluated, it was +Inf (training loss "
 	if err == nil || !strings.Contains(err.Error(), want) {
@@ -29,8 +31,10 @@ func TestFitNeverFiniteValidationLoss(t *testing.T) {
 	}
 
 	// A run too short for an evaluation never has a validation loss either.
-	short := must(cuq.GPN().MaxEpochs(3).EvalEvery(10).Done(g))
-	if _, err := short.Fit(split); err == nil || !strings.Contains(err.Error(), "cuq: GPN: no validation loss in 3 epochs (evaluated every 10 epochs)") {
+	short := must(cuq.GPN().Done(g))
+	s = short.Schedule()
+	s.MaxEpochs, s.EvalEvery = 3, 10
+	if _, err := short.Fit(split, s); err == nil || !strings.Contains(err.Error(), "cuq: GPN: no validation loss in 3 epochs (evaluated every 10 epochs)") {
 		t.Errorf("3 epochs evaluated every 10: %v", err)
 	}
 }

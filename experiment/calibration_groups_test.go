@@ -73,11 +73,11 @@ func TestGraphCalibrationGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := GPN.Classifier(d, d.Graph, 1, 5)
+	c, err := GPN.Classifier(d, d.Graph, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Fit(split); err != nil {
+	if _, err := c.Fit(split, cuq.MaxEpochs(5)); err != nil {
 		t.Fatal(err)
 	}
 	pred, err := c.Predict(nil)

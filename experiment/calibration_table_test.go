@@ -74,7 +74,7 @@ func TestGraphCalibrationTable(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c, err := model.Classifier(d, d.Graph, 1, 0)
+				c, err := model.Classifier(d, d.Graph, 1)
 				if err != nil {
 					t.Fatal(err)
 				}

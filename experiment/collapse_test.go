@@ -72,11 +72,11 @@ func TestRunJobValidation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := c.model.classifier(d, c.g, 1, c.maxEpochs, 0)
+		m, err := c.model.Classifier(d, c.g, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := m.Fit(c.split); err != nil {
+		if _, err := m.Fit(c.split, Schedule(d.Name, m, c.maxEpochs)); err != nil {
 			t.Fatal(err)
 		}
 		pred, err := m.Predict(nil)

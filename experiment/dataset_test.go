@@ -54,20 +54,24 @@ func TestTableNames(t *testing.T) {
 	}
 }
 
-// Model.Configure applies the dataset record's overrides: on OGBN Arxiv GKDE
-// looks at most 2 hops far (the reference's cutoff there), elsewhere 10.
+// Model.Preset applies the dataset record's overrides: on OGBN Arxiv GKDE
+// looks at most 2 hops far (the reference's cutoff there), elsewhere 10;
+// Schedule evaluates every 10 epochs with patience 5 there, elsewhere as
+// the model's own schedule.
 // On a path whose only training node is node 0, node 3 gets evidence on a
 // graph named CoraML but none on one named OGBNArxiv; node 2 the same on
 // both.
-func TestConfigureAppliesOverrides(t *testing.T) {
+func TestPresetAppliesOverrides(t *testing.T) {
 	alphaSums := func(name string) []float64 {
 		g, err := datasets.Lattice(1, 6).Classes(2).Done()
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := cuq.GKDE()
-		GKDE.Configure(name, b)
-		m, err := b.Done(g)
+		b, err := GKDE.Preset(name, cuq.DefaultSeeding())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := b.Classifier(g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,6 +94,22 @@ func TestConfigureAppliesOverrides(t *testing.T) {
 	if cora[2] != arxiv[2] || !(cora[3] > arxiv[3]) {
 		t.Errorf("α0 of nodes 2 and 3: CoraML %v, %v; OGBNArxiv %v, %v; want equal at 2 and less evidence at 3 on OGBNArxiv",
 			cora[2], cora[3], arxiv[2], arxiv[3])
+	}
+	g, err := datasets.Lattice(1, 6).Classes(2).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpn, err := cuq.GPN().Done(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cuq.PostNetSchedule()
+	if got := Schedule("CoraML", gpn, 0); got != want {
+		t.Errorf("CoraML's schedule %+v, want GPN's own %+v", got, want)
+	}
+	want.EvalEvery, want.Patience, want.MaxEpochs = 10, 5, 7
+	if got := Schedule("OGBNArxiv", gpn, 7); got != want {
+		t.Errorf("OGBNArxiv's schedule capped at 7 epochs %+v, want %+v", got, want)
 	}
 }
 
@@ -119,7 +139,7 @@ func TestClassifierKeepsOverridesOnDerivedGraphs(t *testing.T) {
 		if want := dataset + ", leave-out classes 2–3"; loc.Graph.Name != want {
 			t.Fatalf("leave-out-classes graph named %q, want %q", loc.Graph.Name, want)
 		}
-		c, err := LOPGPN.Classifier(d, loc.Graph, 1, 3)
+		c, err := LOPGPN.Classifier(d, loc.Graph, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

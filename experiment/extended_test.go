@@ -166,7 +166,7 @@ func TestRunJobExtended(t *testing.T) {
 		// The committees decompose their uncertainty; GCN, and the energy
 		// baselines on it, have TU only (and their energy score).
 		_, hasEU := cl.Metrics["AURC/EU"]
-		if wantEU := m != GCN && m.record().score == nil; hasEU != wantEU {
+		if wantEU := m != GCN && !m.record().postHoc; hasEU != wantEU {
 			t.Errorf("%v: AURC of EU present %v, want %v", m, hasEU, wantEU)
 		}
 		// Half of the test nodes are evaluated, a set size is 0..classes.

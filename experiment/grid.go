@@ -260,7 +260,7 @@ func (g *Grid) MaxEpochs(n int) *Grid {
 }
 
 // IndependentDropout gives every split its own dropout masks
-// (cuq.Builder.DropoutStream with the split's number), where the
+// (cuq.Seeding's Stream, the split's number), where the
 // reference, and the grid by default, draws the same masks in every run
 // of an init. It departs from the reference's protocol: it is for studying
 // how often a model's training fails with its masks (GPN on Amazon Photos,

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
@@ -128,19 +129,15 @@ func (g *Growth) runOne(family string, gr *graph.Graph, m Model, seed uint64) (G
 	if err != nil {
 		return GrowthRun{}, err
 	}
-	b, err := m.Builder()
+	b, err := m.Preset(gr.Name, cuq.Seeding{Seed: seed, Init: 1})
 	if err != nil {
 		return GrowthRun{}, err
 	}
-	b.Seed(seed)
-	if g.maxEpochs > 0 {
-		b.MaxEpochs(g.maxEpochs)
-	}
-	model, err := b.Done(gr)
+	model, err := b.Classifier(gr)
 	if err != nil {
 		return GrowthRun{}, err
 	}
-	if _, err := model.Fit(split); err != nil {
+	if _, err := model.Fit(split, cuq.MaxEpochs(g.maxEpochs)); err != nil {
 		return GrowthRun{}, err
 	}
 	p, err := model.Predict(nil)

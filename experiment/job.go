@@ -184,11 +184,11 @@ func (o RunOptions) dropoutStream(j Job) uint64 {
 // fit builds job j's model on graph g of d and trains it on the nodes of
 // train.
 func (j Job) fit(ctx context.Context, d *Dataset, g *graph.Graph, train graph.Split, o RunOptions) (cuq.Classifier, *cuq.History, error) {
-	model, err := j.Model.classifier(d, g, j.Init, o.MaxEpochs, o.dropoutStream(j))
+	model, err := j.Model.classifier(d, g, j.Init, o.dropoutStream(j))
 	if err != nil {
 		return nil, nil, err
 	}
-	fitOpts := []cuq.FitOption{cuq.WithContext(ctx)}
+	fitOpts := []cuq.FitOption{Schedule(d.Name, model, o.MaxEpochs), cuq.WithContext(ctx)}
 	if o.OnEpoch != nil {
 		fitOpts = append(fitOpts, cuq.OnEpoch(o.OnEpoch))
 	}
@@ -211,7 +211,7 @@ func (j Job) shiftPredict(d *Dataset, g *graph.Graph, train graph.Split, model c
 		if shifted.Adj == g.Adj {
 			return model.Predict(shifted)
 		}
-		m, err := j.Model.classifier(d, shifted, j.Init, o.MaxEpochs, o.dropoutStream(j))
+		m, err := j.Model.classifier(d, shifted, j.Init, o.dropoutStream(j))
 		if err != nil {
 			return nil, err
 		}

@@ -44,54 +44,74 @@ type modelRecord struct {
 	key     string   // on the command line and in file names: "gpn_lop" (the reference's eval.clj names)
 	aliases []string // other accepted names, by datasets.NameKey (the reference's)
 	paper   bool     // one of the paper's seven models
-	// preset returns the model's graph-free preset; ensemble, for a deep
-	// ensemble of models, the ensemble's instead (preset is then nil).
-	preset   func() *cuq.Builder
-	ensemble func() *cuq.EnsembleBuilder
-	// score, for a post-hoc score on a trained model (the energy
-	// baselines), wraps the configured preset.
-	score func(cuq.ClassifierBuilder) *cuq.EnergyBuilder
+	// preset returns the model's graph-free builder with the overrides o
+	// of the reference that concern this model alone (GKDE's cutoff,
+	// LOP-GPN's pruning), drawing its parameters and dropout masks as s
+	// says.
+	preset func(o datasets.Overrides, s cuq.Seeding) cuq.ClassifierBuilder
 	// parameterFree marks a model without parameters (GKDE): one init, no
 	// epochs.
 	parameterFree bool
-	// overrides applies the dataset's overrides of the reference that
-	// concern this model alone (beyond EvalEvery and Patience, which apply
-	// to every model), and caps the inits it runs.
-	overrides func(b *cuq.Builder, o datasets.Overrides)
-	maxInits  func(o datasets.Overrides) int
+	// postHoc marks a post-hoc score on a trained first-order model (the
+	// energy baselines): no EU of its own.
+	postHoc bool
+	// maxInits caps the inits the model runs on a dataset.
+	maxInits func(o datasets.Overrides) int
+}
+
+// seededBuilder is a builder of models with parameters, whose seeding
+// can be chosen.
+type seededBuilder[B any] interface {
+	cuq.ClassifierBuilder
+	Seeding(s cuq.Seeding) B
+}
+
+// seeded returns the record's preset of a model with parameters and no
+// dataset overrides.
+func seeded[B seededBuilder[B]](preset func() B) func(datasets.Overrides, cuq.Seeding) cuq.ClassifierBuilder {
+	return func(_ datasets.Overrides, s cuq.Seeding) cuq.ClassifierBuilder { return preset().Seeding(s) }
+}
+
+// onGCN returns the record's preset of a post-hoc score on a GCN.
+func onGCN(score func(cuq.ClassifierBuilder) *cuq.EnergyBuilder) func(datasets.Overrides, cuq.Seeding) cuq.ClassifierBuilder {
+	return func(_ datasets.Overrides, s cuq.Seeding) cuq.ClassifierBuilder { return score(cuq.GCN().Seeding(s)) }
 }
 
 // models is the catalogue of models, the paper's first, each in the
 // position of its constant. Adding a model is one record here (and its
 // preset in package cuq).
 var models = []modelRecord{
-	APPNP: {name: "APPNP", key: "appnp", paper: true, preset: cuq.APPNP},
-	GKDE: {name: "GKDE", key: "gkde", aliases: []string{"gdk"}, paper: true, preset: cuq.GKDE, parameterFree: true,
-		overrides: func(b *cuq.Builder, o datasets.Overrides) {
+	APPNP: {name: "APPNP", key: "appnp", paper: true, preset: seeded(cuq.APPNP)},
+	GKDE: {name: "GKDE", key: "gkde", aliases: []string{"gdk"}, paper: true, parameterFree: true,
+		preset: func(o datasets.Overrides, _ cuq.Seeding) cuq.ClassifierBuilder {
+			b := cuq.GKDE()
 			if o.GKDECutoff > 0 {
 				b.Cutoff(o.GKDECutoff)
 			}
+			return b
 		}},
-	GPN: {name: "GPN", key: "gpn", paper: true, preset: cuq.GPN},
-	LOPGPN: {name: "LOP-GPN", key: "gpn_lop", paper: true, preset: cuq.LOPGPN,
-		overrides: func(b *cuq.Builder, o datasets.Overrides) {
+	GPN: {name: "GPN", key: "gpn", paper: true, preset: seeded(cuq.GPN)},
+	LOPGPN: {name: "LOP-GPN", key: "gpn_lop", paper: true,
+		preset: func(o datasets.Overrides, s cuq.Seeding) cuq.ClassifierBuilder {
+			b := cuq.LOPGPN().Seeding(s)
 			if o.LOPGPNPrune > 0 {
 				b.Prune(o.LOPGPNPrune)
 			}
+			return b
 		},
 		maxInits: func(o datasets.Overrides) int { return o.LOPGPNInits }},
-	CUQPPR:        {name: "CUQ-PPR", key: "cuq_ppr", aliases: []string{"cuqappnp"}, paper: true, preset: cuq.CUQPPR},
-	CUQGCN:        {name: "CUQ-GCN", key: "cuq_gcn", paper: true, preset: cuq.CUQGCN},
-	CUQGAT:        {name: "CUQ-GAT", key: "cuq_gat", paper: true, preset: cuq.CUQGAT},
-	GCN:           {name: "GCN", key: "gcn", preset: cuq.GCN},
-	EnsembleGCN:   {name: "Ensemble-GCN", key: "ens_gcn", ensemble: cuq.EnsembleGCN},
-	EnsembleAPPNP: {name: "Ensemble-APPNP", key: "ens_appnp", ensemble: cuq.EnsembleAPPNP},
-	MCDropoutGCN:  {name: "MC-Dropout-GCN", key: "mcd_gcn", preset: cuq.MCDropoutGCN},
-	DropEdgeGCN:   {name: "DropEdge-GCN", key: "dropedge_gcn", preset: cuq.DropEdgeGCN},
+	CUQPPR:        {name: "CUQ-PPR", key: "cuq_ppr", aliases: []string{"cuqappnp"}, paper: true, preset: seeded(cuq.CUQPPR)},
+	CUQGCN:        {name: "CUQ-GCN", key: "cuq_gcn", paper: true, preset: seeded(cuq.CUQGCN)},
+	CUQGAT:        {name: "CUQ-GAT", key: "cuq_gat", paper: true, preset: seeded(cuq.CUQGAT)},
+	GCN:           {name: "GCN", key: "gcn", preset: seeded(cuq.GCN)},
+	EnsembleGCN:   {name: "Ensemble-GCN", key: "ens_gcn", preset: seeded(cuq.EnsembleGCN)},
+	EnsembleAPPNP: {name: "Ensemble-APPNP", key: "ens_appnp", preset: seeded(cuq.EnsembleAPPNP)},
+	MCDropoutGCN:  {name: "MC-Dropout-GCN", key: "mcd_gcn", preset: seeded(cuq.MCDropoutGCN)},
+	DropEdgeGCN:   {name: "DropEdge-GCN", key: "dropedge_gcn", preset: seeded(cuq.DropEdgeGCN)},
 	// The post-hoc energy baselines on a GCN (package cuq/energy).
-	{name: "Energy-GCN", key: "energy", preset: cuq.GCN, score: cuq.Energy},
-	{name: "GNNSafe-GCN", key: "gnnsafe", preset: cuq.GCN, score: cuq.GNNSafe},
-	{name: "GEBM-GCN", key: "gebm", preset: cuq.GCN, score: cuq.GEBM},
+	{name: "Energy-GCN", key: "energy", postHoc: true, preset: onGCN(cuq.Energy)},
+	{name: "GNNSafe-GCN", key: "gnnsafe", postHoc: true, preset: onGCN(cuq.GNNSafe)},
+	{name: "GEBM-GCN", key: "gebm", postHoc: true, preset: onGCN(cuq.GEBM)},
 }
 
 // numModels is the number of models in the catalogue.
@@ -163,40 +183,45 @@ func ParseModels(list string) ([]Model, error) {
 	return parseList(list, ParseModel, "model", ModelNames())
 }
 
-// Builder returns the preset of m (see the cuq presets), without a graph:
-// its Done builds the model on one. A deep ensemble is several models and
-// has no Builder: see Classifier.
-func (m Model) Builder() (*cuq.Builder, error) {
+// Preset returns m's graph-free preset (see the cuq presets) as the grid
+// builds it for the dataset named dataset: with the dataset's overrides of
+// the reference that concern m (none for a name that is not a registry
+// dataset's own; GKDE's cutoff 2 on OGBN Arxiv, LOP-GPN's pruning at 0.01
+// on AmazonPhotos, AmazonComputers, PubMed and OGBNArxiv), and its
+// parameters and dropout masks drawn as s says (the grid's runs: seed 42,
+// init and stream as the job says; an ensemble's init k has the members of
+// its member builder's inits (k−1)·M+1 … k·M). A model without parameters
+// ignores s. The schedule the grid trains it with is Schedule's.
+func (m Model) Preset(dataset string, s cuq.Seeding) (cuq.ClassifierBuilder, error) {
 	if m < 0 || m >= numModels {
 		return nil, fmt.Errorf("experiment: unknown model %v", m)
 	}
-	r := models[m]
-	if r.preset == nil {
-		return nil, fmt.Errorf("experiment: %v is an ensemble of models, built by Model.Classifier", m)
+	var o datasets.Overrides
+	if spec, ok := record(dataset); ok {
+		o = spec.Overrides
 	}
-	return r.preset(), nil
+	return models[m].preset(o, s), nil
 }
 
-// Configure applies the overrides of the reference implementation that
-// the dataset named dataset has (datasets.Overrides; none for a name that
-// is not a registry dataset's own) to b, a builder of m: on OGBN Arxiv evaluation
-// every 10 epochs, patience 5 and GKDE cutoff 2; LOP-GPN pruning at 0.01
-// on AmazonPhotos, AmazonComputers, PubMed and OGBNArxiv.
-func (m Model) Configure(dataset string, b *cuq.Builder) {
-	spec, ok := record(dataset)
-	if !ok {
-		return
+// Schedule returns the schedule the grid trains c with on the dataset
+// named dataset (or on a graph derived from it): c's own, with the
+// dataset's overrides of the reference's schedule (OGBN Arxiv: evaluation
+// every 10 epochs, patience 5) and, when maxEpochs is positive, that cap
+// on the training epochs.
+func Schedule(dataset string, c cuq.Classifier, maxEpochs int) cuq.Schedule {
+	s := c.Schedule()
+	if spec, ok := record(dataset); ok {
+		if o := spec.Overrides; o.EvalEvery > 0 {
+			s.EvalEvery = o.EvalEvery
+		}
+		if o := spec.Overrides; o.Patience > 0 {
+			s.Patience = o.Patience
+		}
 	}
-	o := spec.Overrides
-	if o.EvalEvery > 0 {
-		b.EvalEvery(o.EvalEvery)
+	if maxEpochs > 0 {
+		s.MaxEpochs = maxEpochs
 	}
-	if o.Patience > 0 {
-		b.Patience(o.Patience)
-	}
-	if f := m.record().overrides; f != nil {
-		f(b, o)
-	}
+	return s
 }
 
 // numInits is how many of the requested initialisations m runs on the
@@ -216,46 +241,23 @@ func numInits(dataset string, m Model, requested int) int {
 	return requested
 }
 
-// Classifier builds m's preset on g as the grid runs it on dataset d (g is
-// d's graph or one derived from it, such as its leave-out-classes graph;
-// the overrides are d's, whatever g's name):
-// with d's overrides of the reference's schedule, initialisation init
-// (an ensemble's init k has the members of its member builder's inits
-// (k−1)·M+1 … k·M) and, when maxEpochs is positive, that cap on the
-// training epochs. A model without parameters has no initialisation and
-// no epochs.
-func (m Model) Classifier(d *Dataset, g *graph.Graph, init, maxEpochs int) (cuq.Classifier, error) {
-	return m.classifier(d, g, init, maxEpochs, 0)
+// Classifier builds m's preset on g as the grid runs it on d (g is d's
+// graph or one derived from it, such as its leave-out-classes graph; the
+// overrides are d's, whatever g's name), with initialisation init and the
+// reference's dropout stream (see Preset). Train it with Schedule(d.Name,
+// c, maxEpochs).
+func (m Model) Classifier(d *Dataset, g *graph.Graph, init int) (cuq.Classifier, error) {
+	return m.classifier(d, g, init, 0)
 }
 
 // classifier is Classifier with the dropout masks of the given stream
-// (cuq.Builder.DropoutStream; 0 is the reference's).
-func (m Model) classifier(d *Dataset, g *graph.Graph, init, maxEpochs int, dropoutStream uint64) (cuq.Classifier, error) {
-	if m < 0 || m >= numModels {
-		return nil, fmt.Errorf("experiment: unknown model %v", m)
-	}
-	if ensemble := models[m].ensemble; ensemble != nil {
-		e := ensemble().Init(init)
-		m.Configure(d.Name, e.Member())
-		e.Member().DropoutStream(dropoutStream)
-		if maxEpochs > 0 {
-			e.MaxEpochs(maxEpochs)
-		}
-		return e.Classifier(g)
-	}
-	b, err := m.Builder()
+// (cuq.Seeding; 0 is the reference's).
+func (m Model) classifier(d *Dataset, g *graph.Graph, init int, dropoutStream uint64) (cuq.Classifier, error) {
+	s := cuq.DefaultSeeding()
+	s.Init, s.Stream = init, dropoutStream
+	b, err := m.Preset(d.Name, s)
 	if err != nil {
 		return nil, err
-	}
-	m.Configure(d.Name, b)
-	if !models[m].parameterFree {
-		b.Init(init).DropoutStream(dropoutStream)
-		if maxEpochs > 0 {
-			b.MaxEpochs(maxEpochs)
-		}
-	}
-	if score := models[m].score; score != nil {
-		return score(b).Classifier(g)
 	}
 	return b.Classifier(g)
 }

@@ -38,7 +38,7 @@ func ExampleNewProgress() {
 func ExampleTrain() {
 	g, _ := datasets.CSBM(200, 3).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(1))
-	run, err := kernelext.Train(cuq.CUQPPR().MaxEpochs(20), g, split, kernelext.Quiet())
+	run, err := kernelext.Train(cuq.CUQPPR(), g, split, kernelext.MaxEpochs(20), kernelext.Quiet())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -422,11 +422,11 @@ func TestTrainingProgress(t *testing.T) {
 	tr := NewTraining("fit")
 	tr.bar.out = &out
 	tr.bar.every = 0
-	model, err := cuq.CUQPPR().MaxEpochs(30).Done(g)
+	model, err := cuq.CUQPPR().Done(g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hist, err := model.Fit(split, tr.OnEpoch())
+	hist, err := model.Fit(split, cuq.MaxEpochs(30), tr.OnEpoch())
 	tr.Done(hist, err)
 	if err != nil {
 		t.Fatal(err)

@@ -30,14 +30,25 @@ import (
 // (the isolated perturbations score every test node as ID on the clean
 // graph) is an OOD node only.
 //
+// Among the shifts, TrainOptions (Schedule, MaxEpochs, QuickEpochs) set
+// the schedule of every training, as for Train.
+//
 // The predictions are cached for the kernel session as Train's runs are,
-// under a key of the preset's configuration, g, the split and the shifts;
-// Forget("shifts") drops them.
+// under a key of the preset's configuration, the schedule, g, the split
+// and the shifts; Forget("shifts") drops them.
 func EvaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, shifts ...any) ([]chart.Run, error) {
 	const op = "kernelext.EvaluateShifts"
 	if preset == nil || g == nil {
 		return nil, fmt.Errorf("%s: nil model preset or graph", op)
 	}
+	var o trainOptions
+	shifts = slices.DeleteFunc(slices.Clone(shifts), func(s any) bool {
+		opt, ok := s.(TrainOption)
+		if ok && opt != nil {
+			opt(&o)
+		}
+		return ok
+	})
 	evals := make([]shiftEval, len(shifts))
 	for k, s := range shifts {
 		switch s := s.(type) {
@@ -61,8 +72,8 @@ func EvaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Sp
 			return nil, fmt.Errorf("%s: shift %d is a %T, want a *graph.Shifted or a *graph.Perturbed", op, k, s)
 		}
 	}
-	preds, err := Cache(KeyOf("shifts", preset, g, split, shifts), func() ([]*cuq.Prediction, error) {
-		return evaluateShifts(preset, g, split, evals)
+	preds, err := Cache(KeyOf("shifts", preset, g, split, shifts, o.schedule), func() ([]*cuq.Prediction, error) {
+		return evaluateShifts(preset, g, split, evals, o.fitOptions())
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
@@ -98,8 +109,8 @@ type shiftView struct {
 
 // evaluateShifts does EvaluateShifts' work on a cache miss: the prediction
 // on g, then one per shift, without their graphs.
-func evaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, evals []shiftEval) ([]*cuq.Prediction, error) {
-	clean, err := fitShift(preset, g, split)
+func evaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, evals []shiftEval, opts []cuq.FitOption) ([]*cuq.Prediction, error) {
+	clean, err := fitShift(preset, g, split, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +121,7 @@ func evaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Sp
 		f := clean
 		if k >= 0 {
 			f = models[k]
-		} else if f, err = fitShift(preset, e.train, e.split); err != nil {
+		} else if f, err = fitShift(preset, e.train, e.split, opts); err != nil {
 			return nil, err
 		} else {
 			models = append(models, f)
@@ -135,14 +146,15 @@ type shiftFit struct {
 	own   *cuq.Prediction // the prediction on the training graph
 }
 
-// fitShift trains preset's model on h and split s, showing its progress.
-func fitShift(preset cuq.ClassifierBuilder, h *graph.Graph, s graph.Split) (shiftFit, error) {
+// fitShift trains preset's model on h and split s with opts, showing its
+// progress.
+func fitShift(preset cuq.ClassifierBuilder, h *graph.Graph, s graph.Split, opts []cuq.FitOption) (shiftFit, error) {
 	m, err := build(preset, h)
 	if err != nil {
 		return shiftFit{}, err
 	}
 	bar := NewTraining(fmt.Sprintf("training %s on %s (%d parameters)", m.Name(), m.graph.Name, m.params))
-	hist, err := m.Fit(s, bar.OnEpoch())
+	hist, err := m.Fit(s, append(opts, bar.OnEpoch())...)
 	bar.Done(hist, err)
 	if err != nil {
 		return shiftFit{}, err

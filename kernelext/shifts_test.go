@@ -29,8 +29,8 @@ func TestEvaluateShifts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	preset := cuq.GPN().MaxEpochs(8)
-	runs, err := EvaluateShifts(preset, g, split, noisy, left, iso.Shifted("gaussian_isolated"))
+	preset, epochs := cuq.GPN(), MaxEpochs(8)
+	runs, err := EvaluateShifts(preset, g, split, noisy, epochs, left, iso.Shifted("gaussian_isolated"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestEvaluateShifts(t *testing.T) {
 
 	// The same model trained by Train, predicting on each graph: the
 	// reference values of every run.
-	ref, err := Train(preset, g, split, EvaluateOn("noisy", noisy.Graph), Quiet())
+	ref, err := Train(preset, g, split, EvaluateOn("noisy", noisy.Graph), epochs, Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestEvaluateShifts(t *testing.T) {
 
 	// Leave-out classes: a model of its own, trained on the graph without
 	// the left-out class.
-	locRef, err := Train(preset, left.Train, left.Split, Quiet())
+	locRef, err := Train(preset, left.Train, left.Split, epochs, Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestEvaluateShifts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		one, err := Train(preset, g, split, EvaluateOn("one", h), Quiet())
+		one, err := Train(preset, g, split, EvaluateOn("one", h), epochs, Quiet())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestEvaluateShifts(t *testing.T) {
 
 func TestEvaluateShiftsErrors(t *testing.T) {
 	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
-	preset := cuq.APPNP().MaxEpochs(2)
+	preset := cuq.APPNP()
 	for _, c := range []struct {
 		name   string
 		shifts []any
@@ -128,7 +128,7 @@ func TestEvaluateShiftsErrors(t *testing.T) {
 		{"nil shifted", []any{(*graph.Shifted)(nil)}, "shift 0: a nil or empty *graph.Shifted"},
 		{"nil perturbed", []any{(*graph.Perturbed)(nil)}, "shift 0: a nil *graph.Perturbed"},
 	} {
-		if _, err := EvaluateShifts(preset, g, split, c.shifts...); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := EvaluateShifts(preset, g, split, append(c.shifts, MaxEpochs(2))...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.want)
 		}
 	}

@@ -94,6 +94,39 @@ type trainOptions struct {
 	names  []string
 	graphs []*graph.Graph
 	quiet  bool
+	schedule
+}
+
+// schedule is what the options say of the training schedule.
+type schedule struct {
+	own       *cuq.Schedule // nil: the model's
+	maxEpochs int           // > 0: the cap of cuq.MaxEpochs
+}
+
+// fitOptions returns the options Fit takes for s.
+func (s schedule) fitOptions() []cuq.FitOption {
+	var opts []cuq.FitOption
+	if s.own != nil {
+		opts = append(opts, *s.own)
+	}
+	return append(opts, cuq.MaxEpochs(s.maxEpochs))
+}
+
+// Schedule makes Train (and EvaluateShifts) train with s instead of the
+// model's own schedule (cuq.Model.Schedule).
+func Schedule(s cuq.Schedule) TrainOption { return func(o *trainOptions) { o.own = &s } }
+
+// MaxEpochs caps the training at n epochs (cuq.MaxEpochs); n ≤ 0 changes
+// nothing.
+func MaxEpochs(n int) TrainOption { return func(o *trainOptions) { o.maxEpochs = n } }
+
+// QuickEpochs is MaxEpochs(n) in quick mode (Quick) and nothing in full
+// mode: the cap that keeps a notebook's CI run short.
+func QuickEpochs(n int) TrainOption {
+	if !Quick() {
+		n = 0
+	}
+	return MaxEpochs(n)
 }
 
 // EvaluateOn makes Train also predict on g, a variant of the training graph
@@ -145,11 +178,12 @@ func numParams(c cuq.Classifier) int {
 
 // Train builds the model preset describes on g (a graph-free preset:
 // cuq.GPN(), cuq.EnsembleGCN(), cuq.GNNSafe(cuq.GCN()), ...), fits it on
-// split with a progress bar in the cell that names the model and g, and
-// predicts on g (and on the graphs of EvaluateOn).
+// split with the model's schedule (or as Schedule, MaxEpochs and
+// QuickEpochs say) and a progress bar in the cell that names the model and
+// g, and predicts on g (and on the graphs of EvaluateOn).
 // The Run is cached for the kernel session (see Cache) under a key of
 // everything it depends on: the preset's whole configuration
-// (architecture, training schedule, seed), the graph, the split and the
+// (architecture, seed), the schedule, the graph, the split and the
 // evaluation graphs. A later cell that describes the same model on the
 // same graph gets the Run back at once; changing the model, the graph, the
 // split or the seed trains again.
@@ -170,7 +204,7 @@ func Train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, opts
 		}
 	}
 	fresh := false
-	run, err := Cache(KeyOf("train", preset, g, split, o.names, o.graphs), func() (*Run, error) {
+	run, err := Cache(KeyOf("train", preset, g, split, o.names, o.graphs, o.schedule), func() (*Run, error) {
 		fresh = true
 		return train(preset, g, split, o)
 	})
@@ -190,7 +224,7 @@ func Train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, opts
 	}
 	if run.Stats.Collapsed() {
 		fmt.Fprintf(warnings, "warning: %s's training on %s collapsed: validation accuracy %.1f%%, near chance (%.1f%%, the largest class's share); "+
-			"another init or dropout stream (cuq.Builder's Init, DropoutStream) usually trains normally (docs/records/faithfulness.md)\n",
+			"another init or dropout stream (the builder's Init, DropoutStream) usually trains normally (docs/records/faithfulness.md)\n",
 			run.Model, g.Name, 100*run.Stats.ValAccuracy, 100*run.Stats.Chance)
 	}
 	return run, nil
@@ -202,7 +236,7 @@ func train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, o tr
 	if err != nil {
 		return nil, err
 	}
-	tf, err := fitTimed(m, split, o.quiet)
+	tf, err := fitTimed(m, split, o.quiet, o.fitOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -247,9 +281,9 @@ type timedFit struct {
 	warmups     int
 }
 
-// fitTimed trains m on split, showing its progress unless quiet, and
-// times it.
-func fitTimed(m built, split graph.Split, quiet bool) (timedFit, error) {
+// fitTimed trains m on split with opts, showing its progress unless quiet,
+// and times it.
+func fitTimed(m built, split graph.Split, quiet bool, opts []cuq.FitOption) (timedFit, error) {
 	var bar *Training
 	if !quiet {
 		bar = NewTraining(fmt.Sprintf("training %s on %s (%d parameters)", m.Name(), m.graph.Name, m.params))
@@ -267,7 +301,7 @@ func fitTimed(m built, split graph.Split, quiet bool) (timedFit, error) {
 			bar.Epoch(e)
 		}
 	})
-	hist, err := m.Fit(split, onEpoch)
+	hist, err := m.Fit(split, append(opts, onEpoch)...)
 	if bar != nil {
 		bar.Done(hist, err)
 	}

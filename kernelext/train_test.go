@@ -22,8 +22,9 @@ func TestTrainCachesTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := func() *cuq.Builder { return cuq.CUQPPR().MaxEpochs(20) }
-	first, err := Train(model(), g, split, EvaluateOn("gaussian", noisy.Graph), Quiet())
+	model := func() *cuq.PostNetBuilder { return cuq.CUQPPR() }
+	epochs := MaxEpochs(20)
+	first, err := Train(model(), g, split, EvaluateOn("gaussian", noisy.Graph), epochs, Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestTrainCachesTheRun(t *testing.T) {
 	if first.On["gaussian"].TU[i] == first.Pred.TU[i] {
 		t.Errorf("node %d: the same TU on the clean and the noisy graph", i)
 	}
-	again, err := Train(model(), g, split, EvaluateOn("gaussian", noisy.Graph), Quiet())
+	again, err := Train(model(), g, split, EvaluateOn("gaussian", noisy.Graph), epochs, Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +53,23 @@ func TestTrainCachesTheRun(t *testing.T) {
 		}
 	}
 	// Another seed trains again.
-	other, err := Train(model().Seed(9), g, split, Quiet())
+	other, err := Train(model().Seed(9), g, split, epochs, Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if other.Stats.FitSeconds == first.Stats.FitSeconds && other.Pred.TU[0] == first.Pred.TU[0] {
 		t.Error("a new seed returned the cached run")
 	}
-	if _, err := Train(cuq.CUQPPR().MaxEpochs(-1), g, split, Quiet()); err == nil {
+	shorter, err := Train(model(), g, split, MaxEpochs(3), Quiet())
+	if err != nil || shorter.Stats.TrainEpochs != 3 {
+		t.Errorf("MaxEpochs(3) trained %d epochs (error %v): the schedule is not part of the key", shorter.Stats.TrainEpochs, err)
+	}
+	bad := cuq.PostNetSchedule()
+	bad.LR = -1
+	if _, err := Train(model(), g, split, Schedule(bad), Quiet()); err == nil || !strings.Contains(err.Error(), "learning rate -1") {
+		t.Errorf("a bad schedule: error %v", err)
+	}
+	if _, err := Train(model().Init(0), g, split, Quiet()); err == nil {
 		t.Error("a bad builder trained")
 	}
 	if _, err := Train(model(), g, split, EvaluateOn("none", nil)); err == nil || !strings.Contains(err.Error(), `"none" is nil`) {
@@ -76,8 +86,8 @@ func TestTrainCachesTheRun(t *testing.T) {
 func TestTrainEnsemble(t *testing.T) {
 	t.Cleanup(func() { Forget("train") })
 	g, split := csbm(t, 150, 3, graph.Stratified(0.1, 0.2, 0.7).Seed(1))
-	ensemble := func(m int) *cuq.EnsembleBuilder { return cuq.Ensemble(cuq.GCN().MaxEpochs(10), m) }
-	run, err := Train(ensemble(3), g, split, Quiet())
+	ensemble := func(m int) *cuq.EnsembleBuilder { return cuq.Ensemble(cuq.GCN(), m) }
+	run, err := Train(ensemble(3), g, split, MaxEpochs(10), Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +101,11 @@ func TestTrainEnsemble(t *testing.T) {
 	if run.Pred.EU == nil {
 		t.Error("the ensemble's prediction has no EU")
 	}
-	again, err := Train(ensemble(3), g, split, Quiet())
+	again, err := Train(ensemble(3), g, split, MaxEpochs(10), Quiet())
 	if err != nil || again.Stats.FitSeconds != run.Stats.FitSeconds {
 		t.Errorf("the same ensemble trained again: %v", err)
 	}
-	bigger, err := Train(ensemble(4), g, split, Quiet())
+	bigger, err := Train(ensemble(4), g, split, MaxEpochs(10), Quiet())
 	if err != nil || len(bigger.History.Members) != 4 {
 		t.Errorf("a larger ensemble: %v", err)
 	}
@@ -117,7 +127,7 @@ func TestTrainUnwritableCacheReturnsTheRun(t *testing.T) {
 	}
 	t.Setenv("GONB_TMP_DIR", dir)
 	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
-	run, err := Train(cuq.CUQPPR().MaxEpochs(2), g, split, Quiet())
+	run, err := Train(cuq.CUQPPR(), g, split, MaxEpochs(2), Quiet())
 	if err != nil {
 		t.Fatalf("Train: %v", err)
 	}
@@ -140,7 +150,9 @@ func TestTrainCollapse(t *testing.T) {
 	var warned bytes.Buffer
 	defer func(w io.Writer) { warnings = w }(warnings)
 	warnings = &warned
-	stuck, err := Train(cuq.GPN().Patience(5), g, split, Quiet())
+	patient := cuq.PostNetSchedule()
+	patient.Patience = 5
+	stuck, err := Train(cuq.GPN(), g, split, Schedule(patient), Quiet())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,8 +180,8 @@ func TestTrainCollapse(t *testing.T) {
 		t.Errorf("the table does not mark the collapse:\n%s", html)
 	}
 	warned.Reset()
-	for _, preset := range []cuq.ClassifierBuilder{cuq.GKDE(), cuq.GPN().MaxEpochs(2)} {
-		r, err := Train(preset, g, split, Quiet())
+	for _, preset := range []cuq.ClassifierBuilder{cuq.GKDE(), cuq.GPN()} {
+		r, err := Train(preset, g, split, MaxEpochs(2), Quiet())
 		if err != nil {
 			t.Fatal(err)
 		}

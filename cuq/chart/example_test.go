@@ -85,8 +85,8 @@ func ExampleARCPlot() {
 func ExampleARCOf() {
 	g, _ := datasets.CSBM(200, 3).Seed(1).Done()
 	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(1))
-	model, _ := cuq.CUQPPR().MaxEpochs(20).Done(g)
-	if _, err := model.Fit(split); err != nil {
+	model, _ := cuq.CUQPPR().Done(g)
+	if _, err := model.Fit(split, cuq.MaxEpochs(20)); err != nil {
 		fmt.Println(err)
 		return
 	}

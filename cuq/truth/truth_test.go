@@ -28,6 +28,8 @@ type oracle struct {
 
 func (o *oracle) Name() string { return "oracle" }
 
+func (o *oracle) Schedule() cuq.Schedule { return cuq.Schedule{} }
+
 func (o *oracle) Fit(split graph.Split, _ ...cuq.FitOption) (*cuq.History, error) {
 	var err error
 	o.truth, err = o.gt.Uncertainty(o.g, split.Train)
@@ -103,7 +105,7 @@ func TestSweepErrors(t *testing.T) {
 		{"no preset", truth.Sweep(truth.Model{Name: "x"}), `model "x" has no preset`},
 		{"empty grid", truth.Sweep(gpn).Signal(), "empty grid"},
 		{"generator", truth.Sweep(gpn).Homophily(2), "homophily 2, signal 0.5, seed 1: datasets.CSBM: homophily 2 outside [0, 1]"},
-		{"model", truth.Sweep(truth.Model{Name: "bad", Preset: cuq.GPN().MaxEpochs(0)}), "bad: "},
+		{"model", truth.Sweep(truth.Model{Name: "bad", Preset: cuq.GPN().Init(0)}), "bad: "},
 	} {
 		_, err := c.cfg.Done()
 		if err == nil || !strings.Contains(err.Error(), c.want) {

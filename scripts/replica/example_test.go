@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/scripts/replica"
@@ -23,11 +24,11 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	b, err := replica.Preset(g.Name, "cuq_ppr", 0)
+	b, err := replica.Preset(g.Name, "cuq_ppr", 0, cuq.DefaultSeeding())
 	if err != nil {
 		log.Fatal(err)
 	}
-	m, err := b.MaxEpochs(3).Done(g)
+	m, err := b.Done(g)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -36,14 +37,16 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	run, err := replica.Export(dir, m, g.Name, "cuq_ppr", 10, 0.1, split)
+	schedule := m.Schedule()
+	schedule.MaxEpochs = 3
+	run, err := replica.Export(dir, m, schedule, g.Name, "cuq_ppr", 10, 0.1, split)
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, p := range run.Params {
 		fmt.Println(p.Group, p.Name, p.Shape)
 	}
-	r, err := replica.Train(m, split)
+	r, err := replica.Train(m, split, schedule)
 	if err != nil {
 		log.Fatal(err)
 	}

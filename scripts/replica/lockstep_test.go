@@ -12,6 +12,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/experiment"
 	"github.com/cuqgnn/cuqgnn/internal/testenv"
 	"github.com/cuqgnn/cuqgnn/scripts/replica"
 )
@@ -109,15 +110,15 @@ func TestLockStep(t *testing.T) {
 // draws cuqgnn's masks (--go-dropout), so both sides drop the same units;
 // only the float64 runs are compared then.
 func lockStep(t *testing.T, py, dataset string, g *graph.Graph, model string, split graph.Split, dropout float64) {
-	b, err := replica.Preset(dataset, model, dropout)
+	b, err := replica.Preset(dataset, model, dropout, cuq.DefaultSeeding())
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, goSide, m := exportAndTrain(t, b.MaxEpochs(lockStepEpochs), dataset, g, model, split)
+	dir, goSide, m := exportAndTrain(t, b, lockStepEpochs, dataset, g, model, split)
 	flags := []string{"--exact-trigamma"}
 	if dropout > 0 {
-		tc := m.Training()
-		flags = append(flags, "--dropout", fmt.Sprint(dropout), "--go-dropout", fmt.Sprintf("%d,%d", tc.Seed, tc.Init))
+		s := m.Seeding()
+		flags = append(flags, "--dropout", fmt.Sprint(dropout), "--go-dropout", fmt.Sprintf("%d,%d", s.Seed, s.Init))
 	}
 	r64 := runReplica(t, py, dir, "float64", flags...)
 	d, err := replica.Compare(goSide, r64)
@@ -166,17 +167,18 @@ func rhos(d replica.Drift) string {
 // exportAndTrain builds b's model on g, a graph of the named dataset,
 // exports its run on split into a temporary directory and trains it in
 // cuqgnn; it returns the directory, cuqgnn's result and the trained model.
-func exportAndTrain(t *testing.T, b *cuq.Builder, dataset string, g *graph.Graph, model string, split graph.Split) (string, *replica.Result, *cuq.Model) {
+func exportAndTrain(t *testing.T, b cuq.ModelBuilder, epochs int, dataset string, g *graph.Graph, model string, split graph.Split) (string, *replica.Result, *cuq.Model) {
 	t.Helper()
 	m, err := b.Done(g)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := experiment.Schedule(dataset, m, epochs)
 	dir := t.TempDir()
-	if _, err := replica.Export(dir, m, dataset, model, 10, 0.1, split); err != nil {
+	if _, err := replica.Export(dir, m, s, dataset, model, 10, 0.1, split); err != nil {
 		t.Fatal(err)
 	}
-	r, err := replica.Train(m, split)
+	r, err := replica.Train(m, split, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,13 +51,14 @@ func ModelKey(name string) (string, error) {
 
 // Preset returns the paper's graph-free preset of model (one of Models),
 // from the grid's catalogue with the overrides the grid applies to the
-// dataset named dataset (experiment.Model.Configure; LOP-GPN's pruning, see
-// Prune), with every dropout probability set to dropout: 0 is the form the
-// replica trains in lock step, 0.5 the paper's (the replica's --dropout).
-// The dataset is named apart from the graph the preset is done on, so a
-// graph derived from the dataset's (its leave-out-classes graph) keeps the
-// dataset's overrides.
-func Preset(dataset, model string, dropout float64) (*cuq.Builder, error) {
+// dataset named dataset (experiment.Model.Preset; LOP-GPN's pruning, see
+// Prune) and the seeding s, with every dropout probability set to dropout:
+// 0 is the form the replica trains in lock step, 0.5 the paper's (the
+// replica's --dropout). The dataset is named apart from the graph the
+// preset is done on, so a graph derived from the dataset's (its
+// leave-out-classes graph) keeps the dataset's overrides. Train its model
+// with experiment.Schedule's schedule, as the grid does, and export that.
+func Preset(dataset, model string, dropout float64, s cuq.Seeding) (cuq.ModelBuilder, error) {
 	if !(dropout >= 0 && dropout < 1) {
 		return nil, fmt.Errorf("replica: dropout %v not in [0, 1)", dropout)
 	}
@@ -68,19 +69,24 @@ func Preset(dataset, model string, dropout float64) (*cuq.Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := m.Builder()
+	p, err := m.Preset(dataset, s)
 	if err != nil {
 		return nil, err
 	}
-	m.Configure(dataset, b)
-	b.Encoder(cuq.MLP(64).Dropout(dropout))
-	switch m {
-	case experiment.CUQGCN:
-		b.Conv(cuq.GCNConv(64).Dropout(dropout))
-	case experiment.CUQGAT:
-		b.Conv(cuq.GATConv(64).Dropout(dropout))
+	switch b := p.(type) {
+	case *cuq.FirstOrderBuilder:
+		return b.Encoder(cuq.MLP(64).Dropout(dropout)), nil
+	case *cuq.PostNetBuilder:
+		b.Encoder(cuq.MLP(64).Dropout(dropout))
+		switch m {
+		case experiment.CUQGCN:
+			b.Conv(cuq.GCNConv(64).Dropout(dropout))
+		case experiment.CUQGAT:
+			b.Conv(cuq.GATConv(64).Dropout(dropout))
+		}
+		return b, nil
 	}
-	return b, nil
+	return nil, fmt.Errorf("replica: %s's preset is a %T, not a single model", model, p)
 }
 
 // Prune returns the threshold at which the reference prunes model's
@@ -176,13 +182,13 @@ type Param struct {
 }
 
 // Export writes what the replica needs to repeat one training run of m on
-// split: m's graph, split, labels, initial parameters and hyperparameters.
-// Call it before training. model is m's kind, one of Models, and dataset
+// split with schedule s: m's graph, split, labels, initial parameters and
+// hyperparameters. Call it before training, and train m with s. model is m's kind, one of Models, and dataset
 // the dataset m's graph is (or is derived from); k and teleport are the
 // propagation's (the presets use 10 and 0.1). The replica implements
 // dropout only where the reference has it and prunes LOP-GPN's mixture
 // weights as Prune(dataset, model) says (Run.Prune): build m with Preset.
-func Export(dir string, m *cuq.Model, dataset, model string, k int, teleport float64, split graph.Split) (*Run, error) {
+func Export(dir string, m *cuq.Model, s cuq.Schedule, dataset, model string, k int, teleport float64, split graph.Split) (*Run, error) {
 	if !slices.Contains(Models, model) {
 		return nil, fmt.Errorf("replica: unknown model %q (want one of %v)", model, Models)
 	}
@@ -194,7 +200,7 @@ func Export(dir string, m *cuq.Model, dataset, model string, k int, teleport flo
 		return nil, err
 	}
 	w := writer{dir: dir}
-	tc := m.Training()
+	tc := s
 	_, f := g.Features.Dims()
 	r := &Run{Model: model, Nodes: g.N, Classes: g.NumClasses, Features: f, K: k, Teleport: teleport, Prune: Prune(dataset, model),
 		Train: Hyper{LR: tc.LR, WeightDecay: tc.WeightDecay, FlowWeightDecay: tc.FlowWeightDecay,

@@ -84,7 +84,7 @@ func TestExportRoundTrip(t *testing.T) {
 			g, split := csbm(t, tc.sparse)
 			m := replicaModel(t, g, g.Name, tc.model)
 			dir := t.TempDir()
-			if _, err := replica.Export(dir, m, g.Name, tc.model, 10, 0.1, split); err != nil {
+			if _, err := replica.Export(dir, m, m.Schedule(), g.Name, tc.model, 10, 0.1, split); err != nil {
 				t.Fatal(err)
 			}
 			r := readRun(t, dir)
@@ -142,14 +142,14 @@ func TestExportRoundTrip(t *testing.T) {
 func TestExportRejectsBadInput(t *testing.T) {
 	g, split := csbm(t, false)
 	m := replicaModel(t, g, g.Name, "gpn")
-	if _, err := replica.Export(t.TempDir(), m, g.Name, "gkde", 10, 0.1, split); err == nil || !strings.Contains(err.Error(), `unknown model "gkde"`) {
+	if _, err := replica.Export(t.TempDir(), m, m.Schedule(), g.Name, "gkde", 10, 0.1, split); err == nil || !strings.Contains(err.Error(), `unknown model "gkde"`) {
 		t.Errorf("GKDE export: error %v", err)
 	}
 	bad := graph.Split{Train: []int{0, g.N}, Val: split.Val}
-	if _, err := replica.Export(t.TempDir(), m, g.Name, "gpn", 10, 0.1, bad); err == nil {
+	if _, err := replica.Export(t.TempDir(), m, m.Schedule(), g.Name, "gpn", 10, 0.1, bad); err == nil {
 		t.Error("a split with a node out of range was exported")
 	}
-	if _, err := replica.Preset(g.Name, "mlp", 0); err == nil || !strings.Contains(err.Error(), `unknown model "mlp"`) {
+	if _, err := replica.Preset(g.Name, "mlp", 0, cuq.DefaultSeeding()); err == nil || !strings.Contains(err.Error(), `unknown model "mlp"`) {
 		t.Errorf("Preset: error %v", err)
 	}
 }
@@ -158,7 +158,7 @@ func TestExportRejectsBadInput(t *testing.T) {
 // on g.
 func replicaModel(t *testing.T, g *graph.Graph, dataset, model string) *cuq.Model {
 	t.Helper()
-	b, err := replica.Preset(dataset, model, 0)
+	b, err := replica.Preset(dataset, model, 0, cuq.DefaultSeeding())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,8 @@ func TestPrune(t *testing.T) {
 			t.Errorf("Prune(%s, %s) = %v, want %v", tc.name, tc.model, got, tc.want)
 		}
 		dir := t.TempDir()
-		if _, err := replica.Export(dir, replicaModel(t, g, tc.name, tc.model), tc.name, tc.model, 10, 0.1, split); err != nil {
+		m := replicaModel(t, g, tc.name, tc.model)
+		if _, err := replica.Export(dir, m, m.Schedule(), tc.name, tc.model, 10, 0.1, split); err != nil {
 			t.Fatal(err)
 		}
 		if got := readRun(t, dir).Prune; got != tc.want {
@@ -301,7 +302,8 @@ func TestPrune(t *testing.T) {
 		t.Fatalf("leave-out-classes graph named %q", loc.Graph.Name)
 	}
 	dir := t.TempDir()
-	if _, err := replica.Export(dir, replicaModel(t, loc.Graph, "AmazonPhotos", "gpn_lop"), "AmazonPhotos", "gpn_lop", 10, 0.1, loc.Split); err != nil {
+	lop := replicaModel(t, loc.Graph, "AmazonPhotos", "gpn_lop")
+	if _, err := replica.Export(dir, lop, lop.Schedule(), "AmazonPhotos", "gpn_lop", 10, 0.1, loc.Split); err != nil {
 		t.Fatal(err)
 	}
 	if got := readRun(t, dir).Prune; got != 0.01 {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/experiment"
@@ -274,16 +275,19 @@ func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting str
 	default:
 		t.Fatalf("setting %q (want classification or leave_out_classes)", setting)
 	}
-	b, err := replica.Preset(d.Name, model, 0.5)
+	seeding := cuq.DefaultSeeding()
+	seeding.Init = init
+	b, err := replica.Preset(d.Name, model, 0.5, seeding)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := b.Init(init).Done(g)
+	m, err := b.Done(g)
 	if err != nil {
 		t.Fatal(err)
 	}
+	schedule := experiment.Schedule(d.Name, m, 0)
 	run := t.TempDir()
-	if _, err := replica.Export(run, m, d.Name, model, 10, 0.1, split); err != nil {
+	if _, err := replica.Export(run, m, schedule, d.Name, model, 10, 0.1, split); err != nil {
 		t.Fatal(err)
 	}
 	// The replica (one thread) trains while cuqgnn does: a pair of runs
@@ -291,7 +295,7 @@ func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting str
 	out := filepath.Join(run, "replica")
 	draw := []string{"--seed", fmt.Sprint(k + 100*(init-1))}
 	if side.masks == "cuqgnn" {
-		draw = []string{"--go-dropout", fmt.Sprintf("%d,%d", m.Training().Seed, m.Training().Init)}
+		draw = []string{"--go-dropout", fmt.Sprintf("%d,%d", seeding.Seed, seeding.Init)}
 	}
 	if side.measures64 {
 		draw = append(draw, "--measures-float64")
@@ -305,7 +309,7 @@ func wholeRun(t *testing.T, py string, d *experiment.Dataset, model, setting str
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	goSide, err := replica.Train(m, split)
+	goSide, err := replica.Train(m, split, schedule)
 	goTime := time.Since(start)
 	if err != nil {
 		cmd.Process.Kill()

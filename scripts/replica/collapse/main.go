@@ -9,7 +9,7 @@
 // so 100 runs cover 10 splits × 10 inits. Each run draws its own dropout
 // masks, a departure from the reference's protocol (whose masks repeat
 // on every split of an init): cuqgnn from its dropout stream number
-// split of the run's seed and init (cuq.Builder.DropoutStream, as
+// split of the run's seed and init (cuq.Seeding's Stream, as
 // cuq grid -independent-dropout), the replica from torch's generator
 // seeded with r (side "torch"), or from cuqgnn's stream of the same run
 // (side "masks": does the reference's float32 training end where
@@ -222,27 +222,29 @@ func train(ctx context.Context, o options, d *experiment.Dataset, key, setting, 
 		}
 		g, split, test = loc.Graph, loc.Split, loc.IDTest
 	}
-	b, err := replica.Preset(d.Name, key, o.dropout)
-	if err != nil {
-		return nil, err
-	}
-	stream := uint64(k)
+	seeding := cuq.DefaultSeeding()
+	seeding.Init, seeding.Stream = init, uint64(k)
 	if o.shared {
-		stream = 0
+		seeding.Stream = 0
 	}
-	m, err := b.Init(init).DropoutStream(stream).Done(g)
+	b, err := replica.Preset(d.Name, key, o.dropout, seeding)
 	if err != nil {
 		return nil, err
 	}
+	m, err := b.Done(g)
+	if err != nil {
+		return nil, err
+	}
+	stream := seeding.Stream
 	res := &Run{Dataset: d.Name, Model: key, Setting: setting, Side: side, Run: r, Split: k, Init: init}
 	var out *replica.Result
 	switch side {
 	case "cuqgnn":
 		res.DropoutStream = stream
-		out, err = replica.Train(m, split)
+		out, err = replica.Train(m, split, experiment.Schedule(d.Name, m, 0))
 	case "masks":
 		res.DropoutStream = stream
-		out, err = trainReplica(ctx, o, m, d.Name, key, split, "--go-dropout", fmt.Sprintf("%d,%d,%d", m.Training().Seed, m.Training().Init, stream))
+		out, err = trainReplica(ctx, o, m, d.Name, key, split, "--go-dropout", fmt.Sprintf("%d,%d,%d", seeding.Seed, seeding.Init, stream))
 	default:
 		res.TorchSeed = r
 		out, err = trainReplica(ctx, o, m, d.Name, key, split, "--seed", fmt.Sprint(r))
@@ -292,7 +294,7 @@ func trainReplica(ctx context.Context, o options, m *cuq.Model, dataset, key str
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	if _, err := replica.Export(dir, m, dataset, key, 10, 0.1, split); err != nil {
+	if _, err := replica.Export(dir, m, experiment.Schedule(dataset, m, 0), dataset, key, 10, 0.1, split); err != nil {
 		return nil, err
 	}
 	args := append([]string{o.script, dir, "--dtype", "float32", "--dropout", fmt.Sprint(o.dropout), "--out", filepath.Join(dir, "out")}, draw...)

@@ -99,29 +99,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b, err := replica.Preset(d.Name, key, o.dropout)
+	seeding := cuq.DefaultSeeding()
+	seeding.Init = o.init
+	b, err := replica.Preset(d.Name, key, o.dropout, seeding)
 	if err != nil {
 		return err
 	}
-	if o.epochs > 0 {
-		b.MaxEpochs(o.epochs)
-	}
-	m, err := b.Init(o.init).Done(d.Graph)
+	m, err := b.Done(d.Graph)
 	if err != nil {
 		return err
 	}
-	if _, err := replica.Export(o.out, m, d.Name, key, 10, 0.1, s); err != nil {
+	schedule := experiment.Schedule(d.Name, m, o.epochs)
+	if _, err := replica.Export(o.out, m, schedule, d.Name, key, 10, 0.1, s); err != nil {
 		return err
 	}
 	drop := "dropout off"
 	if o.dropout > 0 {
-		drop = fmt.Sprintf("dropout %g (replica: --dropout %g --go-dropout %d,%d)", o.dropout, o.dropout, m.Training().Seed, m.Training().Init)
+		drop = fmt.Sprintf("dropout %g (replica: --dropout %g --go-dropout %d,%d)", o.dropout, o.dropout, seeding.Seed, seeding.Init)
 	}
 	fmt.Fprintf(stdout, "exported %s on %s (%d nodes), split %d, init %d, %s, to %s\n", m.Name(), d.Name, d.Graph.N, o.split, o.init, drop, o.out)
 	if o.epochs == 0 {
 		return nil
 	}
-	r, err := replica.Train(m, s, cuq.WithContext(ctx))
+	r, err := replica.Train(m, s, schedule, cuq.WithContext(ctx))
 	if err != nil {
 		return err
 	}
