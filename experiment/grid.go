@@ -177,8 +177,8 @@ func (g *Grid) Workers(n int) *Grid { return g.setCount(&g.workers, n, "workers 
 // MaxWorkers is the most jobs Run runs at once, whatever Workers says:
 // twice GOMAXPROCS. A training epoch already uses every core, so more jobs
 // at once do not finish sooner; each holds its model, optimiser state and
-// activations (some 60 MB for CUQ-GAT on CoraML), and thousands of them
-// exhausted the memory.
+// activations (tens of MB for CUQ-GAT on CoraML, see
+// docs/records/performance.md), and thousands of them exhausted the memory.
 func MaxWorkers() int { return 2 * runtime.GOMAXPROCS(0) }
 
 // Splits sets the number of random splits 1..n (the paper: 10).

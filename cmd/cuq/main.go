@@ -162,11 +162,12 @@ const gcSoftLimit = 6 << 30
 
 // gcPolicy lets a collection cycle accumulate up to 1 GiB of garbage, with
 // GOGC between 100 (Go's default) and 400. A training epoch allocates its
-// intermediate matrices afresh: with GOGC=100 collection takes up to a
-// third of an epoch on CoraML (live heap some 50 MiB), which GOGC=400
-// avoids; on a graph of OGBN Arxiv's size (live heap 1.6 GiB while CUQ-GCN
-// trains) GOGC=400 grows the heap to the soft limit, and GOGC=100 halves
-// the peak (docs/records/performance.md).
+// intermediate matrices afresh: on a small graph such as CoraML, whose
+// live heap is small, GOGC=100 collects so often that collection takes a
+// large share of an epoch, which GOGC=400 avoids; on a graph of OGBN
+// Arxiv's size, whose live heap is large, GOGC=400 grows the heap to the
+// soft limit, and GOGC=100 keeps the peak far lower
+// (docs/records/performance.md).
 var gcPolicy = gctune.Policy{Min: 100, Max: 400, Headroom: 1 << 30}
 
 // tuneGC trades memory for speed unless the user set GOGC or GOMEMLIMIT:

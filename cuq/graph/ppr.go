@@ -141,10 +141,10 @@ func (p *PPR) getScratch(n, cols int) *tensor.Dense {
 
 // pprCacheBytes is the largest signal slice that apply lets the K steps
 // gather from, so that it stays in the last-level cache beside the
-// streamed adjacency. Measured on the Arxiv-sized graph (169,343 nodes, 40
-// columns) with a 32 MB last-level cache: slices of 16 columns (21.7 MB)
-// train APPNP an epoch in 656 ms, of 8 columns in 785 ms, of 20 in 1254 ms,
-// the whole signal in 958 ms.
+// streamed adjacency. Slices of about this size train faster than
+// narrower ones, which stream the adjacency more often, and than wider ones
+// or the whole signal, whose gathered rows no longer stay in the cache; see
+// docs/records/performance.md.
 const pprCacheBytes = 22 << 20
 
 // sliceWidth returns the number of columns of an n×cols signal that apply

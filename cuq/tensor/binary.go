@@ -22,12 +22,12 @@ import (
 // multiplied and added. The tables of a 64-column W cut into 32-column
 // slices stay in the second-level cache, which makes the product of Amazon
 // Computers' features (13,752 × 767, 35% non-zero) by a 767 × 64 weight
-// about 2.4 times as fast as the dense product. The sums are ordered
-// (T_c[p] = T_c[p without its lowest bit] + the row of W of that bit,
-// then the chunks in order, then the scale), so the result is the same on
-// every machine; it differs from the dense product's chain of fused
-// multiply-adds in the last bits. Xᵀ·G, the gradient of such a product,
-// is the dense product.
+// faster than the dense product (docs/records/performance.md). The sums
+// are ordered (T_c[p] = T_c[p without its lowest bit] + the row of W of
+// that bit, then the chunks in order, then the scale), so the result is
+// the same on every machine; it differs from the dense product's chain of
+// fused multiply-adds in the last bits. Xᵀ·G, the gradient of such a
+// product, is the dense product.
 type ScaledBinary struct {
 	x      *Dense
 	scale  []float64

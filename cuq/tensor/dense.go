@@ -5,10 +5,8 @@
 //
 // Storage is float64. The kernels that dominate a training epoch are memory
 // bound on small working sets (CoraML: 2995×64 hidden features, 1.5 MB in
-// float64). Measured on the 2-core development machine for CoraML's
-// 2995×2879 bag-of-words features (1.75% dense) times 2879×64 weights, the
-// same plain-Go CSR kernel ran at 11.3 GFLOP/s in float32 and 9.6 GFLOP/s
-// in float64: halving the bytes gains under 20%. Special functions (lgamma,
+// float64), where float32's halved bytes gain little (the sparse feature
+// product, see docs/records/performance.md). Special functions (lgamma,
 // digamma, Dirichlet entropies with α up to 1e13) and the summed losses
 // need float64 anyway, and float64 makes finite-difference gradient checks
 // exact to 1e-7, so one float64 storage type keeps every op simple.

@@ -18,8 +18,8 @@ const madvPopulateWrite = 23
 // (madvise MADV_POPULATE_WRITE) instead of one page fault per page (4 KiB
 // on amd64) on first touch. A large matrix fresh from the operating
 // system would otherwise take thousands of faults as the first op writes
-// it: an Arxiv-sized 169,343 × 40 output is 13,000 faults, about 70 ms of
-// CPU on a virtual machine, a quarter of APPNP's evaluation pass there. The
+// it: an Arxiv-sized 169,343 × 40 output is 13,000 faults, a large share
+// of APPNP's evaluation pass there (docs/records/performance.md). The
 // contents do not change (new pages are zero, mapped ones are left
 // alone); kernels without the advice refuse it, and nothing happens.
 func populate(x []float64) {

@@ -441,11 +441,11 @@ func WriteResult(dir string, r *Result) error {
 // rounding: in both codes the a_dst gradients of CUQ-GAT's layers are
 // 10⁻²¹ to 10⁻¹⁶ of the largest in most epochs (the softmax over a node's
 // in-edges cancels its own score while all its edges are on one side of the
-// LeakyReLU). Their rounding depends on the order of summation: the
-// replica against itself with its edge list permuted differs in them by up
-// to 2.3·10⁻⁹ of a floor of 10⁻⁸ on Amazon Photos, and cuqgnn by 3.8·10⁻⁹,
-// with every loss within 4·10⁻¹⁵. At 10⁻⁷ both are below 10⁻⁹, and a real
-// gradient of that size hardly moves the parameters.
+// LeakyReLU). Their rounding depends on the order of summation, so either
+// code against itself with its edge list permuted differs in them by
+// several 10⁻⁹ of a floor of 10⁻⁸ (docs/records/faithfulness.md); a floor
+// ten times higher puts that noise well below the lock-step tolerance, and
+// a real gradient of that size hardly moves the parameters.
 const GradFloor = 1e-7
 
 // Drift holds the largest relative differences |a−b|/max(|a|, |b|) of one
