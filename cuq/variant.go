@@ -6,18 +6,6 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/nn"
 )
 
-// Prediction-time variants: models that share a trained model's parameters
-// (no copy of the weights) and predict with another propagation or
-// pooling, for exploring those knobs without training again.
-//
-// A variant keeps the model it was made from, its origin, whose training
-// it relies on: Predict refuses a variant whose origin is untrained, with
-// the origin's error, and uses the origin's class prior and parameters as
-// they are at each call, so a variant made before Fit predicts with the
-// trained parameters afterwards. Fit and Step refuse variants: train the
-// origin. A variant of a variant has the same origin, and its name says
-// how it differs from the origin.
-
 // WithPropagation returns a variant of m whose APPNP propagation at
 // prediction has K = k steps and teleport probability t,
 //
@@ -35,6 +23,15 @@ import (
 // time). Its name is m's followed by ", K = k, t = t" unless k and t are
 // m's own.
 //
+// A variant is a prediction-time view of its origin, the model it was
+// made from (of a variant: that variant's origin): it uses the origin's
+// parameters and class prior as they are at each Predict or Forward, so a
+// variant made before Fit predicts with the trained parameters after it,
+// and Predict refuses it, with the origin's error, while the origin is
+// untrained. Fit and Step refuse a variant: train its origin. A variant
+// and its origin share the encoder's cache of the features: do not
+// predict with both at once from several goroutines.
+//
 // It returns an error for k < 0, t outside [0, 1], and models without
 // exactly one APPNP propagation: CUQ-GCN, CUQ-GAT, GCN, GKDE and the
 // committees that sample predictions (MC dropout, DropEdge).
@@ -47,7 +44,7 @@ func (m *Model) WithPropagation(k int, teleport float64) (*Model, error) {
 	case *postNet:
 		switch {
 		case f.convProp != nil && f.pooling != Behavioral:
-			return nil, fmt.Errorf("cuq: %s: WithPropagation: the model propagates twice, by its APPNP convolution and by its %v pooling; which one to change is ambiguous", m.name, f.pooling)
+			return nil, fmt.Errorf("cuq: WithPropagation: %s propagates twice, by its APPNP convolution and by its %v pooling; which one to change is ambiguous", m.name, f.pooling)
 		case f.convProp != nil:
 			conv, err := prop.New(f.enc.width(), nil)
 			if err != nil {
@@ -90,9 +87,11 @@ const propagationModels = "WithPropagation applies to the models whose propagati
 // applies to GPN, LOP-GPN and CUQ-PPR: their parameters (encoder, latent
 // projection of the encoder's width, radial flows) have the same shapes,
 // since CUQ-PPR's convolution has none and keeps the encoder's width. The
-// variant's prediction has the measures of the preset of its pooling; its
-// name is m's followed by the pooling ("GPN, linear pooling") unless p is
-// m's own.
+// variant's prediction has the measures of the preset of its pooling
+// (Linear: the mixture's, with the credal sets of the mixture); its name
+// is m's followed by the pooling ("GPN, linear pooling") unless p is m's
+// own. It shares m's parameters as WithPropagation's variants do, and m
+// is left unchanged.
 //
 // It returns an error for an unknown pooling and for the other models:
 // CUQ-GCN and CUQ-GAT (their convolutions have parameters), PostNets

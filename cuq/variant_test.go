@@ -455,7 +455,7 @@ func TestVariantErrors(t *testing.T) {
 		{cuq.MCDropoutGCN(), "MC-Dropout-GCN has no APPNP propagation", "MC-Dropout-GCN has no PostNet head"},
 		{cuq.APPNP().DropEdge(0.2, 4).Name("DropEdge-APPNP"), "DropEdge-APPNP is a committee (DropEdge)", "DropEdge-APPNP has no PostNet head"},
 		{cuq.CUQ().Name("PostNet"), "PostNet has no APPNP propagation (no convolution)", "PostNet has no APPNP propagation (no convolution)"},
-		{cuq.CUQPPR().Pooling(cuq.LogLinear).Name("twice"), "twice: WithPropagation: the model propagates twice", "twice propagates twice"},
+		{cuq.CUQPPR().Pooling(cuq.LogLinear).Name("twice"), "twice propagates twice", "twice propagates twice"},
 		{cuq.CUQGCN().Pooling(cuq.LogLinear).Name("GCN-GPN"), "", "GCN-GPN has GCN layers before its head"},
 	} {
 		m := must(c.b.Done(g))
@@ -590,15 +590,18 @@ func variantBenchGraph(b *testing.B) (*graph.Graph, graph.Split) {
 
 // BenchmarkWithPropagationPredict times a notebook slider's move on
 // CoraML: "new" makes a variant with another propagation and predicts
-// with it, deriving its propagation (for LOP-GPN the dense Π); "again"
-// predicts once more with a variant already used.
+// with it, deriving its propagation (for LOP-GPN the dense Π of N²
+// entries, or the pruned one of gpn_lop_pruned); "again" predicts once
+// more with a variant already used.
 func BenchmarkWithPropagationPredict(b *testing.B) {
 	g, split := variantBenchGraph(b)
-	b.Logf("graph %s: %d nodes", g.Name, g.N)
-	for _, p := range paperPresets {
-		if p.name == "cuq_gcn" || p.name == "cuq_gat" {
-			continue
-		}
+	for _, p := range []struct {
+		name  string
+		build func() *cuq.Builder
+	}{
+		{"appnp", cuq.APPNP}, {"gpn", cuq.GPN}, {"gpn_lop", cuq.LOPGPN},
+		{"gpn_lop_pruned", func() *cuq.Builder { return cuq.LOPGPN().Prune(0.01) }}, {"cuq_ppr", cuq.CUQPPR},
+	} {
 		b.Run(p.name, func(b *testing.B) {
 			m := must(p.build().Done(g))
 			if _, err := m.Step(split); err != nil {
@@ -626,5 +629,27 @@ func BenchmarkWithPropagationPredict(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// An APPNP variant has logits and embeddings: GEBM's scores on it are
+// those on the preset with that propagation and the same parameters.
+func TestGEBMOfVariant(t *testing.T) {
+	g, split := variantGraph(t)
+	m := trained(t, cuq.APPNP(), g, split)
+	var scores [2][]float64
+	for k, c := range []cuq.Classifier{must(m.WithPropagation(3, 0.2)), twin(t, cuq.APPNP().Propagation(3, 0.2), g, split, m)} {
+		e := must(cuq.GEBM(cuq.APPNP()).Of(c))
+		if err := e.FitScores(split); err != nil {
+			t.Fatalf("%s: %v", c.Name(), err)
+		}
+		p, err := e.Predict(nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name(), err)
+		}
+		scores[k] = p.Get(uq.GEBM)
+	}
+	if len(scores[0]) != g.N || !sameBits(scores[0], scores[1]) {
+		t.Errorf("GEBM of the variant %v, of the preset %v", scores[0], scores[1])
 	}
 }
