@@ -35,5 +35,5 @@ echo "== explorers in Chromium (${page:-default explorers})"
 CUQ_REQUIRE_CHROMIUM=1 CUQ_EXPLORE_PAGE="$page" CUQ_EXPLORE_OUT="$out" \
 	go test -count=1 -v -run 'TestExplorersInChromium|TestExplorersFallbackInChromium' ./kernelext/ >"$out/test.log" 2>&1 ||
 	{ cat "$out/test.log"; echo "FAIL: explorers check"; exit 1; }
-grep -E 'ready|redraw ms|screenshot|^--- ' "$out/test.log"
+grep -E 'ready|redraw ms|trained in|screenshot|^--- ' "$out/test.log"
 echo "== explorers passed; outputs in $out"

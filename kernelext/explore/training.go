@@ -90,18 +90,24 @@ func (c trainingConfig) validate() error {
 	return nil
 }
 
-// trainingIntro is what the training explorer says of itself.
+// trainingIntro is what the training explorer says of itself; About adds
+// the sizes of its models.
 var trainingIntro = intro{
 	kind:  "training",
 	title: "Training CUQ-PPR and GPN against the ground truth",
-	about: "Both models train here, in your browser, on a contextual stochastic block model whose true uncertainty is known: " +
-		"the paper's presets (64 hidden units, latent 16, APPNP with K = 10, 5 warm-up epochs, early stopping) made small enough " +
-		"to train in seconds: 2 radial flows per class instead of 10, patience 20 instead of 50, at most 100 epochs " +
-		"(the picture's heading gives the settings). " +
-		"The curves are the validation cross entropy, epoch by epoch; a ring marks the epoch whose parameters are kept. " +
-		"Then each test node's AU is plotted against its true AU, and the table gives the rank correlations ρ with the " +
-		"aleatoric and the epistemic truth. Lower the homophily or the signal and watch which model's AU keeps ranking " +
-		"the nodes like the truth; change the seed to see how much of a difference is one graph's luck.",
+	about: "Both models train here, in your browser, on a contextual stochastic block model whose true uncertainty is known. " +
+		"They are the paper's presets (64 hidden units, latent 16, APPNP with K = 10, 5 warm-up epochs, early stopping on the " +
+		"validation cross entropy) made small enough to train in seconds: %d radial flows per class instead of 10, patience %d " +
+		"instead of 50, at most %d epochs. The curves are the validation cross entropy, epoch by epoch; a ring marks the epoch " +
+		"whose parameters are kept. Then each test node's rank by the model's AU is plotted against its rank by the true AU, " +
+		"and the table gives their rank correlation ρ, and that of EU with the epistemic truth. Let go of a slider to train " +
+		"again: lower the homophily or the signal and watch which model's AU keeps ranking the nodes like the truth; change " +
+		"the seed to see how much of a difference is one graph's luck.",
+}
+
+// About says what to look for, with the models' sizes.
+func (t *TrainingExplorer) About() string {
+	return fmt.Sprintf(t.about, t.cfg.Flows, t.cfg.Patience, t.cfg.MaxEpochs)
 }
 
 // Training returns the training explorer: 500 nodes, h = 0.9, s = 1,
