@@ -12,8 +12,9 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
-	"github.com/cuqgnn/cuqgnn/cuq/truth"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
+	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 // Limits of the training explorer's settings.
@@ -27,16 +28,18 @@ const (
 // TrainingExplorer trains two models in the page, CUQ-PPR (behavioural
 // pooling) and GPN (log-linear pooling), on a contextual stochastic block
 // model whose Bayes-optimal posterior is known, and compares each model's
-// uncertainty with the truth (package truth): the graph is
+// uncertainty with the truth as package truth does: the graph is that of
 // truth.Sweep().Nodes(n).Point(h, s, seed), N nodes in 3 classes, 16
-// Gaussian features, average degree 5, the split
-// graph.Stratified(0.05, 0.15, 0.8). Each model is the paper's preset
+// Gaussian features, average degree 5, independent edges, the split
+// graph.Stratified(0.05, 0.15, 0.8) with seed 1. (The explorer draws it
+// with package datasets rather than importing package truth, whose charts
+// would double the size of the WebAssembly program.) Each model is the paper's preset
 // (cuq.CUQPPR, cuq.GPN: MLP(64) encoder, latent 16, APPNP K = 10,
 // t = 0.1, Adam at 0.01, 5 warm-up epochs, early stopping on the
 // validation cross entropy) made small enough to train in a browser in
 // seconds: 2 radial flows per class instead of 10 (WebAssembly has no
 // fused multiply-add, and the flows' math.FMA runs in software there),
-// patience 20 instead of 50 and at most 100 main epochs (TrainingModels).
+// patience 20 instead of 50 and at most 100 main epochs.
 // While the models train the picture draws their validation cross entropy
 // epoch by epoch; when both are done the table gives, over the test nodes,
 // each model's accuracy and Spearman's ρ between its AU and the aleatoric
@@ -169,19 +172,70 @@ func (t *TrainingExplorer) Controls() []Control {
 	return []Control{h, s, seed}
 }
 
-// TrainingModels returns the two models the explorer trains, in order:
+// trainingModel is a model the explorer trains.
+type trainingModel struct {
+	name, key string // its name and its key in the cells
+	preset    *cuq.Builder
+}
+
+// trainingModels returns the two models the explorer trains, in order:
 // the paper's CUQ-PPR and GPN with the given number of radial flows per
 // class, patience and cap of the main training epochs.
-func TrainingModels(flows, patience, maxEpochs int) []truth.Model {
-	return []truth.Model{
-		{Name: "CUQ-PPR", Preset: cuq.CUQPPR().PostNet(cuq.Flows(flows)).Patience(patience).MaxEpochs(maxEpochs)},
-		{Name: "GPN", Preset: cuq.GPN().PostNet(cuq.Flows(flows)).Patience(patience).MaxEpochs(maxEpochs)},
+func trainingModels(flows, patience, maxEpochs int) []trainingModel {
+	return []trainingModel{
+		{"CUQ-PPR", "cuqppr", cuq.CUQPPR().PostNet(cuq.Flows(flows)).Patience(patience).MaxEpochs(maxEpochs)},
+		{"GPN", "gpn", cuq.GPN().PostNet(cuq.Flows(flows)).Patience(patience).MaxEpochs(maxEpochs)},
 	}
 }
 
-// trainedKeys are the models' keys in the cells, in the order of
-// TrainingModels.
-var trainedKeys = [...]string{"cuqppr", "gpn"}
+// The graph of the training explorer, as truth.Sweep draws it.
+const (
+	trainClasses   = 3
+	trainFeatures  = 16
+	trainAvgDegree = 5
+	trainSplitSeed = 1
+)
+
+// trainingPoint is the graph of one setting, its split, the ground truth
+// given the split's training labels, and the test accuracy of the arg max
+// of the total posterior p(yᵢ | X, A, y_train), the Bayes-optimal
+// classifier.
+type trainingPoint struct {
+	graph         *graph.Graph
+	split         graph.Split
+	truth         datasets.GroundTruth
+	bayesAccuracy float64
+}
+
+// newTrainingPoint draws the graph of the setting (h, s, seed) with n
+// nodes.
+func newTrainingPoint(n int, h, s float64, seed uint64) (*trainingPoint, error) {
+	g, gt, err := datasets.CSBM(n, trainClasses).BernoulliEdges().Homophily(h).AvgDegree(trainAvgDegree).
+		Features(trainFeatures).FeatureSignal(s).Seed(seed).DoneWithTruth()
+	if err != nil {
+		return nil, err
+	}
+	p := &trainingPoint{graph: g}
+	if p.split, err = g.Split(graph.Stratified(0.05, 0.15, 0.8).Seed(trainSplitSeed)); err != nil {
+		return nil, err
+	}
+	if p.truth, err = gt.Uncertainty(g, p.split.Train); err != nil {
+		return nil, err
+	}
+	post, err := gt.TotalMeanField(g, p.split.Train)
+	if err != nil {
+		return nil, err
+	}
+	hits := 0
+	for _, i := range p.split.Test {
+		row := post.Row(i)
+		if slices.Index(row, slices.Max(row)) == g.Labels[i] {
+			hits++
+		}
+	}
+	p.bayesAccuracy = float64(hits) / float64(max(len(p.split.Test), 1))
+	return p, nil
+}
 
 // Trainer is an explorer whose view trains models, which takes seconds:
 // Train computes the view View returns and calls progress after every
@@ -223,7 +277,7 @@ type trainingRun struct {
 	max      int
 	flows    int
 	patience int
-	point    *truth.Point
+	point    *trainingPoint
 	models   []*trainedModel
 	now      int // index of the model in training
 }
@@ -253,20 +307,20 @@ func (t *TrainingExplorer) Train(ctx context.Context, values []float64, progress
 	r := &trainingRun{h: values[0], s: values[1], seed: uint64(values[2]), nodes: t.cfg.Nodes, max: t.cfg.MaxEpochs,
 		flows: t.cfg.Flows, patience: t.cfg.Patience}
 	var err error
-	if r.point, err = truth.Sweep().Nodes(r.nodes).Point(r.h, r.s, r.seed); err != nil {
+	if r.point, err = newTrainingPoint(r.nodes, r.h, r.s, r.seed); err != nil {
 		return fail(err)
 	}
-	specs := TrainingModels(r.flows, r.patience, r.max)
-	for k, m := range specs {
-		r.models = append(r.models, &trainedModel{name: m.Name, key: trainedKeys[k]})
+	specs := trainingModels(r.flows, r.patience, r.max)
+	for _, m := range specs {
+		r.models = append(r.models, &trainedModel{name: m.name, key: m.key})
 	}
 	for k, m := range specs {
 		r.now = k
-		if err := r.train(ctx, m, r.models[k], progress); err != nil {
+		if err := r.train(ctx, m.preset, r.models[k], progress); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return fail(fmt.Errorf("%s: %w", m.Name, err))
+			return fail(fmt.Errorf("%s: %w", m.name, err))
 		}
 	}
 	r.now = len(specs)
@@ -275,9 +329,9 @@ func (t *TrainingExplorer) Train(ctx context.Context, values []float64, progress
 
 // train fits one model and measures it against the truth on the test
 // nodes.
-func (r *trainingRun) train(ctx context.Context, spec truth.Model, tm *trainedModel, progress func(Progress)) error {
+func (r *trainingRun) train(ctx context.Context, preset *cuq.Builder, tm *trainedModel, progress func(Progress)) error {
 	p := r.point
-	m, err := spec.Preset.Classifier(p.Graph)
+	m, err := preset.Done(p.graph)
 	if err != nil {
 		return err
 	}
@@ -289,27 +343,27 @@ func (r *trainingRun) train(ctx context.Context, spec truth.Model, tm *trainedMo
 			progress(Progress{Model: tm.name, Epoch: e, run: r})
 		}
 	}
-	if tm.hist, err = m.Fit(p.Split, cuq.WithContext(ctx), cuq.OnEpoch(onEpoch)); err != nil {
+	if tm.hist, err = m.Fit(p.split, cuq.WithContext(ctx), cuq.OnEpoch(onEpoch)); err != nil {
 		return err
 	}
-	pred, err := m.Predict(p.Graph)
+	pred, err := m.Predict(p.graph)
 	if err != nil {
 		return err
 	}
-	tm.acc = pred.Accuracy(p.Split.Test)
-	if tm.au, err = pred.UncertaintyOf(uq.AU, p.Split.Test); err != nil {
+	tm.acc = pred.Accuracy(p.split.Test)
+	if tm.au, err = pred.UncertaintyOf(uq.AU, p.split.Test); err != nil {
 		return err
 	}
-	eu, err := pred.UncertaintyOf(uq.EU, p.Split.Test)
+	eu, err := pred.UncertaintyOf(uq.EU, p.split.Test)
 	if err != nil {
 		return err
 	}
-	tm.trueAU = pickNodes(p.Truth.Aleatoric, p.Split.Test)
+	tm.trueAU = pickNodes(p.truth.Aleatoric, p.split.Test)
 	// A constant score has no rank correlation: NaN, shown as a dash.
 	if tm.rhoAU, err = eval.Spearman(tm.au, tm.trueAU); err != nil {
 		tm.rhoAU = math.NaN()
 	}
-	if tm.rhoEU, err = eval.Spearman(eu, pickNodes(p.Truth.Epistemic, p.Split.Test)); err != nil {
+	if tm.rhoEU, err = eval.Spearman(eu, pickNodes(p.truth.Epistemic, p.split.Test)); err != nil {
 		tm.rhoEU = math.NaN()
 	}
 	tm.done = true
@@ -348,7 +402,7 @@ func (r *trainingRun) view() *View {
 	if r.now == len(r.models) {
 		rows = append(rows, Row{Label: "Bayes-optimal (knows the generator)", Cells: []Cell{
 			text("bayes.epochs", "—"), text("bayes.best", "—"),
-			num("bayes.acc", "%.3f", r.point.BayesAccuracy),
+			num("bayes.acc", "%.3f", r.point.bayesAccuracy),
 			text("bayes.rhoAU", "—"), text("bayes.rhoEU", "—"),
 		}})
 	} else {
@@ -356,7 +410,7 @@ func (r *trainingRun) view() *View {
 		cols[1] = "state"
 	}
 	return &View{Picture: r.picture(), Tables: []Table{{
-		Caption: fmt.Sprintf("%d test nodes of %d; ρ is Spearman's rank correlation", len(r.point.Split.Test), r.nodes),
+		Caption: fmt.Sprintf("%d test nodes of %d; ρ is Spearman's rank correlation", len(r.point.split.Test), r.nodes),
 		Columns: cols,
 		Rows:    rows,
 	}}}
@@ -374,7 +428,7 @@ const (
 // curveTitle says what the curves are.
 const curveTitle = "validation cross entropy by epoch"
 
-// shapes mark the models in the pictures, in the order of TrainingModels.
+// shapes mark the models in the pictures, in the order of trainingModels.
 var shapes = [...]struct {
 	c    color.RGBA
 	mark func(*image.RGBA, float64, float64)
