@@ -378,19 +378,30 @@ func pickNodes(v []float64, nodes []int) []float64 {
 	return out
 }
 
-// view returns the view of the run so far.
+// view returns the view of the run so far: while a model trains, a
+// table of each model's state; at the end, the table of the results.
 func (r *trainingRun) view() *View {
-	cols := []string{"", "main epochs", "kept epoch", "test accuracy", "ρ(AU, true AU)", "ρ(EU, true EU)"}
 	var rows []Row
-	for _, m := range r.models {
-		if !m.done {
+	if r.now < len(r.models) {
+		for k, m := range r.models {
 			state := "waiting"
-			if r.models[r.now] == m {
+			switch {
+			case m.done:
+				state = fmt.Sprintf("trained: %d epochs", m.hist.TrainEpochs())
+			case k == r.now && len(m.epochs) == 0:
+				state = "training: warm-up"
+			case k == r.now:
 				state = fmt.Sprintf("training: epoch %d", len(m.epochs))
 			}
 			rows = append(rows, Row{Label: m.name, Cells: []Cell{text(m.key+".state", state)}})
-			continue
 		}
+		return &View{Picture: r.picture(), Tables: []Table{{
+			Caption: fmt.Sprintf("Training on %d nodes", r.nodes),
+			Columns: []string{"", "state"},
+			Rows:    rows,
+		}}}
+	}
+	for _, m := range r.models {
 		rows = append(rows, Row{Label: m.name, Cells: []Cell{
 			num(m.key+".epochs", "%.0f", float64(m.hist.TrainEpochs())),
 			num(m.key+".best", "%.0f", float64(m.hist.BestEpoch)),
@@ -399,19 +410,14 @@ func (r *trainingRun) view() *View {
 			numOrDash(m.key+".rhoEU", "%.3f", m.rhoEU),
 		}})
 	}
-	if r.now == len(r.models) {
-		rows = append(rows, Row{Label: "Bayes-optimal (knows the generator)", Cells: []Cell{
-			text("bayes.epochs", "—"), text("bayes.best", "—"),
-			num("bayes.acc", "%.3f", r.point.bayesAccuracy),
-			text("bayes.rhoAU", "—"), text("bayes.rhoEU", "—"),
-		}})
-	} else {
-		cols = cols[:2]
-		cols[1] = "state"
-	}
+	rows = append(rows, Row{Label: "Bayes-optimal (knows the generator)", Cells: []Cell{
+		text("bayes.epochs", "—"), text("bayes.best", "—"),
+		num("bayes.acc", "%.3f", r.point.bayesAccuracy),
+		text("bayes.rhoAU", "—"), text("bayes.rhoEU", "—"),
+	}})
 	return &View{Picture: r.picture(), Tables: []Table{{
 		Caption: fmt.Sprintf("%d test nodes of %d; ρ is Spearman's rank correlation", len(r.point.split.Test), r.nodes),
-		Columns: cols,
+		Columns: []string{"", "main epochs", "kept epoch", "test accuracy", "ρ(AU, true AU)", "ρ(EU, true EU)"},
 		Rows:    rows,
 	}}}
 }

@@ -147,12 +147,16 @@ func TestTrainingMatchesNative(t *testing.T) {
 				p.Model, p.Epoch.Phase, p.Epoch.Epoch, p.Epoch.Loss, w.Model, w.Epoch.Phase, w.Epoch.Epoch, w.Epoch.Loss)
 		}
 	}
-	// While CUQ-PPR trains GPN waits; then CUQ-PPR shows its numbers.
+	// While CUQ-PPR trains GPN waits; then GPN trains.
+	if states[0] != "training: warm-up / waiting" {
+		t.Errorf("state at the first epoch: %q", states[0])
+	}
 	if !strings.HasPrefix(states[1], "training: epoch ") || !strings.HasSuffix(states[1], " / waiting") {
 		t.Errorf("state during CUQ-PPR's training: %q", states[1])
 	}
-	if last := states[len(states)-1]; !strings.HasPrefix(last, " / training: epoch ") {
-		t.Errorf("state during GPN's training: %q", last)
+	wantLast := fmt.Sprintf("trained: %s epochs / training: epoch ", cells["cuqppr.epochs"].Text)
+	if last := states[len(states)-1]; !strings.HasPrefix(last, wantLast) {
+		t.Errorf("state during GPN's training: %q, want it to start %q", last, wantLast)
 	}
 	// The view's cells: five per model, five for the Bayes-optimal row.
 	want := []string{"bayes.acc", "bayes.best", "bayes.epochs", "bayes.rhoAU", "bayes.rhoEU"}
