@@ -21,9 +21,11 @@ import (
 
 	"github.com/janpfeifer/gonb/gonbui/protocol"
 
+	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/pool"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/cuq/truth"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/internal/chromium"
@@ -58,7 +60,7 @@ func skipOrFail(t *testing.T, args ...any) {
 	t.Skip(args...)
 }
 
-// explorersBundle builds the three default explorers once per test run; it
+// explorersBundle builds the four default explorers once per test run; it
 // skips the test without a Go toolchain.
 func explorersBundle(t *testing.T) *wasmbundle.Bundle {
 	t.Helper()
@@ -66,7 +68,7 @@ func explorersBundle(t *testing.T) *wasmbundle.Bundle {
 		skipOrFail(t, "no Go toolchain to build the explorers for js/wasm:", err)
 	}
 	bundleOnce.Do(func() {
-		bundle, bundleErr = Explorers(explore.Dirichlet(), explore.Pooling(), explore.Degree())
+		bundle, bundleErr = Explorers(explore.Dirichlet(), explore.Pooling(), explore.Degree(), explore.Training())
 	})
 	if bundleErr != nil {
 		t.Fatal(bundleErr)
@@ -81,7 +83,7 @@ var (
 	htmlEntity = strings.NewReplacer("&#34;", `"`, "&quot;", `"`, "&#39;", "'", "&lt;", "<", "&gt;", ">", "&amp;", "&")
 )
 
-// TestExplorersBundle checks the fragment: the three explorers' specs in
+// TestExplorersBundle checks the fragment: the four explorers' specs in
 // order, a fallback PNG each as drawn by explore.Fallback, one script with
 // wasm_exec.js and a gzip-compressed WebAssembly program.
 func TestExplorersBundle(t *testing.T) {
@@ -100,7 +102,7 @@ func TestExplorersBundle(t *testing.T) {
 		t.Error("no fallback note")
 	}
 	ms := specRE.FindAllStringSubmatch(h, -1)
-	want := []explore.Explorer{explore.Dirichlet(), explore.Pooling(), explore.Degree()}
+	want := []explore.Explorer{explore.Dirichlet(), explore.Pooling(), explore.Degree(), explore.Training()}
 	if len(ms) != len(want) {
 		t.Fatalf("%d widgets, want %d", len(ms), len(want))
 	}
@@ -229,6 +231,13 @@ type domWidget struct {
 	Cells    []domCell `json:"cells"`
 	Redraws  string    `json:"redraws"`
 	RedrawMs string    `json:"redrawMs"`
+	// Of a training explorer: its state, the trainings finished, the
+	// duration of the last and the pictures drawn during it.
+	State   string `json:"state"`
+	Runs    string `json:"runs"`
+	TrainMs string `json:"trainMs"`
+	YieldMs string `json:"yieldMs"`
+	Frames  string `json:"frames"`
 }
 
 // readWidgets returns every explorer of the page.
@@ -236,7 +245,13 @@ const readWidgets = `[...document.querySelectorAll(".cuqx-widget")].map(w => ({
 	spec: w.dataset.spec,
 	inputs: [...w.querySelectorAll("input, select")].map(i => i.value),
 	cells: [...w.querySelectorAll("td[data-key]")].map(c => ({key: c.dataset.key, text: c.textContent, value: c.dataset.value ?? null})),
-	redraws: w.dataset.redraws ?? "", redrawMs: w.dataset.redrawMs ?? ""}))`
+	redraws: w.dataset.redraws ?? "", redrawMs: w.dataset.redrawMs ?? "",
+	state: w.dataset.state ?? "", runs: w.dataset.runs ?? "", trainMs: w.dataset.trainMs ?? "", yieldMs: w.dataset.yieldMs ?? "", frames: w.dataset.frames ?? ""}))`
+
+// trainLimit is the longest a training of the training explorer may take
+// in the browser: the explorer is made to train both models on 500 nodes in
+// under 10 s; the limit leaves room for a machine busy with other work.
+const trainLimit = 20 * time.Second
 
 // TestExplorersInChromium opens the page from file:// in headless Chromium
 // with no network, waits for the program, moves every control of every
@@ -259,8 +274,8 @@ func TestExplorersInChromium(t *testing.T) {
 	if err := p.Eval(`[...document.querySelectorAll(".cuqx")].map(r => r.dataset.ready)`, &ready); err != nil {
 		t.Fatal(err)
 	}
-	if len(ready) != 1 {
-		t.Errorf("%d explorer bundles in the page, want 1", len(ready))
+	if len(ready) < 1 {
+		t.Errorf("no explorer bundle in the page")
 	}
 	t.Logf("ready %s ms after the page started loading", strings.Join(ready, ", "))
 	var notes, fallbacks int
@@ -279,8 +294,8 @@ func TestExplorersInChromium(t *testing.T) {
 	if err := p.Eval(readWidgets, &widgets); err != nil {
 		t.Fatal(err)
 	}
-	if len(widgets) < 3 {
-		t.Fatalf("%d explorers in the page, want at least 3", len(widgets))
+	if len(widgets) < 4 {
+		t.Fatalf("%d explorers in the page, want at least 4", len(widgets))
 	}
 	kinds := map[string]bool{}
 	for wi, w := range widgets {
@@ -289,6 +304,10 @@ func TestExplorersInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		kinds[e.Kind()] = true
+		if _, ok := e.(explore.Trainer); ok {
+			checkTrainer(t, p, wi, e)
+			continue
+		}
 		checkCells(t, fmt.Sprintf("%s at start", e.Kind()), w, e.Kind(), w.Spec)
 		var times []float64
 		for ci, c := range e.Controls() {
@@ -327,12 +346,80 @@ func TestExplorersInChromium(t *testing.T) {
 		sort.Float64s(times)
 		t.Logf("%s: %d moves, redraw ms min %.1f, median %.1f, max %.1f", e.Kind(), len(times), times[0], times[len(times)/2], times[len(times)-1])
 	}
-	for _, k := range []string{"dirichlet", "pooling", "degree"} {
+	for _, k := range []string{"dirichlet", "pooling", "degree", "training"} {
 		if !kinds[k] {
 			t.Errorf("no %s explorer in the page", k)
 		}
 	}
 	screenshot(t, p, filepath.Join(out, "explorers-after.png"))
+}
+
+// checkTrainer checks the wi-th explorer of the page, a training one: it
+// waits for the training started when the page loaded, checks the numbers
+// shown, then lets go of each control at a new value in turn (its change
+// event), waits for the new training and checks again. Every training
+// must have drawn its picture more than once while it ran and must end
+// within trainLimit.
+func checkTrainer(t *testing.T, p *chromium.Page, wi int, e explore.Explorer) {
+	t.Helper()
+	read := func() domWidget {
+		var ws []domWidget
+		if err := p.Eval(readWidgets, &ws); err != nil {
+			t.Fatal(err)
+		}
+		return ws[wi]
+	}
+	await := func(what string, runs int) domWidget {
+		cond := fmt.Sprintf(`(() => { const w = document.querySelectorAll(".cuqx-widget")[%d];
+			return w.dataset.state === "error" || (w.dataset.state === "done" && +w.dataset.runs >= %d); })()`, wi, runs)
+		if err := p.WaitFor(cond, 3*trainLimit); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		w := read()
+		if w.State != "done" {
+			t.Fatalf("%s: state %q, cells %v", what, w.State, w.Cells)
+		}
+		ms, err := strconv.ParseFloat(w.TrainMs, 64)
+		if err != nil {
+			t.Fatalf("%s: training time %q: %v", what, w.TrainMs, err)
+		}
+		t.Logf("%s: trained in %.0f ms (%s ms of it yielding to the browser), %s pictures drawn while training", what, ms, w.YieldMs, w.Frames)
+		if time.Duration(ms*float64(time.Millisecond)) > trainLimit {
+			t.Errorf("%s: training took %.0f ms, want under %v", what, ms, trainLimit)
+		}
+		if n, _ := strconv.Atoi(w.Frames); n < 2 {
+			t.Errorf("%s: %s pictures drawn while training, want the curve redrawn as it trains", what, w.Frames)
+		}
+		return w
+	}
+	w := await(fmt.Sprintf("%s at start", e.Kind()), 1)
+	checkCells(t, fmt.Sprintf("%s at start", e.Kind()), w, e.Kind(), w.Spec)
+	for ci, c := range e.Controls() {
+		runs, _ := strconv.Atoi(w.Runs)
+		target := moveTarget(c, ci, w.Inputs[ci])
+		move := fmt.Sprintf(`(() => { const w = document.querySelectorAll(".cuqx-widget")[%d];
+			const i = w.querySelectorAll("input, select")[%d];
+			i.value = %q; i.dispatchEvent(new Event("input")); i.dispatchEvent(new Event("change")); return i.value; })()`, wi, ci, target)
+		var got string
+		if err := p.Eval(move, &got); err != nil {
+			t.Fatal(err)
+		}
+		what := fmt.Sprintf("%s after moving %s to %s", e.Kind(), c.Key, got)
+		if ci == 0 {
+			// The page while CUQ-PPR trains: its curve drawn so far.
+			cond := fmt.Sprintf(`/epoch [1-9][0-9]/.test((document.querySelectorAll(".cuqx-widget")[%d].querySelector('td[data-key="cuqppr.state"]') || {}).textContent || "")`, wi)
+			if err := p.WaitFor(cond, 3*trainLimit); err != nil {
+				t.Fatalf("%s: CUQ-PPR did not show its tenth epoch: %v", what, err)
+			}
+			screenshot(t, p, filepath.Join(outDir(t), "explorers-training.png"))
+		}
+		now := await(what, runs+1)
+		if now.Inputs[ci] == w.Inputs[ci] {
+			t.Errorf("%s: the control stayed at %s", what, now.Inputs[ci])
+		}
+		checkCells(t, what, now, e.Kind(), w.Spec)
+		w = now
+	}
 }
 
 // moveFractions are where in its range each control is moved, by position.
@@ -389,8 +476,19 @@ func checkCells(t *testing.T, what string, w domWidget, kind, spec string) {
 			continue
 		}
 		if c.Value != nil {
+			// The training explorer's numbers are bit for bit the native
+			// ones: the library never lets the compiler fuse a multiply-add
+			// (scripts/fusion-check.sh) and fuses only by math.FMA, which
+			// rounds once everywhere (in software in WebAssembly), and the
+			// portable kernels of the WebAssembly build give the bits of
+			// the AVX ones. After four trainings of hundreds of epochs each
+			// in Chromium, every number agreed to the last bit.
+			tol := 1e-9 * math.Max(1, math.Abs(e.value))
+			if kind == "training" {
+				tol = 0
+			}
 			v, err := strconv.ParseFloat(*c.Value, 64)
-			if err != nil || math.Abs(v-e.value) > 1e-9*math.Max(1, math.Abs(e.value)) {
+			if err != nil || math.Abs(v-e.value) > tol {
 				t.Errorf("%s: %s has value %s, the library gives %v", what, c.Key, *c.Value, e.value)
 			}
 		}
@@ -436,6 +534,17 @@ func expected(kind, spec string, v []float64) (map[string]cellValue, error) {
 			return nil, err
 		}
 		return expectDegree(int(v[0]), int(v[1]), cfg.M, cfg.Sigma, cfg.Seed)
+	case "training":
+		var cfg struct {
+			Nodes     int `json:"nodes"`
+			MaxEpochs int `json:"max_epochs"`
+			Flows     int `json:"flows"`
+			Patience  int `json:"patience"`
+		}
+		if err := json.Unmarshal(sp.Config, &cfg); err != nil {
+			return nil, err
+		}
+		return expectTraining(v[0], v[1], uint64(v[2]), cfg.Nodes, cfg.Flows, cfg.Patience, cfg.MaxEpochs)
 	}
 	return nil, fmt.Errorf("unknown explorer kind %q", kind)
 }
@@ -603,6 +712,59 @@ func expectDegree(side, norm, m int, sigma float64, seed uint64) (map[string]cel
 	return out, nil
 }
 
+// expectTraining trains the paper's CUQ-PPR and GPN with the given flows,
+// patience and cap of epochs on the CSBM of truth.Sweep at homophily h,
+// signal snr and seed: the accuracies and rank correlations come from
+// truth.Sweep, the epochs from a Fit of each model on the sweep's graph.
+func expectTraining(h, snr float64, seed uint64, nodes, flows, patience, maxEpochs int) (map[string]cellValue, error) {
+	presets := map[string]*cuq.Builder{}
+	for name, b := range map[string]*cuq.Builder{"CUQ-PPR": cuq.CUQPPR(), "GPN": cuq.GPN()} {
+		presets[name] = b.PostNet(cuq.Flows(flows)).Patience(patience).MaxEpochs(maxEpochs)
+	}
+	keys := map[string]string{"CUQ-PPR": "cuqppr", "GPN": "gpn"}
+	sweep := truth.Sweep(truth.Model{Name: "CUQ-PPR", Preset: presets["CUQ-PPR"]}, truth.Model{Name: "GPN", Preset: presets["GPN"]}).
+		Nodes(nodes).Homophily(h).Signal(snr).Seeds(seed)
+	table, err := sweep.Done()
+	if err != nil {
+		return nil, err
+	}
+	rho := func(v float64) cellValue {
+		if math.IsNaN(v) {
+			return textCell("—")
+		}
+		return numCell("%.3f", v)
+	}
+	out := map[string]cellValue{"bayes.epochs": textCell("—"), "bayes.best": textCell("—"), "bayes.rhoAU": textCell("—"), "bayes.rhoEU": textCell("—")}
+	for _, r := range table {
+		k := keys[r.Model]
+		out[k+".acc"] = numCell("%.3f", r.Accuracy)
+		out["bayes.acc"] = numCell("%.3f", r.BayesAccuracy)
+		switch r.Measure {
+		case uq.AU:
+			out[k+".rhoAU"] = rho(r.Spearman)
+		case uq.EU:
+			out[k+".rhoEU"] = rho(r.Spearman)
+		}
+	}
+	point, err := sweep.Point(h, snr, seed)
+	if err != nil {
+		return nil, err
+	}
+	for name, b := range presets {
+		m, err := b.Done(point.Graph)
+		if err != nil {
+			return nil, err
+		}
+		hist, err := m.Fit(point.Split)
+		if err != nil {
+			return nil, err
+		}
+		out[keys[name]+".epochs"] = numCell("%.0f", float64(hist.TrainEpochs()))
+		out[keys[name]+".best"] = numCell("%.0f", float64(hist.BestEpoch))
+	}
+	return out, nil
+}
+
 // TestExplorersFallbackInChromium checks what a reader sees where the
 // page's scripts do not run: the note saying why and each explorer's
 // static picture, with the scripts stripped from the HTML (a sanitised
@@ -638,8 +800,8 @@ func TestExplorersFallbackInChromium(t *testing.T) {
 		if !strings.HasPrefix(got.Note, "These are static pictures") || !got.Visible {
 			t.Errorf("%s: note %q (visible %v), want the fallback note shown", what, got.Note, got.Visible)
 		}
-		if len(got.Pictures) < 3 || slices.Contains(got.Pictures, 0) {
-			t.Errorf("%s: fallback pictures of widths %v, want at least 3 decoded", what, got.Pictures)
+		if len(got.Pictures) < 4 || slices.Contains(got.Pictures, 0) {
+			t.Errorf("%s: fallback pictures of widths %v, want at least 4 decoded", what, got.Pictures)
 		}
 		if got.Canvases != 0 || got.Ready {
 			t.Errorf("%s: %d canvases, ready %v: the program ran", what, got.Canvases, got.Ready)

@@ -1,6 +1,7 @@
 // Package explore holds the interactive explorers of the teaching
 // notebooks: the Dirichlet simplex, the three poolings on a hand-made
-// graph, and bounded versus unbounded degree. An explorer is a set of
+// graph, bounded versus unbounded degree, and the training of CUQ-PPR and
+// GPN on a graph whose true uncertainty is known. An explorer is a set of
 // controls (sliders and choices) and a function from their values to a
 // View, a picture and tables of numbers, computed by the library's own
 // packages (uq, pool, graph, datasets).
@@ -115,9 +116,11 @@ func (v *View) Cells() map[string]Cell {
 // starting values; View computes what it shows for values, one per
 // control in the order of Controls, and returns an error when a value is
 // outside its control's range. The explorers of this package are made by
-// Dirichlet, Pooling and Degree.
+// Dirichlet, Pooling, Degree and Training; the last is also a Trainer,
+// whose view takes seconds and can be followed epoch by epoch.
 type Explorer interface {
-	// Kind names the explorer in specs: "dirichlet", "pooling", "degree".
+	// Kind names the explorer in specs: "dirichlet", "pooling", "degree",
+	// "training".
 	Kind() string
 	// Title is a one-line heading, About a paragraph saying what to look
 	// for.
@@ -176,6 +179,8 @@ func Encode(e Explorer) (string, error) {
 		cfg = x.cfg
 	case *DegreeExplorer:
 		cfg = x.cfg
+	case *TrainingExplorer:
+		cfg = x.cfg
 	default:
 		return "", fmt.Errorf("explore.Encode: %T is not an explorer of this package", e)
 	}
@@ -209,6 +214,9 @@ func Decode(s string) (Explorer, error) {
 	case "degree":
 		x := Degree()
 		e, target = x, &x.cfg
+	case "training":
+		x := Training()
+		e, target = x, &x.cfg
 	default:
 		return nil, fmt.Errorf("explore.Decode: unknown explorer kind %q", sp.Kind)
 	}
@@ -233,6 +241,8 @@ func validate(e Explorer) error {
 	case *PoolingExplorer:
 		return x.cfg.validate()
 	case *DegreeExplorer:
+		return x.cfg.validate()
+	case *TrainingExplorer:
 		return x.cfg.validate()
 	}
 	return nil

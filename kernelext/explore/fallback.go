@@ -99,6 +99,6 @@ func asciiText(s string) string {
 }
 
 var asciiFor = map[rune]string{
-	'α': "a", 'θ': "theta", 'Π': "Pi", '\u0304': "", // combining macron (θ̄)
+	'α': "a", 'θ': "theta", 'ρ': "rho", 'Π': "Pi", '\u0304': "", // combining macron (θ̄)
 	'—': "-", '–': "-", '≈': "~", '≤': "<=", '²': "^2", 'á': "a", '−': "-",
 }

@@ -13,11 +13,22 @@
 // records the duration of its last redraw in data-redraw-ms and the number
 // of redraws in data-redraws.
 //
+// An explorer that trains (explore.Trainer) trains when it is mounted and
+// again when a control is let go (its change event), cancelling a training
+// under way. It trains in a goroutine that yields to the browser after
+// every epoch, so the page stays responsive, and redraws the picture of
+// the training so far whenever a frame's time has passed. Its element
+// records its state in data-state ("training", "done" or "error"), the
+// number of trainings finished in data-runs, the duration of the last in
+// data-train-ms, and the number of pictures drawn during it in
+// data-frames.
+//
 // Build it with GOOS=js GOARCH=wasm; package kernelext embeds it in a
 // notebook's output.
 package main
 
 import (
+	"context"
 	"fmt"
 	"html"
 	"os"
@@ -70,6 +81,11 @@ type widget struct {
 	tables   js.Value
 	pixels   js.Value // Uint8ClampedArray reused between redraws
 	redraws  int
+
+	// Of a Trainer: the cancellation of the training under way and the
+	// number of trainings finished.
+	cancel context.CancelFunc
+	runs   int
 }
 
 // mount replaces the fallback content of el by the live explorer.
@@ -123,6 +139,10 @@ func mount(el js.Value) {
 	}
 	w.canvas = add(el, "canvas", "cuqx-canvas", "")
 	w.tables = add(el, "div", "cuqx-tables", "")
+	if tr, ok := e.(explore.Trainer); ok {
+		mountTrainer(w, tr)
+		return
+	}
 	w.redraw()
 	// The callback lives as long as the page: it is never released.
 	onInput := js.FuncOf(func(js.Value, []js.Value) any {
@@ -138,24 +158,48 @@ func mount(el js.Value) {
 // num formats a control value as HTML inputs expect.
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// redraw reads the controls, computes the view and shows it.
-func (w *widget) redraw() {
-	t0 := performance.Call("now").Float()
+// values reads the controls and shows their values beside them.
+func (w *widget) values() ([]float64, error) {
 	values := make([]float64, len(w.inputs))
 	for i, in := range w.inputs {
 		v, err := strconv.ParseFloat(in.Get("value").String(), 64)
 		if err != nil {
-			w.tables.Set("innerHTML", errorHTML(fmt.Errorf("control %s: %w", w.controls[i].Key, err)))
-			return
+			return nil, fmt.Errorf("control %s: %w", w.controls[i].Key, err)
 		}
 		values[i] = v
 		w.outputs[i].Set("textContent", in.Get("value").String())
+	}
+	return values, nil
+}
+
+// redraw reads the controls, computes the view and shows it.
+func (w *widget) redraw() {
+	t0 := performance.Call("now").Float()
+	values, err := w.values()
+	if err != nil {
+		w.tables.Set("innerHTML", errorHTML(err))
+		return
 	}
 	v, err := w.e.View(values)
 	if err != nil {
 		w.tables.Set("innerHTML", errorHTML(err))
 		return
 	}
+	w.show(v)
+	w.redraws++
+	ds := w.el.Get("dataset")
+	ds.Set("redraws", strconv.Itoa(w.redraws))
+	ds.Set("redrawMs", fmt.Sprintf("%.2f", performance.Call("now").Float()-t0))
+}
+
+// show draws v's picture on the canvas and its tables below.
+func (w *widget) show(v *explore.View) {
+	w.paint(v)
+	w.tables.Set("innerHTML", explore.TablesHTML(v))
+}
+
+// paint draws v's picture on the canvas.
+func (w *widget) paint(v *explore.View) {
 	b := v.Picture.Bounds()
 	if w.canvas.Get("width").Int() != b.Dx() || w.canvas.Get("height").Int() != b.Dy() {
 		w.canvas.Set("width", b.Dx())
@@ -167,11 +211,6 @@ func (w *widget) redraw() {
 	js.CopyBytesToJS(w.pixels, v.Picture.Pix)
 	img := js.Global().Get("ImageData").New(w.pixels, b.Dx(), b.Dy())
 	w.canvas.Call("getContext", "2d").Call("putImageData", img, 0, 0)
-	w.tables.Set("innerHTML", explore.TablesHTML(v))
-	w.redraws++
-	ds := w.el.Get("dataset")
-	ds.Set("redraws", strconv.Itoa(w.redraws))
-	ds.Set("redrawMs", fmt.Sprintf("%.2f", performance.Call("now").Float()-t0))
 }
 
 func errorHTML(err error) string {
