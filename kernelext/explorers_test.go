@@ -717,12 +717,12 @@ func expectDegree(side, norm, m int, sigma float64, seed uint64) (map[string]cel
 // signal snr and seed: the accuracies and rank correlations come from
 // truth.Sweep, the epochs from a Fit of each model on the sweep's graph.
 func expectTraining(h, snr float64, seed uint64, nodes, flows, patience, maxEpochs int) (map[string]cellValue, error) {
-	presets := map[string]*cuq.Builder{}
-	for name, b := range map[string]*cuq.Builder{"CUQ-PPR": cuq.CUQPPR(), "GPN": cuq.GPN()} {
-		presets[name] = b.PostNet(cuq.Flows(flows)).Patience(patience).MaxEpochs(maxEpochs)
-	}
+	s := cuq.PostNetSchedule()
+	s.Patience, s.MaxEpochs = patience, maxEpochs
+	fit := []cuq.FitOption{s}
 	keys := map[string]string{"CUQ-PPR": "cuqppr", "GPN": "gpn"}
-	sweep := truth.Sweep(truth.Model{Name: "CUQ-PPR", Preset: presets["CUQ-PPR"]}, truth.Model{Name: "GPN", Preset: presets["GPN"]}).
+	sweep := truth.Sweep(truth.Model{Name: "CUQ-PPR", Preset: cuq.CUQPPR().Flows(flows), Fit: fit},
+		truth.Model{Name: "GPN", Preset: cuq.GPN().Flows(flows), Fit: fit}).
 		Nodes(nodes).Homophily(h).Signal(snr).Seeds(seed)
 	table, err := sweep.Done()
 	if err != nil {
@@ -750,12 +750,12 @@ func expectTraining(h, snr float64, seed uint64, nodes, flows, patience, maxEpoc
 	if err != nil {
 		return nil, err
 	}
-	for name, b := range presets {
+	for name, b := range map[string]*cuq.PostNetBuilder{"CUQ-PPR": cuq.CUQPPR().Flows(flows), "GPN": cuq.GPN().Flows(flows)} {
 		m, err := b.Done(point.Graph)
 		if err != nil {
 			return nil, err
 		}
-		hist, err := m.Fit(point.Split)
+		hist, err := m.Fit(point.Split, s)
 		if err != nil {
 			return nil, err
 		}

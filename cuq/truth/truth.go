@@ -89,12 +89,14 @@ func (k Kind) of(u datasets.GroundTruth) []float64 {
 }
 
 // Model is a named model preset: the sweep builds an untrained classifier
-// of Preset on each of its graphs (Preset.Classifier), e.g.
+// of Preset on each of its graphs (Preset.Classifier) and fits it with
+// the options Fit (none: the model's own schedule), e.g.
 //
-//	truth.Model{Name: "GPN", Preset: cuq.GPN()}
+//	truth.Model{Name: "GPN", Preset: cuq.GPN(), Fit: []cuq.FitOption{cuq.MaxEpochs(100)}}
 type Model struct {
 	Name   string
 	Preset cuq.ClassifierBuilder
+	Fit    []cuq.FitOption
 }
 
 // Row is one model's measure on one graph of the sweep.
@@ -271,7 +273,7 @@ func (s *SweepConfig) evaluate(h, snr float64, seed uint64) ([]Row, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
-		if _, err := model.Fit(p.Split); err != nil {
+		if _, err := model.Fit(p.Split, m.Fit...); err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}
 		pred, err := model.Predict(p.Graph)

@@ -175,16 +175,20 @@ func (t *TrainingExplorer) Controls() []Control {
 // trainingModel is a model the explorer trains.
 type trainingModel struct {
 	name, key string // its name and its key in the cells
-	preset    *cuq.Builder
+	preset    *cuq.PostNetBuilder
+	schedule  cuq.Schedule
 }
 
 // trainingModels returns the two models the explorer trains, in order:
 // the paper's CUQ-PPR and GPN with the given number of radial flows per
-// class, patience and cap of the main training epochs.
+// class, and their schedule with the given patience and cap of the main
+// training epochs.
 func trainingModels(flows, patience, maxEpochs int) []trainingModel {
+	s := cuq.PostNetSchedule()
+	s.Patience, s.MaxEpochs = patience, maxEpochs
 	return []trainingModel{
-		{"CUQ-PPR", "cuqppr", cuq.CUQPPR().PostNet(cuq.Flows(flows)).Patience(patience).MaxEpochs(maxEpochs)},
-		{"GPN", "gpn", cuq.GPN().PostNet(cuq.Flows(flows)).Patience(patience).MaxEpochs(maxEpochs)},
+		{"CUQ-PPR", "cuqppr", cuq.CUQPPR().Flows(flows), s},
+		{"GPN", "gpn", cuq.GPN().Flows(flows), s},
 	}
 }
 
@@ -316,7 +320,7 @@ func (t *TrainingExplorer) Train(ctx context.Context, values []float64, progress
 	}
 	for k, m := range specs {
 		r.now = k
-		if err := r.train(ctx, m.preset, r.models[k], progress); err != nil {
+		if err := r.train(ctx, m, r.models[k], progress); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -329,9 +333,9 @@ func (t *TrainingExplorer) Train(ctx context.Context, values []float64, progress
 
 // train fits one model and measures it against the truth on the test
 // nodes.
-func (r *trainingRun) train(ctx context.Context, preset *cuq.Builder, tm *trainedModel, progress func(Progress)) error {
+func (r *trainingRun) train(ctx context.Context, spec trainingModel, tm *trainedModel, progress func(Progress)) error {
 	p := r.point
-	m, err := preset.Done(p.graph)
+	m, err := spec.preset.Done(p.graph)
 	if err != nil {
 		return err
 	}
@@ -343,7 +347,7 @@ func (r *trainingRun) train(ctx context.Context, preset *cuq.Builder, tm *traine
 			progress(Progress{Model: tm.name, Epoch: e, run: r})
 		}
 	}
-	if tm.hist, err = m.Fit(p.split, cuq.WithContext(ctx), cuq.OnEpoch(onEpoch)); err != nil {
+	if tm.hist, err = m.Fit(p.split, spec.schedule, cuq.WithContext(ctx), cuq.OnEpoch(onEpoch)); err != nil {
 		return err
 	}
 	pred, err := m.Predict(p.graph)

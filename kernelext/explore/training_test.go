@@ -84,9 +84,12 @@ func TestTrainingMatchesNative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	schedule := cuq.PostNetSchedule()
+	schedule.Patience, schedule.MaxEpochs = 10, 40
+	fit := []cuq.FitOption{schedule}
 	models := []truth.Model{
-		{Name: "CUQ-PPR", Preset: cuq.CUQPPR().PostNet(cuq.Flows(2)).Patience(10).MaxEpochs(40)},
-		{Name: "GPN", Preset: cuq.GPN().PostNet(cuq.Flows(2)).Patience(10).MaxEpochs(40)},
+		{Name: "CUQ-PPR", Preset: cuq.CUQPPR().Flows(2), Fit: fit},
+		{Name: "GPN", Preset: cuq.GPN().Flows(2), Fit: fit},
 	}
 	sweep := truth.Sweep(models...).Nodes(150).Homophily(h).Signal(s).Seeds(seed)
 	table, err := sweep.Done()
@@ -126,7 +129,7 @@ func TestTrainingMatchesNative(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hist, err := model.Fit(point.Split)
+		hist, err := model.Fit(point.Split, m.Fit...)
 		if err != nil {
 			t.Fatal(err)
 		}
