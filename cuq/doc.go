@@ -53,5 +53,8 @@
 // Fit trains with the reference schedule (flow warm-up, Adam with two
 // parameter groups, early stopping on validation cross entropy); Predict
 // returns per-node predictions with every uncertainty measure of package
-// uq (TU, AU, EU, EU_PC, EU_SO, LC).
+// uq (TU, AU, EU, EU_PC, EU_SO, LC). Model.WithPropagation and
+// Model.WithPooling make prediction-time variants of a trained model that
+// share its parameters: another APPNP propagation (K, t), or GPN's
+// parameters pooled as LOP-GPN's or CUQ-PPR's, without training again.
 package cuq

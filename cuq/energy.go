@@ -388,8 +388,8 @@ func representations(c Classifier, g *graph.Graph) (logits, emb *tensor.Dense, e
 		members = c.members
 	}
 	for k, model := range members {
-		if !model.trained {
-			return nil, nil, fmt.Errorf("%s is not trained: call Fit first", model.name)
+		if o := model.follow(); !o.trained {
+			return nil, nil, fmt.Errorf("%s is not trained: call Fit first", o.name)
 		}
 		if err := model.checkGraph(g); err != nil {
 			return nil, nil, err

@@ -25,6 +25,10 @@ type Model struct {
 
 	trained bool
 	stepper *trainer // state of Step
+
+	// base is the model whose parameters a variant (WithPropagation,
+	// WithPooling) shares, nil for other models.
+	base *Model
 }
 
 // A family is what sets one kind of model apart: a PostNet (GPN, LOP-GPN,

@@ -19,6 +19,7 @@ import (
 type postNet struct {
 	enc      *encoder
 	conv     nn.Conv
+	convProp *nn.APPNPConfig // conv's propagation when it is APPNP (CUQ-PPR), else nil
 	latent   *nn.Linear
 	flows    *nn.RadialFlows
 	pooling  Pooling
@@ -76,6 +77,7 @@ func newPostNet(b *Builder, g *graph.Graph, init, dropout *rand.Rand) (family, e
 		if p.conv, err = b.conv.New(enc.width(), init); err != nil {
 			return nil, err
 		}
+		p.convProp = appnpConv(b.conv)
 	}
 	p.latent = nn.NewLinear("latent", p.conv.Width(), b.latent, true, init)
 	if p.flows, err = nn.NewRadialFlows("flow", g.NumClasses, b.flows.layers, b.latent, init); err != nil {

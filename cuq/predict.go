@@ -124,8 +124,8 @@ func (p *Prediction) Accuracy(nodes []int) float64 {
 // noise) and edges (structure shifts) may differ; its labels are the
 // prediction's Graph.Labels, which only its evaluations read.
 func (m *Model) Predict(g *graph.Graph) (*Prediction, error) {
-	if !m.trained {
-		return nil, fmt.Errorf("cuq: %s is not trained: call Fit first", m.name)
+	if o := m.follow(); !o.trained {
+		return nil, fmt.Errorf("cuq: %s is not trained: call Fit first", o.name)
 	}
 	if g == nil {
 		g = m.g

@@ -285,6 +285,9 @@ type trainer struct {
 // newTrainer checks split and its labels and lets the family prepare
 // training on it.
 func (m *Model) newTrainer(split graph.Split) (*trainer, error) {
+	if m.base != nil {
+		return nil, fmt.Errorf("cuq: %s is a prediction-time variant of %s and shares its parameters: train %s instead", m.name, m.base.name, m.base.name)
+	}
 	g := m.g
 	if err := split.Validate(g.N); err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
@@ -376,6 +379,7 @@ func (m *Model) Forward(g *graph.Graph) (*tensor.Dense, error) {
 	if err := m.checkGraph(g); err != nil {
 		return nil, err
 	}
+	m.follow()
 	out, err := m.fam.output(g)
 	if err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
