@@ -233,3 +233,97 @@ func TestParametersRestoreTheTrainedModel(t *testing.T) {
 		t.Errorf("restoring into a model of another shape: error %v", err)
 	}
 }
+
+func TestPropagationKnobsRedrawIsTheVariantsPrediction(t *testing.T) {
+	m, split, _ := knobModel(t)
+	v, err := PropagationKnobs(m, split.Test).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.First(); !slices.Equal(got, []int{10, 1}) { // K = 10, t = 0.1
+		t.Fatalf("first positions %v, want [10 1]", got)
+	}
+	for _, c := range []struct{ k, tp int }{{3, 3}, {0, 0}, {20, 9}} {
+		f, err := v.Redraw(c.k, c.tp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, tel := c.k, float64(c.tp+1)/20
+		want, err := m.WithPropagation(k, tel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := want.Predict(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Picture.Setting != fmt.Sprintf("K = %d, t = %.2f", k, tel) || f.Picture.Values["K"] != float64(k) || f.Picture.Values["t"] != tel {
+			t.Errorf("setting %q, values %v for K = %d, t = %v", f.Picture.Setting, f.Picture.Values, k, tel)
+		}
+		if acc := p.Accuracy(split.Test); f.Picture.Values["accuracy"] != acc {
+			t.Errorf("K = %d, t = %v: accuracy %v, the variant's %v", k, tel, f.Picture.Values["accuracy"], acc)
+		}
+		eu, _ := p.UncertaintyOf(uq.EU, split.Test)
+		mean := 0.0
+		for _, x := range eu {
+			mean += x / float64(len(eu))
+		}
+		if math.Abs(f.Picture.Values["mean EU"]-mean) > 1e-12*math.Max(1, mean) {
+			t.Errorf("K = %d, t = %v: mean EU %v, the variant's %v", k, tel, f.Picture.Values["mean EU"], mean)
+		}
+	}
+	// K = 0 is the feature-only prediction whatever t: the same numbers.
+	a, _ := v.Redraw(0, 0)
+	b, _ := v.Redraw(0, 9)
+	if a.Picture.Values["mean EU"] != b.Picture.Values["mean EU"] {
+		t.Errorf("K = 0: mean EU %v at t = 0.05, %v at t = 0.5", a.Picture.Values["mean EU"], b.Picture.Values["mean EU"])
+	}
+	if _, err := PropagationKnobs(m, split.Test).At(7, 0.33).Done(); err == nil || !strings.Contains(err.Error(), "t 0.33 is not one of the settings") {
+		t.Errorf("t off the settings: error %v", err)
+	}
+}
+
+func TestPoolingKnobRedrawIsTheVariantsPrediction(t *testing.T) {
+	g, split := csbm(t, 150, 5, graph.Stratified(0.1, 0.2, 0.7).Seed(2))
+	m, err := cuq.GPN().MaxEpochs(20).Done(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Fit(split); err != nil {
+		t.Fatal(err)
+	}
+	v, err := PoolingKnob(m, split.Test).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Knobs()[0].Select || len(v.Knobs()[0].Labels) != 3 {
+		t.Fatalf("knob %+v, want a list of three poolings", v.Knobs()[0])
+	}
+	own, err := m.Predict(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, p := range []cuq.Pooling{cuq.LogLinear, cuq.Linear, cuq.Behavioral} {
+		f, err := v.Redraw(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		variant, err := m.WithPooling(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := variant.Predict(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acc := q.Accuracy(split.Test); f.Picture.Values["accuracy"] != acc {
+			t.Errorf("%v: accuracy %v, the variant's %v", p, f.Picture.Values["accuracy"], acc)
+		}
+		if p == cuq.LogLinear && f.Picture.Values["accuracy"] != own.Accuracy(split.Test) {
+			t.Errorf("GPN's own pooling: accuracy %v, the model's %v", f.Picture.Values["accuracy"], own.Accuracy(split.Test))
+		}
+		if !strings.HasPrefix(f.Picture.Setting, "pooling: ") {
+			t.Errorf("setting %q", f.Picture.Setting)
+		}
+	}
+}

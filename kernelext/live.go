@@ -278,8 +278,8 @@ func (v *Live) end(id string, f *Frame) error {
 // a channel of its positions that keeps only the latest one.
 func (v *Live) widget(id string, k int, kn Knob) *comms.AddressChan[int] {
 	htmlID := fmt.Sprintf("%s-knob%d", id, k)
-	gonbui.DisplayHTML(fmt.Sprintf("<label for=\"%s\" class=\"cuq-live-label\" data-knob=\"%d\">%s (%s … %s)</label>",
-		htmlID, k, html.EscapeString(kn.Name), html.EscapeString(kn.Labels[0]), html.EscapeString(kn.Labels[len(kn.Labels)-1])))
+	gonbui.DisplayHTML(fmt.Sprintf("<label for=\"%s\" class=\"cuq-live-label\" data-knob=\"%d\" data-labels=\"%s\">%s (%s … %s)</label>",
+		htmlID, k, html.EscapeString(strings.Join(kn.Labels, "|")), html.EscapeString(kn.Name), html.EscapeString(kn.Labels[0]), html.EscapeString(kn.Labels[len(kn.Labels)-1])))
 	if kn.Select {
 		w := widgets.Select(kn.Labels).SetDefault(kn.At).WithHtmlId(htmlID).Done()
 		return w.Listen().LatestOnly()
