@@ -24,7 +24,12 @@
 #      and checks every number shown against the library
 #      (scripts/ci-explorers.sh), and that their static pictures show where
 #      scripts do not run;
-#   7. does the same chart count for the report.html of a small `cuq grid`
+#   7. checks that the export of 11_live_knobs shows each knob cell's
+#      static picture with its note and no widgets, then drives every knob
+#      of 11_live_knobs in a kernel as the widgets' JavaScript would
+#      (scripts/knobdrive.py): the numbers redrawn checked, every redraw
+#      under 200 ms;
+#   8. does the same chart count for the report.html of a small `cuq grid`
 #      run.
 # Nothing is cached beforehand: the charts draw from the ECharts copy
 # embedded in package chart. Outputs (notebooks, HTML, DOM dumps,
@@ -191,6 +196,24 @@ for mode in quick full; do
 		python3 "$repo/scripts/nbcheck.py" dom "$out/html/$name.dom.html"
 	done
 done
+step "live knobs of 11_live_knobs: static pictures in the export, knobs driven in a kernel"
+# Run headless (no page answers), every knob cell shows the static picture
+# of its first setting with a note saying so, and no widgets.
+python3 - "$out/html/quick-11_live_knobs.html" "$repo/notebooks/11_live_knobs.ipynb" <<'EOF2'
+import json, re, sys
+h = open(sys.argv[1], encoding="utf-8").read()
+nb = json.load(open(sys.argv[2], encoding="utf-8"))
+cells = sum("ShowLive(" in "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+notes = re.findall(r'<div class="cuq-live-note"[^>]*>(Static picture at [^<]*in a running kernel[^<]*)</div>', h)
+widgets = 'type="range"' in h or '<select id="cuq-live-' in h or 'class="cuq-live-label"' in h
+if cells == 0 or len(notes) != cells or widgets:
+    print(f"FAIL: {sys.argv[1]}: {cells} knob cells, {len(notes)} static notes, widgets left: {widgets}")
+    sys.exit(1)
+print(f"ok: {sys.argv[1]}: {cells} knob cells, each with its static picture: " + "; ".join(n.split(":")[0] for n in notes))
+EOF2
+# In a kernel, each knob is moved as the widgets' JavaScript would move it.
+CUQ_QUICK=1 $py "$repo/scripts/knobdrive.py" "$repo/notebooks/11_live_knobs.ipynb"
+
 step "explorers of 02_axioms_and_pooling in Chromium, offline"
 CUQ_EXPLORE_OUT="$out/explorers" bash "$repo/scripts/ci-explorers.sh" "$out/html/quick-02_axioms_and_pooling.html"
 chrome "$out/html/quick-01_quickstart.html" /dev/null --window-size=1200,8000 --screenshot="$out/html/quick-01_quickstart.png"
