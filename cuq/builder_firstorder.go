@@ -107,12 +107,14 @@ func (b *FirstOrderBuilder) DropEdge(p float64, samples int) *FirstOrderBuilder 
 // Done checks the configuration, builds the model on g and initialises its
 // parameters from the seed and init. The model's schedule is the preset's
 // FirstOrderSchedule (Model.Schedule).
-func (b *FirstOrderBuilder) Done(g *graph.Graph) (*Model, error) { return b.c.done(g) }
-
-// Classifier is Done as a ClassifierBuilder.
-func (b *FirstOrderBuilder) Classifier(g *graph.Graph) (Classifier, error) {
+func (b *FirstOrderBuilder) Done(g *graph.Graph) (*Model, error) {
 	if b == nil {
 		return nil, errNoBuilder
 	}
-	return asClassifier(b.c.done(g))
+	return b.c.done(g)
+}
+
+// Classifier is Done as a ClassifierBuilder.
+func (b *FirstOrderBuilder) Classifier(g *graph.Graph) (Classifier, error) {
+	return asClassifier(b.Done(g))
 }

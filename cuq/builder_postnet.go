@@ -98,12 +98,14 @@ func (b *PostNetBuilder) Prune(threshold float64) *PostNetBuilder { b.c.pruneAt 
 // Done checks the configuration, builds the model on g and initialises its
 // parameters from the seed and init. The model's schedule is
 // PostNetSchedule (Model.Schedule).
-func (b *PostNetBuilder) Done(g *graph.Graph) (*Model, error) { return b.c.done(g) }
-
-// Classifier is Done as a ClassifierBuilder.
-func (b *PostNetBuilder) Classifier(g *graph.Graph) (Classifier, error) {
+func (b *PostNetBuilder) Done(g *graph.Graph) (*Model, error) {
 	if b == nil {
 		return nil, errNoBuilder
 	}
-	return asClassifier(b.c.done(g))
+	return b.c.done(g)
+}
+
+// Classifier is Done as a ClassifierBuilder.
+func (b *PostNetBuilder) Classifier(g *graph.Graph) (Classifier, error) {
+	return asClassifier(b.Done(g))
 }

@@ -41,14 +41,16 @@ func (b *GKDEBuilder) Cutoff(hops int) *GKDEBuilder { b.c.gkdeCutoff = hops; ret
 func (b *GKDEBuilder) Sigma(s float64) *GKDEBuilder { b.c.gkdeSigma = s; return b }
 
 // Done checks the configuration and builds the estimate on g.
-func (b *GKDEBuilder) Done(g *graph.Graph) (*Model, error) { return b.c.done(g) }
-
-// Classifier is Done as a ClassifierBuilder.
-func (b *GKDEBuilder) Classifier(g *graph.Graph) (Classifier, error) {
+func (b *GKDEBuilder) Done(g *graph.Graph) (*Model, error) {
 	if b == nil {
 		return nil, errNoBuilder
 	}
-	return asClassifier(b.c.done(g))
+	return b.c.done(g)
+}
+
+// Classifier is Done as a ClassifierBuilder.
+func (b *GKDEBuilder) Classifier(g *graph.Graph) (Classifier, error) {
+	return asClassifier(b.Done(g))
 }
 
 // newKernelEstimate checks GKDE's cutoff and kernel width.
