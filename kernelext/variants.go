@@ -121,28 +121,8 @@ func (b *PropagationKnobsBuilder) Center(node int) *PropagationKnobsBuilder {
 // settings not ascending or out of range, a first setting not among them,
 // or a model without an APPNP propagation (cuq.Model.WithPropagation).
 func (b *PropagationKnobsBuilder) Done() (*Live, error) {
-	if b.m == nil || len(b.nodes) == 0 {
-		return nil, errors.New("kernelext.PropagationKnobs: no model or no nodes")
-	}
-	for k, s := range b.steps {
-		if s < 0 || (k > 0 && s <= b.steps[k-1]) {
-			return nil, fmt.Errorf("kernelext.PropagationKnobs: the steps %v must be ascending from 0", b.steps)
-		}
-	}
-	for k, t := range b.teleports {
-		if !(t >= 0 && t <= 1) || (k > 0 && t <= b.teleports[k-1]) {
-			return nil, fmt.Errorf("kernelext.PropagationKnobs: the teleport probabilities %v must be ascending in [0, 1]", b.teleports)
-		}
-	}
-	atK := slices.Index(b.steps, b.k)
-	if atK < 0 {
-		return nil, fmt.Errorf("kernelext.PropagationKnobs: K = %d is not one of the settings %v", b.k, b.steps)
-	}
-	atT, err := position(b.teleports, b.t, "t")
+	atK, atT, err := b.check()
 	if err != nil {
-		return nil, err
-	}
-	if _, err := b.m.WithPropagation(b.k, b.t); err != nil {
 		return nil, err
 	}
 	base, err := b.m.Predict(nil)
@@ -183,6 +163,32 @@ func (b *PropagationKnobsBuilder) Done() (*Live, error) {
 	return NewLive(m.Name()+": APPNP propagation at prediction time", draw,
 		Knob{Name: "K", Labels: stepLabels, At: atK},
 		Knob{Name: "t", Labels: labels("%.2f", teleports), At: atT}), nil
+}
+
+// check returns the positions of the first K and t among the settings, or
+// an error for the mistakes Done refuses.
+func (b *PropagationKnobsBuilder) check() (atK, atT int, err error) {
+	if b.m == nil || len(b.nodes) == 0 {
+		return 0, 0, errors.New("kernelext.PropagationKnobs: no model or no nodes")
+	}
+	for k, s := range b.steps {
+		if s < 0 || (k > 0 && s <= b.steps[k-1]) {
+			return 0, 0, fmt.Errorf("kernelext.PropagationKnobs: the steps %v must be ascending from 0", b.steps)
+		}
+	}
+	for k, t := range b.teleports {
+		if !(t >= 0 && t <= 1) || (k > 0 && t <= b.teleports[k-1]) {
+			return 0, 0, fmt.Errorf("kernelext.PropagationKnobs: the teleport probabilities %v must be ascending in [0, 1]", b.teleports)
+		}
+	}
+	if atK = slices.Index(b.steps, b.k); atK < 0 {
+		return 0, 0, fmt.Errorf("kernelext.PropagationKnobs: K = %d is not one of the settings %v", b.k, b.steps)
+	}
+	if atT, err = position(b.teleports, b.t, "t"); err != nil {
+		return 0, 0, err
+	}
+	_, err = b.m.WithPropagation(b.k, b.t)
+	return atK, atT, err
 }
 
 // poolingLabels name the poolings in PoolingKnob's list.

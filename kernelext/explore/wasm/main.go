@@ -97,48 +97,11 @@ func mount(el js.Value) {
 	}
 	w := &widget{el: el, e: e, controls: e.Controls()}
 	el.Set("innerHTML", "")
-	add := func(parent js.Value, tag, class, text string) js.Value {
-		n := document.Call("createElement", tag)
-		if class != "" {
-			n.Set("className", class)
-		}
-		if text != "" {
-			n.Set("textContent", text)
-		}
-		parent.Call("appendChild", n)
-		return n
-	}
-	add(el, "h3", "cuqx-title", e.Title())
-	add(el, "p", "cuqx-about", e.About())
-	box := add(el, "div", "cuqx-controls", "")
-	for _, c := range w.controls {
-		row := add(box, "label", "cuqx-control", "")
-		add(row, "span", "cuqx-label", c.Label)
-		var in js.Value
-		if c.Choices != nil {
-			in = add(row, "select", "", "")
-			for k, ch := range c.Choices {
-				opt := add(in, "option", "", ch)
-				opt.Set("value", strconv.Itoa(k))
-			}
-		} else {
-			in = add(row, "input", "", "")
-			in.Set("type", "range")
-			for _, a := range [][2]string{{"min", num(c.Min)}, {"max", num(c.Max)}, {"step", num(c.Step)}} {
-				in.Call("setAttribute", a[0], a[1])
-			}
-		}
-		in.Set("value", num(c.Value))
-		in.Get("dataset").Set("key", c.Key)
-		w.inputs = append(w.inputs, in)
-		out := add(row, "output", "cuqx-value", "")
-		if c.Choices != nil {
-			out.Get("style").Set("display", "none")
-		}
-		w.outputs = append(w.outputs, out)
-	}
-	w.canvas = add(el, "canvas", "cuqx-canvas", "")
-	w.tables = add(el, "div", "cuqx-tables", "")
+	addElement(el, "h3", "cuqx-title", e.Title())
+	addElement(el, "p", "cuqx-about", e.About())
+	w.mountControls(addElement(el, "div", "cuqx-controls", ""))
+	w.canvas = addElement(el, "canvas", "cuqx-canvas", "")
+	w.tables = addElement(el, "div", "cuqx-tables", "")
 	if tr, ok := e.(explore.Trainer); ok {
 		mountTrainer(w, tr)
 		return
@@ -152,6 +115,51 @@ func mount(el js.Value) {
 	for _, in := range w.inputs {
 		in.Call("addEventListener", "input", onInput)
 		in.Call("addEventListener", "change", onInput)
+	}
+}
+
+// addElement appends a new element of the tag, class and text to parent
+// and returns it.
+func addElement(parent js.Value, tag, class, text string) js.Value {
+	n := document.Call("createElement", tag)
+	if class != "" {
+		n.Set("className", class)
+	}
+	if text != "" {
+		n.Set("textContent", text)
+	}
+	parent.Call("appendChild", n)
+	return n
+}
+
+// mountControls adds a labelled slider or list per control to box, with
+// the output that shows its value.
+func (w *widget) mountControls(box js.Value) {
+	for _, c := range w.controls {
+		row := addElement(box, "label", "cuqx-control", "")
+		addElement(row, "span", "cuqx-label", c.Label)
+		var in js.Value
+		if c.Choices != nil {
+			in = addElement(row, "select", "", "")
+			for k, ch := range c.Choices {
+				opt := addElement(in, "option", "", ch)
+				opt.Set("value", strconv.Itoa(k))
+			}
+		} else {
+			in = addElement(row, "input", "", "")
+			in.Set("type", "range")
+			for _, a := range [][2]string{{"min", num(c.Min)}, {"max", num(c.Max)}, {"step", num(c.Step)}} {
+				in.Call("setAttribute", a[0], a[1])
+			}
+		}
+		in.Set("value", num(c.Value))
+		in.Get("dataset").Set("key", c.Key)
+		w.inputs = append(w.inputs, in)
+		out := addElement(row, "output", "cuqx-value", "")
+		if c.Choices != nil {
+			out.Get("style").Set("display", "none")
+		}
+		w.outputs = append(w.outputs, out)
 	}
 }
 
