@@ -7,3 +7,6 @@ func SetPhysicalMemory(ram int64) (restore func()) {
 	physicalMemory = func() int64 { return ram }
 	return func() { physicalMemory = old }
 }
+
+// TinyGraph is tinyGraph for the external tests.
+var TinyGraph = tinyGraph

@@ -15,25 +15,10 @@ import (
 	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
-// variantGraph is a 7-node, 2-class graph: two triangles joined by the
-// edge 2–3, and node 6 on its own, with a split of 2 training and 2
-// validation nodes.
-func variantGraph(t *testing.T) (*graph.Graph, graph.Split) {
-	t.Helper()
-	g, err := graph.NewBuilder(2).
-		Node(0, 1, 0, 0.2).Node(0, 0.9, 0.1, 0).Node(0, 0.8, 0, 0.1).
-		Node(1, 0, 1, 0.3).Node(1, 0.1, 0.9, 0).Node(1, 0, 0.7, 0.2).
-		Node(1, 0.5, 0.5, 0.5).
-		Chain(0, 1, 2, 0).Chain(3, 4, 5, 3).Edge(2, 3).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := graph.FixedSplit([]int{0, 3}, []int{1, 4}, []int{2, 5, 6}, g.N)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g, s
-}
+// variantGraph is the 7-node, 2-class graph of the package's internal
+// tests (tinyGraph): two triangles joined by the edge 2–3, and node 6 on
+// its own, with a split of 2 training and 2 validation nodes.
+var variantGraph = cuq.TinyGraph
 
 // trained returns the model of b on g fitted briefly on split.
 func trained(t *testing.T, b cuq.ModelBuilder, g *graph.Graph, split graph.Split) *cuq.Model {

@@ -201,7 +201,7 @@ func (b *RejectionKnobBuilder) Done() (*Live, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kernelext.RejectionKnob: %w", err)
 	}
-	order := Ranked(u)
+	order := eval.RejectionOrder(u)
 	center := b.center
 	if center < 0 {
 		center = b.nodes[order[0]]
@@ -216,32 +216,6 @@ func (b *RejectionKnobBuilder) Done() (*Live, error) {
 	draw := func(pos []int) (*Picture, error) { return r.picture(fractions[pos[0]]) }
 	knob := Knob{Name: "r", Labels: labels("%.2f", fractions), At: at}
 	return NewLive(fmt.Sprintf("%s: rejecting the nodes most uncertain by %s", b.p.Model, b.measure), draw, knob), nil
-}
-
-// Ranked returns the positions of u from the most to the least uncertain:
-// descending, NaN last, ties in the order of u (eval.ARC's order).
-func Ranked(u []float64) []int {
-	order := make([]int, len(u))
-	for k := range order {
-		order[k] = k
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		ua, ub := u[a], u[b]
-		switch na, nb := math.IsNaN(ua), math.IsNaN(ub); {
-		case na && nb:
-			return 0
-		case na:
-			return 1
-		case nb:
-			return -1
-		case ua > ub:
-			return -1
-		case ua < ub:
-			return 1
-		}
-		return 0
-	})
-	return order
 }
 
 // rejection is what RejectionKnob's pictures share.

@@ -163,13 +163,6 @@ func TestRejectionKnobRejectsTheMostUncertain(t *testing.T) {
 	}
 }
 
-func TestRanked(t *testing.T) {
-	got := Ranked([]float64{0.2, math.NaN(), 0.5, 0.2, 0.9})
-	if want := []int{4, 2, 0, 3, 1}; !slices.Equal(got, want) {
-		t.Errorf("Ranked = %v, want %v", got, want)
-	}
-}
-
 func TestKnobErrors(t *testing.T) {
 	_, split, p := knobModel(t)
 	for _, c := range []struct {

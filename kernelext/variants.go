@@ -7,6 +7,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
+	"github.com/cuqgnn/cuqgnn/cuq/eval"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
@@ -27,7 +28,7 @@ func centerOf(p *cuq.Prediction, nodes []int, center int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return nodes[Ranked(u)[0]], nil
+	return nodes[eval.RejectionOrder(u)[0]], nil
 }
 
 // picture draws the prediction p of a variant under setting: every

@@ -122,6 +122,33 @@ func RejectionIndices(n int) []int {
 	return idx
 }
 
+// RejectionOrder returns the positions of uncertainty in the order ARC
+// rejects them: descending, the most uncertain first, with equal values in
+// their input order (a stable sort) and NaN last.
+func RejectionOrder(uncertainty []float64) []int {
+	order := make([]int, len(uncertainty))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ua, ub := uncertainty[a], uncertainty[b]
+		switch na, nb := math.IsNaN(ua), math.IsNaN(ub); {
+		case na && nb:
+			return 0
+		case na:
+			return 1
+		case nb:
+			return -1
+		case ua > ub:
+			return -1
+		case ua < ub:
+			return 1
+		}
+		return 0
+	})
+	return order
+}
+
 // ARC returns the accuracy-rejection curve of nodes with the given
 // uncertainties and correctness flags. The nodes are ordered as the reference
 // orders confidences c = −u ascending: most uncertain first. The sort is
@@ -136,28 +163,7 @@ func ARC(uncertainty []float64, correct []bool) (Curve, error) {
 		return Curve{}, err
 	}
 	n := len(uncertainty)
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		ua, ub := uncertainty[a], uncertainty[b]
-		switch na, nb := math.IsNaN(ua), math.IsNaN(ub); {
-		case na || nb:
-			if na && nb {
-				return 0
-			}
-			if na {
-				return 1
-			}
-			return -1
-		case ua > ub:
-			return -1
-		case ua < ub:
-			return 1
-		}
-		return 0
-	})
+	order := RejectionOrder(uncertainty)
 	// kept[j] = number of correct nodes among order[j:].
 	kept := make([]int, n+1)
 	for j := n - 1; j >= 0; j-- {

@@ -349,3 +349,14 @@ func BenchmarkAUROC(b *testing.B) {
 		}
 	}
 }
+
+// RejectionOrder is ARC's order: descending, ties in input order, NaN last.
+func TestRejectionOrder(t *testing.T) {
+	got := RejectionOrder([]float64{0.2, math.NaN(), 0.5, 0.2, 0.9, math.NaN()})
+	if want := []int{4, 2, 0, 3, 1, 5}; !slices.Equal(got, want) {
+		t.Errorf("RejectionOrder = %v, want %v", got, want)
+	}
+	if got := RejectionOrder(nil); len(got) != 0 {
+		t.Errorf("RejectionOrder(nil) = %v", got)
+	}
+}
