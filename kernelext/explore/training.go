@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"image"
@@ -544,24 +543,12 @@ func (r *trainingRun) scatter(img *image.RGBA, rc image.Rectangle, k int, m *tra
 }
 
 // ranks returns the rank of each element of v among them, ties given
-// their mean rank, scaled to [0, 1].
+// their mean rank (eval.Ranks), scaled to [0, 1].
 func ranks(v []float64) []float64 {
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
-	out := make([]float64, len(v))
+	out := eval.Ranks(v)
 	scale := float64(max(len(v)-1, 1))
-	for lo := 0; lo < len(idx); {
-		hi := lo + 1
-		for hi < len(idx) && v[idx[hi]] == v[idx[lo]] {
-			hi++
-		}
-		for _, i := range idx[lo:hi] {
-			out[i] = float64(lo+hi-1) / 2 / scale
-		}
-		lo = hi
+	for i, r := range out {
+		out[i] = (r - 1) / scale
 	}
 	return out
 }
