@@ -256,7 +256,7 @@ func (r *rejection) picture(f float64) (*Picture, error) {
 	all := r.p.Accuracy(r.nodes)
 	view, err := chart.NeighbourhoodOf(r.p, r.center).Size(r.size).Measures(r.measure).
 		Mark(rejected, "rejected").
-		Title(fmt.Sprintf("%s: %d nodes around node %d by %s, rejected at r = %.2f as triangles", r.p.Model, r.size, r.center, r.measure, f)).Done()
+		Title(fmt.Sprintf("%s: %d nodes around node %d, r = %.2f", r.p.Model, r.size, r.center, f)).Done()
 	if err != nil {
 		return nil, err
 	}

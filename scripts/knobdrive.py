@@ -28,7 +28,10 @@ Jupyter "comm" messages:
     the static picture of the last setting and its note.
 
 Every redraw's time, as the kernel measured it (data-ms of the picture) and
-as a round trip from the message to the new picture, is printed; a redraw
+as a round trip from the message to the new picture, is printed; with
+$CUQ_KNOB_SNAPSHOTS set to a directory, each knob cell's first live picture
+and its picture after the last move are written there as HTML pages
+(cellN-first.html, cellN-moved.html), to be looked at in a browser; a redraw
 slower than MAX_MS (default 200) in the kernel fails the run. Cells without
 knobs are executed and checked as scripts/nbdrive.py checks them.
 """
@@ -222,6 +225,7 @@ class Driver:
                 fail(f"{self.path}: cell {i} ended before showing its knobs")
             self.pump(0.05)
         positions = {k: int(w["value"]) for k, w in knobs.items()}
+        snapshot(i, "first", h)
         first = parse(h)
         report = []
         check(self.path, i, first, None)
@@ -242,6 +246,7 @@ class Driver:
                 print(f"  cell {i}: {setting}: redrawn in {pic['ms']:.1f} ms in the kernel, {trip:.0f} ms round trip; "
                       f"{pic['lines'][0][:110]}", flush=True)
                 prev = pic
+        snapshot(i, "moved", h)
         self.fe.send(stop[0]["address"], 1)
         _, _, h, setting = self.wait_picture(i, "the static picture after stop")
         note = html.unescape(NOTE.search(h).group(1))
@@ -257,6 +262,15 @@ class Driver:
     def close(self):
         self.kc.stop_channels()
         self.km.shutdown_kernel(now=True)
+
+
+def snapshot(i, name, h):
+    """Writes picture h of cell i to $CUQ_KNOB_SNAPSHOTS/cell{i}-{name}.html when set."""
+    d = os.environ.get("CUQ_KNOB_SNAPSHOTS")
+    if d:
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, f"cell{i}-{name}.html"), "w", encoding="utf-8") as f:
+            f.write('<!doctype html><meta charset="utf-8">\n' + h)
 
 
 def moves(n, at):
