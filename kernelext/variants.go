@@ -19,8 +19,10 @@ type variantView struct {
 }
 
 // centerOf returns center, or when it is negative the node of nodes that
-// p finds the most uncertain by EU.
-func centerOf(p *cuq.Prediction, nodes []int, center int) (int, error) {
+// p finds the most uncertain by EU among those whose neighbourhood reaches
+// size nodes (the whole view), so that the view has a graph to show; the
+// most uncertain node of all when no neighbourhood is that large.
+func centerOf(p *cuq.Prediction, nodes []int, center, size int) (int, error) {
 	if center >= 0 {
 		return center, nil
 	}
@@ -28,7 +30,17 @@ func centerOf(p *cuq.Prediction, nodes []int, center int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return nodes[eval.RejectionOrder(u)[0]], nil
+	order := eval.RejectionOrder(u)
+	for _, k := range order {
+		reached, err := p.Graph.BreadthFirst(nodes[k], size)
+		if err != nil {
+			return 0, err
+		}
+		if len(reached) >= size {
+			return nodes[k], nil
+		}
+	}
+	return nodes[order[0]], nil
 }
 
 // picture draws the prediction p of a variant under setting: every
@@ -112,7 +124,9 @@ func (b *PropagationKnobsBuilder) At(k int, t float64) *PropagationKnobsBuilder 
 	return b
 }
 
-// Center sets the node the graph view is centred on.
+// Center sets the node the graph view is centred on; by default the node
+// of nodes with the largest EU among those whose neighbourhood fills the
+// view.
 func (b *PropagationKnobsBuilder) Center(node int) *PropagationKnobsBuilder {
 	b.center = node
 	return b
@@ -130,7 +144,7 @@ func (b *PropagationKnobsBuilder) Done() (*Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	center, err := centerOf(base, b.nodes, b.center)
+	center, err := centerOf(base, b.nodes, b.center, b.size)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +239,9 @@ func PoolingKnob(m *cuq.Model, nodes []int) *PoolingKnobBuilder {
 // At sets the pooling shown first: m's own.
 func (b *PoolingKnobBuilder) At(p cuq.Pooling) *PoolingKnobBuilder { b.at = p; return b }
 
-// Center sets the node the graph view is centred on.
+// Center sets the node the graph view is centred on; by default the node
+// of nodes with the largest EU among those whose neighbourhood fills the
+// view.
 func (b *PoolingKnobBuilder) Center(node int) *PoolingKnobBuilder { b.center = node; return b }
 
 // Done returns the live view, or an error for a nil model, no nodes, an
@@ -252,7 +268,7 @@ func (b *PoolingKnobBuilder) Done() (*Live, error) {
 		}
 		names[k] = poolingLabels[p]
 	}
-	center, err := centerOf(preds[at], b.nodes, b.center)
+	center, err := centerOf(preds[at], b.nodes, b.center, b.size)
 	if err != nil {
 		return nil, err
 	}
