@@ -121,7 +121,8 @@ type config struct {
 	newFamily func(c *config, g *graph.Graph, init, dropout *rand.Rand) (family, error)
 
 	encoder    *MLPConfig
-	conv       nn.ConvConfig // nil: the encoder feeds the PostNet head
+	conv       nn.ConvConfig // PostNet: nil, the encoder feeds the head
+	gcn        *nn.GCNConfig // first order: the GCN layers; nil, APPNP
 	pooling    Pooling
 	latent     int
 	flowLayers int

@@ -36,7 +36,7 @@ func APPNP() *FirstOrderBuilder {
 // categorical distribution, so it has TU and LC only, unless MCDropout or
 // DropEdge makes it a committee.
 func GCN() *FirstOrderBuilder {
-	return &FirstOrderBuilder{config{name: "GCN", newFamily: newFirstOrder, conv: GCNConv(64).Layers(1),
+	return &FirstOrderBuilder{config{name: "GCN", newFamily: newFirstOrder, gcn: GCNConv(64).Layers(1),
 		seeding: DefaultSeeding(), schedule: FirstOrderSchedule(5e-4)}}
 }
 
@@ -64,14 +64,7 @@ func (b *FirstOrderBuilder) Encoder(c *MLPConfig) *FirstOrderBuilder { b.c.encod
 
 // Conv sets the hidden GCN layers of a GCN; nil makes the model APPNP's
 // propagation of its encoder's logits.
-func (b *FirstOrderBuilder) Conv(c *nn.GCNConfig) *FirstOrderBuilder {
-	if c == nil {
-		b.c.conv = nil // not a typed nil: a model without convolution
-		return b
-	}
-	b.c.conv = c
-	return b
-}
+func (b *FirstOrderBuilder) Conv(c *nn.GCNConfig) *FirstOrderBuilder { b.c.gcn = c; return b }
 
 // Propagation sets APPNP's propagation of logits.
 func (b *FirstOrderBuilder) Propagation(k int, teleport float64) *FirstOrderBuilder {

@@ -94,13 +94,10 @@ func (s sampling) check(h logitHead) error {
 func newFirstOrder(b *config, g *graph.Graph, init, dropout *rand.Rand) (family, error) {
 	var h logitHead
 	var err error
-	switch c := b.conv.(type) {
-	case nil:
+	if b.gcn == nil {
 		h, err = newAPPNPHead(b, g, init)
-	case *nn.GCNConfig:
-		h, err = newGCNHead(c, g, init)
-	default:
-		err = fmt.Errorf("a first-order model takes a GCN convolution or none (APPNP), not %T", c)
+	} else {
+		h, err = newGCNHead(b.gcn, g, init)
 	}
 	if err != nil {
 		return nil, err
