@@ -216,18 +216,26 @@ func MixtureMean(ptr, ind []int, w []float64, alpha []float64, k int) ([]float64
 	if err != nil {
 		return nil, err
 	}
-	theta := make([]float64, k)
+	// Each component's mean once, then each row's weighted sum in the
+	// order of its weights.
+	mean := make([]float64, m*k)
+	tensor.ParallelFor(m, m*k, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			Mean(alpha[j*k:(j+1)*k], mean[j*k:(j+1)*k])
+		}
+	})
 	out := make([]float64, n*k)
-	for i := 0; i < n; i++ {
-		row := out[i*k : (i+1)*k]
-		for e := ptr[i]; e < ptr[i+1]; e++ {
-			j := ind[e]
-			Mean(alpha[j*k:(j+1)*k], theta)
-			for c, t := range theta {
-				row[c] += float64(w[e] * t)
+	tensor.ParallelFor(n, len(ind)*k, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := out[i*k : (i+1)*k]
+			for e := ptr[i]; e < ptr[i+1]; e++ {
+				j := ind[e]
+				for c, t := range mean[j*k : (j+1)*k] {
+					row[c] += float64(w[e] * t)
+				}
 			}
 		}
-	}
+	})
 	return out, nil
 }
 
