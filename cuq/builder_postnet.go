@@ -10,8 +10,9 @@ import (
 //
 //	encoder → graph convolution → latent projection z → per-class radial flows → α = 1 + β,
 //
-// β_c = N·P(c)·q_c(z) the evidence of class c, pooled over a node's
-// neighbourhood as Pooling says. The presets (CUQ, CUQPPR, CUQGCN,
+// β_c the evidence of class c from the flow's density of z and the class
+// prior (the package documentation gives the formula), pooled over a
+// node's neighbourhood as Pooling says. The presets (CUQ, CUQPPR, CUQGCN,
 // CUQGAT, GPN, LOPGPN) return one with the paper's hyperparameters and
 // PostNetSchedule; every option can be changed before Done builds the
 // model on a graph. Done does not change the builder, so one builder may
