@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/datasets"
 )
@@ -166,7 +167,10 @@ func TestRunJobExtended(t *testing.T) {
 		// The committees decompose their uncertainty; GCN, and the energy
 		// baselines on it, have TU only (and their energy score).
 		_, hasEU := cl.Metrics["AURC/EU"]
-		if wantEU := m != GCN && !m.record().postHoc; hasEU != wantEU {
+		preset, err := m.Preset(d.Name, cuq.DefaultSeeding())
+		must(t, err)
+		_, postHoc := preset.(*cuq.EnergyBuilder)
+		if wantEU := m != GCN && !postHoc; hasEU != wantEU {
 			t.Errorf("%v: AURC of EU present %v, want %v", m, hasEU, wantEU)
 		}
 		// Half of the test nodes are evaluated, a set size is 0..classes.

@@ -52,9 +52,6 @@ type modelRecord struct {
 	// parameterFree marks a model without parameters (GKDE): one init, no
 	// epochs.
 	parameterFree bool
-	// postHoc marks a post-hoc score on a trained first-order model (the
-	// energy baselines): no EU of its own.
-	postHoc bool
 	// maxInits caps the inits the model runs on a dataset.
 	maxInits func(o datasets.Overrides) int
 }
@@ -109,9 +106,9 @@ var models = []modelRecord{
 	MCDropoutGCN:  {name: "MC-Dropout-GCN", key: "mcd_gcn", preset: seeded(cuq.MCDropoutGCN)},
 	DropEdgeGCN:   {name: "DropEdge-GCN", key: "dropedge_gcn", preset: seeded(cuq.DropEdgeGCN)},
 	// The post-hoc energy baselines on a GCN (package cuq/energy).
-	{name: "Energy-GCN", key: "energy", postHoc: true, preset: onGCN(cuq.Energy)},
-	{name: "GNNSafe-GCN", key: "gnnsafe", postHoc: true, preset: onGCN(cuq.GNNSafe)},
-	{name: "GEBM-GCN", key: "gebm", postHoc: true, preset: onGCN(cuq.GEBM)},
+	{name: "Energy-GCN", key: "energy", preset: onGCN(cuq.Energy)},
+	{name: "GNNSafe-GCN", key: "gnnsafe", preset: onGCN(cuq.GNNSafe)},
+	{name: "GEBM-GCN", key: "gebm", preset: onGCN(cuq.GEBM)},
 }
 
 // numModels is the number of models in the catalogue.
