@@ -125,8 +125,8 @@ func (b *PropagationKnobsBuilder) At(k int, t float64) *PropagationKnobsBuilder 
 }
 
 // Center sets the node the graph view is centred on; by default the node
-// of nodes with the largest EU among those whose neighbourhood fills the
-// view.
+// of nodes with the largest EU, at the first setting, among those whose
+// neighbourhood fills the view.
 func (b *PropagationKnobsBuilder) Center(node int) *PropagationKnobsBuilder {
 	b.center = node
 	return b
@@ -140,30 +140,38 @@ func (b *PropagationKnobsBuilder) Done() (*Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	base, err := b.m.Predict(nil)
+	m, steps, teleports := b.m, slices.Clone(b.steps), slices.Clone(b.teleports)
+	kept := map[[2]int]*cuq.Prediction{}
+	predict := func(i, j int) (*cuq.Prediction, error) {
+		if p, ok := kept[[2]int{i, j}]; ok {
+			return p, nil
+		}
+		variant, err := m.WithPropagation(steps[i], teleports[j])
+		if err != nil {
+			return nil, err
+		}
+		p, err := variant.Predict(nil)
+		if err != nil {
+			return nil, err
+		}
+		kept[[2]int{i, j}] = p
+		return p, nil
+	}
+	first, err := predict(atK, atT)
 	if err != nil {
 		return nil, err
 	}
-	center, err := centerOf(base, b.nodes, b.center, b.size)
+	center, err := centerOf(first, b.nodes, b.center, b.size)
 	if err != nil {
 		return nil, err
 	}
 	v := variantView{nodes: slices.Clone(b.nodes), center: center, size: b.size}
-	m, steps, teleports := b.m, slices.Clone(b.steps), slices.Clone(b.teleports)
-	kept := map[[2]int]*cuq.Prediction{}
 	draw := func(at []int) (*Picture, error) {
-		k, t := steps[at[0]], teleports[at[1]]
-		p, ok := kept[[2]int{at[0], at[1]}]
-		if !ok {
-			variant, err := m.WithPropagation(k, t)
-			if err != nil {
-				return nil, err
-			}
-			if p, err = variant.Predict(nil); err != nil {
-				return nil, err
-			}
-			kept[[2]int{at[0], at[1]}] = p
+		p, err := predict(at[0], at[1])
+		if err != nil {
+			return nil, err
 		}
+		k, t := steps[at[0]], teleports[at[1]]
 		pic, err := v.picture(p, fmt.Sprintf("K = %d, t = %.2f", k, t))
 		if err != nil {
 			return nil, err
@@ -199,10 +207,7 @@ func (b *PropagationKnobsBuilder) check() (atK, atT int, err error) {
 	if atK = slices.Index(b.steps, b.k); atK < 0 {
 		return 0, 0, fmt.Errorf("kernelext.PropagationKnobs: K = %d is not one of the settings %v", b.k, b.steps)
 	}
-	if atT, err = position(b.teleports, b.t, "t"); err != nil {
-		return 0, 0, err
-	}
-	_, err = b.m.WithPropagation(b.k, b.t)
+	atT, err = position(b.teleports, b.t, "t")
 	return atK, atT, err
 }
 
