@@ -476,13 +476,12 @@ func checkCells(t *testing.T, what string, w domWidget, kind, spec string) {
 			continue
 		}
 		if c.Value != nil {
-			// The training explorer's numbers are bit for bit the native
-			// ones: the library never lets the compiler fuse a multiply-add
-			// (scripts/fusion-check.sh) and fuses only by math.FMA, which
-			// rounds once everywhere (in software in WebAssembly), and the
-			// portable kernels of the WebAssembly build give the bits of
-			// the AVX ones. After four trainings of hundreds of epochs each
-			// in Chromium, every number agreed to the last bit.
+			// The training explorer's numbers are the native ones exactly:
+			// they are epoch counts, accuracies and rank correlations, which
+			// the last bits of the products do not move (in WebAssembly the
+			// product kernels round each product, see tensor's
+			// madd_wasm.go). After four trainings of hundreds of epochs
+			// each in Chromium, every number agreed to the last bit.
 			tol := 1e-9 * math.Max(1, math.Abs(e.value))
 			if kind == "training" {
 				tol = 0

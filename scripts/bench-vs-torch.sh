@@ -28,7 +28,10 @@
 #             OPENBLAS_CORETYPE=Haswell and MKL_ENABLE_INSTRUCTIONS=AVX2
 #             (its BLAS, whichever it links);
 #   portable  cuqgnn built with -tags purego (the Go kernels that arm64
-#             and every other architecture run); PyTorch unrestricted;
+#             and every other architecture run) and GOAMD64=v3, so that
+#             their math.FMA is one instruction as on arm64 (at the
+#             default level v1 each one first tests the processor);
+#             PyTorch unrestricted;
 #   (unset)   both use every feature of the processor.
 #
 # The table's first line says which kernels each program ran.
@@ -51,6 +54,7 @@ timer=()
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tags=()
+buildenv=()
 goenv=()
 torchenv=()
 case ${CUQ_BENCH_ISA:-} in
@@ -59,13 +63,16 @@ avx2)
 	goenv=(GODEBUG=cpu.avx512f=off)
 	torchenv=(ATEN_CPU_CAPABILITY=avx2 OPENBLAS_CORETYPE=Haswell MKL_ENABLE_INSTRUCTIONS=AVX2)
 	;;
-portable) tags=(-tags purego) ;;
+portable)
+	tags=(-tags purego)
+	buildenv=(GOAMD64=v3)
+	;;
 *)
 	echo "bench-vs-torch.sh: CUQ_BENCH_ISA=$CUQ_BENCH_ISA: want avx2, portable or nothing" >&2
 	exit 2
 	;;
 esac
-(cd "$repo" && go build "${tags[@]}" -o "$tmp/cuq" ./cmd/cuq)
+(cd "$repo" && env "${buildenv[@]}" go build "${tags[@]}" -o "$tmp/cuq" ./cmd/cuq)
 capability=$(env "${torchenv[@]}" "$py" -c 'import torch; print(torch.backends.cpu.get_cpu_capability())' 2>/dev/null || echo unknown)
 kernels=$(env "${goenv[@]}" "$tmp/cuq" bench -dataset synthetic -models gkde -epochs 1 2>/dev/null | sed -n 's/.*kernels=\([a-z0-9]*\).*/\1/p')
 echo "cuqgnn kernels: ${kernels:-unknown}; PyTorch CPU capability: $capability"

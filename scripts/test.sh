@@ -7,7 +7,12 @@
 #   2. go test ./... (real datasets from $CUQ_TEST_DATA, else shared/datasets
 #      beside the repository, see docs/guide/data.md;
 #      under CI=true their absence is a failure, elsewhere those tests skip);
-#   3. every notebook executed headless, its charts checked in Chromium
+#   3. the tests of the kernels, the flows and the measures built for arm64
+#      and run under qemu-user (Debian's
+#      qemu-user-static): the portable kernels that Apple and other arm64
+#      machines run compute the same fused chains, bit for bit, as the
+#      amd64 ones; skipped without qemu-aarch64-static unless CI=true;
+#   4. every notebook executed headless, its charts checked in Chromium
 #      (scripts/ci-notebooks.sh). CUQ_SKIP_NOTEBOOKS=1 skips this step on a
 #      machine without Jupyter; CI never sets it.
 set -euo pipefail
@@ -29,6 +34,15 @@ echo "== fused multiply-adds (arm64, amd64 v3)"
 bash scripts/fusion-check.sh
 echo "== go test"
 go test -timeout 30m ./...
+echo "== arm64 kernels under qemu-user"
+if command -v qemu-aarch64-static >/dev/null; then
+	GOARCH=arm64 go test -exec qemu-aarch64-static ./cuq/tensor/ ./cuq/nn/ ./cuq/uq/
+elif [[ ${CI:-} == true ]]; then
+	echo "qemu-aarch64-static not found (apt-get install -y qemu-user-static)" >&2
+	exit 1
+else
+	echo "skipped: no qemu-aarch64-static"
+fi
 if [[ ${CUQ_SKIP_NOTEBOOKS:-} == 1 ]]; then
 	echo "== notebooks skipped (CUQ_SKIP_NOTEBOOKS=1)"
 else

@@ -85,10 +85,14 @@ func gemm4x8(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k
 // s·astep]·b[s·ldb + j] for r < 4 and j < cols rounded down to a multiple
 // of 8, which it returns; the caller computes the remaining columns. The
 // strides let a be read row-wise (a·b: lda = k, astep = 1) or column-wise
-// (aᵀ·b: lda = 1, astep = the row length of a).
+// (aᵀ·b: lda = 1, astep = the row length of a). Without AVX2 it is
+// gemmRows4Go.
 func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
+	if !useAVX {
+		return gemmRows4Go(o, ldo, a, lda, astep, b, ldb, k, cols)
+	}
 	c8 := cols &^ 7
-	if !useAVX || c8 == 0 || k == 0 {
+	if c8 == 0 || k == 0 {
 		return 0
 	}
 	_, _, _ = o[3*ldo+c8-1], a[3*lda+(k-1)*astep], b[(k-1)*ldb+c8-1]

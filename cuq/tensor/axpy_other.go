@@ -13,7 +13,7 @@ func axpy(o, b []float64, v float64) { axpyGo(o, b, v) }
 func gemmRowBlocks(o, a, b []float64, ldb int) int { return 0 }
 
 func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
-	return 0
+	return gemmRows4Go(o, ldo, a, lda, astep, b, ldb, k, cols)
 }
 
 func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int { return 0 }

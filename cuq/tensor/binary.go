@@ -180,19 +180,22 @@ func (s *ScaledBinary) sumRows(o []float64, ldo, lo, hi int, tables, bias []floa
 	if binarySumKernel(o, ldo, s.pat[lo*s.chunks:hi*s.chunks], s.chunks, tables, s.scale[lo:hi], bias) {
 		return
 	}
+	// Eight columns at a time, their sums held in registers over all of
+	// the row's chunks; each sum adds the chunks in order, as the kernels'.
 	const entry = binarySlice
-	var acc [entry]float64
 	for i := lo; i < hi; i++ {
-		clear(acc[:])
-		for c, p := range s.pat[i*s.chunks : (i+1)*s.chunks] {
-			e := tables[(c*16+int(p))*entry : (c*16+int(p)+1)*entry]
-			for j := range acc {
-				acc[j] += e[j]
-			}
-		}
+		pat := s.pat[i*s.chunks : (i+1)*s.chunks]
 		row := o[(i-lo)*ldo : (i-lo)*ldo+entry]
-		for j, a := range acc {
-			row[j] = math.FMA(s.scale[i], a, bias[j])
+		for g := 0; g < entry; g += 8 {
+			var a0, a1, a2, a3, a4, a5, a6, a7 float64
+			for c, p := range pat {
+				e := tables[(c*16+int(p))*entry+g : (c*16+int(p))*entry+g+8]
+				a0, a1, a2, a3 = a0+e[0], a1+e[1], a2+e[2], a3+e[3]
+				a4, a5, a6, a7 = a4+e[4], a5+e[5], a6+e[6], a7+e[7]
+			}
+			r, b, si := row[g:g+8], bias[g:g+8], s.scale[i]
+			r[0], r[1], r[2], r[3] = math.FMA(si, a0, b[0]), math.FMA(si, a1, b[1]), math.FMA(si, a2, b[2]), math.FMA(si, a3, b[3])
+			r[4], r[5], r[6], r[7] = math.FMA(si, a4, b[4]), math.FMA(si, a5, b[5]), math.FMA(si, a6, b[6]), math.FMA(si, a7, b[7])
 		}
 	}
 }

@@ -51,8 +51,12 @@ func TestNewScaledBinaryRecognisesRows(t *testing.T) {
 // small integers and power-of-two scales there is no rounding, so the
 // product must equal the dense one bit for bit, for any width of W (the
 // slices of 32 columns and a narrower last one) and any width of X (a last
-// chunk of fewer than four columns).
+// chunk of fewer than four columns), on every kernel set.
 func TestScaledBinaryProductsExact(t *testing.T) {
+	forEachKernelSet(t, testScaledBinaryExact)
+}
+
+func testScaledBinaryExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	for _, cols := range []int{1, 3, 10, 767} {
 		x := New(37, cols)

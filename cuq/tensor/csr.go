@@ -412,31 +412,33 @@ func spmm(s *CSR, val, b, out []float64, f int, epilogue func(i int, row []float
 	})
 }
 
-// spmmRow computes one output row o = Σ_q val[q]·b[ind[q]·f : …]. It
-// accumulates the rows of b four entries at a time, so that the output row
-// is loaded and stored once per four multiply-adds. On amd64 with
-// AVX2/FMA, blocks of 32 columns and a remainder of 4 to 31 columns are
-// instead accumulated in registers over all the row's entries and stored
-// once.
+// spmmRow computes one output row o = Σ_q val[q]·b[ind[q]·f : …]. On amd64
+// with AVX2/FMA, blocks of 32 (64 with AVX-512) columns and a remainder
+// of 4 to 31 columns are accumulated in registers by the assembly
+// kernels; the portable kernels compute whatever they leave. Every
+// element is the chain of fused multiply-adds over the row's entries in
+// order, but for the last f mod 32 columns when there are fewer than
+// four of them (every column of a product of one to three columns): the
+// amd64 kernels have always rounded each product there before adding it
+// (unfusedTail), and the portable kernels do the same, so that every
+// path, and every result recorded before, keeps its bits.
 func spmmRow(row, val []float64, ind []int, b []float64, f int) {
 	c := spmmRowBlocks(row, val, ind, b, f)
 	o := row[c:]
 	if spmmRowNarrow(o, val, ind, b, c, f) {
 		return
 	}
-	clear(o)
-	k := 0
-	if len(o) < 16 { // narrow rows: inline loops beat kernel calls
-		for ; k < len(val); k++ {
-			axpyGo(o, b[ind[k]*f+c:ind[k]*f+f], val[k])
-		}
-		return
+	t := min(unfusedTail(f), len(o))
+	spmmRowGo(o[:len(o)-t], val, ind, b, c, f)
+	spmmRowUnfused(o[len(o)-t:], val, ind, b, c+len(o)-t, f)
+}
+
+// unfusedTail is the number of trailing columns of a CSR product of f
+// columns whose products are rounded before they are added: f mod 32 when
+// that is below 4, else 0.
+func unfusedTail(f int) int {
+	if r := f % 32; r < 4 {
+		return r
 	}
-	for ; k+4 <= len(val); k += 4 {
-		j0, j1, j2, j3 := ind[k]*f, ind[k+1]*f, ind[k+2]*f, ind[k+3]*f
-		axpy4(o, b[j0+c:j0+f], b[j1+c:j1+f], b[j2+c:j2+f], b[j3+c:j3+f], val[k], val[k+1], val[k+2], val[k+3])
-	}
-	for ; k < len(val); k++ {
-		axpy(o, b[ind[k]*f+c:ind[k]*f+f], val[k])
-	}
+	return 0
 }

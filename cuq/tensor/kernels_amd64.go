@@ -9,8 +9,12 @@ package tensor
 // reports them, which honours GODEBUG: GODEBUG=cpu.avx512f=off runs the
 // AVX2 kernels on a processor with AVX-512 (to time the path of a laptop
 // without it), GODEBUG=cpu.avx2=off the portable ones, which the
-// build tag purego and every other architecture use. Every path gives the
-// same bits (see kernels_amd64_test.go).
+// build tag purego and every other architecture use. The products give
+// the same bits on every path, each element the chain of fused
+// multiply-adds over its inner index in order: tensor_test.go checks each
+// product against that chain on every kernel set, and CI runs the same
+// tests for arm64 under qemu-user. WebAssembly, which has no fused
+// multiply-add, is the exception (madd_wasm.go).
 func Kernels() string {
 	switch {
 	case useAVX512:

@@ -7,15 +7,20 @@ import (
 	"testing"
 )
 
-// forEachKernelSet runs f once for every set of assembly kernels this
-// machine can run: AVX-512 (where available) and AVX2 alone.
+// forEachKernelSet runs f once for every set of kernels this machine can
+// run: AVX-512 (where available), AVX2 alone, and the portable Go loops
+// that the build tag purego and every other architecture use.
 func forEachKernelSet(t *testing.T, f func(t *testing.T)) {
-	defer func(v bool) { useAVX512 = v }(useAVX512)
+	defer func(a, a5 bool) { useAVX, useAVX512 = a, a5 }(useAVX, useAVX512)
 	if useAVX512 {
 		t.Run("AVX-512", f)
 	}
 	useAVX512 = false
-	t.Run("AVX2", f)
+	if useAVX {
+		t.Run("AVX2", f)
+	}
+	useAVX = false
+	t.Run("portable", f)
 }
 
 // The AVX-512 and AVX2 table kernels of ScaledBinary compute what the
@@ -33,7 +38,7 @@ func TestScaledBinaryKernelsMatchPortable(t *testing.T) {
 		sb.MulAddRowTo(out, w, r)
 		return out
 	}
-	defer func(a, a5 bool) { useAVX, useAVX512 = a, a5 }(useAVX, useAVX512)
+	defer func(a bool) { useAVX = a }(useAVX)
 	useAVX = false
 	want := product()
 	useAVX = true

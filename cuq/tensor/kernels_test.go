@@ -10,10 +10,17 @@ import (
 
 // TestKernelsFollowGODEBUG runs this test binary again with GODEBUG
 // switching processor features off, and checks that Kernels reports the
-// path chosen: AVX2 with AVX-512 off, portable with AVX2 off.
+// path chosen: AVX2 with AVX-512 off, portable with AVX2 off. Elsewhere
+// (arm64 under qemu-user, say) the kernels are the portable ones.
 func TestKernelsFollowGODEBUG(t *testing.T) {
 	if os.Getenv("CUQ_PRINT_KERNELS") == "1" {
 		os.Stdout.WriteString("kernels=" + Kernels() + "\n")
+		return
+	}
+	if runtime.GOARCH != "amd64" {
+		if Kernels() != "portable" {
+			t.Errorf("on %s: kernels %q, want portable", runtime.GOARCH, Kernels())
+		}
 		return
 	}
 	run := func(godebug string) string {
@@ -40,8 +47,5 @@ func TestKernelsFollowGODEBUG(t *testing.T) {
 	}
 	if got := run("cpu.avx512f=off"); got != want {
 		t.Errorf("with AVX-512 off: kernels %q, want %q (here: %q)", got, want, Kernels())
-	}
-	if runtime.GOARCH != "amd64" && Kernels() != "portable" {
-		t.Errorf("on %s: kernels %q, want portable", runtime.GOARCH, Kernels())
 	}
 }

@@ -33,6 +33,32 @@ func naiveMul(a, b *Dense) *Dense {
 // whichever of them handles an element.
 func fmaMul(a, b *Dense) *Dense { return tripleLoop(a, b, math.FMA) }
 
+// csrChains is S·b as spmmRow defines it: each element the chain over the
+// row's stored entries in order, fused but in the last f mod 32 columns
+// of b when there are fewer than four of them, where each product is
+// rounded before it is added.
+func csrChains(s *CSR, b *Dense) *Dense {
+	out := New(s.Rows, b.Cols)
+	tail := b.Cols % 32
+	if tail >= 4 {
+		tail = 0
+	}
+	for i := range s.Rows {
+		for j := range b.Cols {
+			var sum float64
+			for q := s.Ptr[i]; q < s.Ptr[i+1]; q++ {
+				if j >= b.Cols-tail {
+					sum += float64(s.Val[q] * b.At(s.Ind[q], j))
+				} else {
+					sum = math.FMA(s.Val[q], b.At(s.Ind[q], j), sum)
+				}
+			}
+			out.Set(i, j, sum)
+		}
+	}
+	return out
+}
+
 // tripleLoop returns a·b with each element accumulated in order of the
 // inner index k as s = step(a[i,k], b[k,j], s), starting from 0.
 func tripleLoop(a, b *Dense, step func(x, y, s float64) float64) *Dense {
@@ -233,10 +259,9 @@ func TestDenseHelpers(t *testing.T) {
 
 // The products mix the eight- and four-row register kernels, the one-row
 // kernels and the axpy loops by shape and by how ParallelFor splits the
-// rows. With AVX2 or AVX-512 they must all round alike: the result equals the in-order fused
-// chain bit for bit, for any split (1 and 3 workers; 3 puts chunk ends
-// off the four-row blocks). Without AVX2 the portable loops are checked
-// against the textbook product.
+// rows. On every path (AVX-512, AVX2, portable Go) they must all round
+// alike: the result equals the in-order fused chain bit for bit, for any
+// split (1 and 3 workers; 3 puts chunk ends off the four-row blocks).
 func TestDenseProductKernelsAgree(t *testing.T) {
 	forEachKernelSet(t, testDenseProductKernels)
 }
@@ -254,48 +279,40 @@ func testDenseProductKernels(t *testing.T) {
 					MulTo(ab, a, false, b, false)
 					MulTo(atg, a, true, g, false)
 					what := fmt.Sprintf("%d workers, %dx%d · %dx%d", procs, n, k, k, m)
-					if useAVX {
-						denseEqual(t, "a·b, "+what, ab, fmaMul(a, b), 0)
-						denseEqual(t, "aᵀ·g, "+what, atg, fmaMul(a.T(), g), 0)
-					} else {
-						denseEqual(t, "a·b, "+what, ab, naiveMul(a, b), 1e-12)
-						denseEqual(t, "aᵀ·g, "+what, atg, naiveMul(a.T(), g), 1e-12)
-					}
+					denseEqual(t, "a·b, "+what, ab, fmaMul(a, b), 0)
+					denseEqual(t, "aᵀ·g, "+what, atg, fmaMul(a.T(), g), 0)
 				}
 			}
 		}
 	}
 }
 
-// The AVX2/FMA kernels agree with the portable loops for every length,
-// including the 8-, 4- and 1-element tails.
+// axpy4 and axpy are, on every path and for every length (the 8-, 4- and
+// 1-element tails included), the fused multiply-adds of their definition.
 func TestAxpyKernels(t *testing.T) {
-	if !useAVX {
-		t.Skip("no AVX2/FMA kernels on this machine")
-	}
-	rng := rand.New(rand.NewPCG(9, 9))
-	row := func(n int) []float64 { return randomDense(rng, 1, n).Data }
-	for n := 0; n < 41; n++ {
-		o, b0, b1, b2, b3 := row(n), row(n), row(n), row(n), row(n)
-		want := append([]float64(nil), o...)
-		axpy4Go(want, b0, b1, b2, b3, 0.5, -1.5, 2, 0.25)
-		axpy4(o, b0, b1, b2, b3, 0.5, -1.5, 2, 0.25)
-		o1 := append([]float64(nil), want...)
-		want1 := append([]float64(nil), want...)
-		axpyGo(want1, b2, -3)
-		axpy(o1, b2, -3)
-		for j := 0; j < n; j++ {
-			if math.Abs(o[j]-want[j]) > 1e-12 || math.Abs(o1[j]-want1[j]) > 1e-12 {
-				t.Fatalf("n=%d j=%d: axpy4 %v want %v; axpy %v want %v", n, j, o[j], want[j], o1[j], want1[j])
+	forEachKernelSet(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 9))
+		row := func(n int) []float64 { return randomDense(rng, 1, n).Data }
+		for n := 0; n < 41; n++ {
+			o, b0, b1, b2, b3 := row(n), row(n), row(n), row(n), row(n)
+			orig, o1 := append([]float64(nil), o...), append([]float64(nil), o...)
+			axpy4(o, b0, b1, b2, b3, 0.5, -1.5, 2, 0.25)
+			axpy(o1, b2, -3)
+			for j := 0; j < n; j++ {
+				want := math.FMA(0.25, b3[j], math.FMA(2, b2[j], math.FMA(-1.5, b1[j], math.FMA(0.5, b0[j], orig[j]))))
+				if want1 := math.FMA(-3, b2[j], orig[j]); o[j] != want || o1[j] != want1 {
+					t.Fatalf("n=%d j=%d: axpy4 %v want %v; axpy %v want %v", n, j, o[j], want, o1[j], want1)
+				}
 			}
 		}
-	}
+	})
 }
 
 // Every column count from 1 to 40 covers the narrow register kernel (4 to
 // 31 columns, and the remainder after a 32-column block) with all its
-// block overlaps, and the portable loops below four columns; rows with no
-// stored entry must come out zero even when the output held other values.
+// block overlaps, and the loops below four columns; on every path each
+// element is the chain csrChains defines, and rows with no stored entry
+// must come out zero even when the output held other values.
 func TestNarrowSparseProductsMatchDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	s := randomCSR(rng, 60, 50, 0.08)
@@ -312,26 +329,29 @@ func TestNarrowSparseProductsMatchDense(t *testing.T) {
 	if _, err := NewCSR(s.Rows, s.Cols, s.Ptr, s.Ind, s.Val); err != nil {
 		t.Fatal(err)
 	}
-	for f := 1; f <= 40; f++ {
-		b := randomDense(rng, 50, f)
-		got := New(60, f)
-		got.Fill(1e300)
-		s.MulTo(got, b)
-		denseEqual(t, "CSR·b, "+b.Shape(), got, naiveMul(s.ToDense(), b), 1e-12)
-	}
+	forEachKernelSet(t, func(t *testing.T) {
+		for f := 1; f <= 40; f++ {
+			b := randomDense(rng, 50, f)
+			got := New(60, f)
+			got.Fill(1e300)
+			s.MulTo(got, b)
+			denseEqual(t, "CSR·b, "+b.Shape(), got, csrChains(s, b), 0)
+		}
+	})
 }
 
-// With AVX2 every element of a product of 4 to 31 columns is one chain of
-// fused multiply-adds over the row's entries in order, whether its rows
+// On every path every element of a product of 4 to 31 columns is one chain
+// of fused multiply-adds over the row's entries in order, whether its rows
 // run one call per row (spmmRowNarrow) or many rows per call
 // (spmmRowsNarrow, up to 16 columns), across chunk and worker boundaries;
 // a call there holds about four times the 64 entries that the kernels
 // prefetch ahead (prefetchAhead in axpy_amd64.s), so the prefetches run
 // ahead of the products and stop at the call's last entry.
 func TestNarrowSparseProductsAreFMAChains(t *testing.T) {
-	if !useAVX {
-		t.Skip("no AVX2/FMA kernels on this machine")
-	}
+	forEachKernelSet(t, testNarrowSparseChains)
+}
+
+func testNarrowSparseChains(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	s := randomCSR(rng, 3*spmmChunk+5, 70, 0.06)
 	for f := 4; f < 32; f++ {
@@ -384,7 +404,7 @@ func TestCSRMulAddTo(t *testing.T) {
 		b, c := randomDense(rng, 80, f), randomDense(rng, 80, f)
 		want := s.Mul(b)
 		for i, v := range want.Data {
-			want.Data[i] = 0.9*v + 0.1*c.Data[i]
+			want.Data[i] = float64(0.9*v) + float64(0.1*c.Data[i]) // unfused, as on amd64
 		}
 		got := New(80, f)
 		s.MulAddTo(got, b, 0.9, c, 0.1)
@@ -428,15 +448,12 @@ func TestValuesProducts(t *testing.T) {
 	}
 }
 
-// With the assembly kernels a CSR product computes every element as the
-// dense product does, the same chain of fused multiply-adds over the
+// On every path a CSR product computes every element as the dense
+// product does, the same chain of fused multiply-adds over the
 // stored entries in order (the zeros the dense product adds change
 // nothing): the 64- and 32-column blocks and the narrow remainder agree
 // with the in-order chain bit for bit.
 func TestWideSparseProductsAreFMAChains(t *testing.T) {
-	if !useAVX {
-		t.Skip("no AVX2/FMA kernels on this machine")
-	}
 	forEachKernelSet(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(31, 32))
 		for _, f := range []int{32, 40, 64, 70, 100, 128} {

@@ -1,0 +1,109 @@
+package tensor
+
+// The portable kernels: the register blocks of the products in Go, which
+// the build tag purego and every architecture but amd64 run, and which
+// fill in on amd64 where the assembly kernels do not reach. Every element
+// is the chain of fused multiply-adds over the inner index in order (madd),
+// as in the assembly kernels, so that all paths give the same bits, but
+// for WebAssembly (see madd_wasm.go). Holding a block of the output in
+// registers over the whole inner loop saves the load and store of the
+// output per multiply-add that a row-at-a-time loop costs.
+
+// gemmRows4Go adds the leading 4-column blocks of a four-row block of a
+// product to o, with the strides of gemmRows4: o[r·ldo + j] += Σ_{s<k}
+// a[r·lda + s·astep]·b[s·ldb + j] for r < 4 and j < cols rounded down to a
+// multiple of 4, which it returns; the caller computes the rest. It takes
+// only a read row-wise (astep = 1, a·b) and returns 0 otherwise: for aᵀ·b
+// the row-at-a-time loop of mulTN, which reads a and b as they lie in
+// memory, is faster in Go than a block that gathers a column-wise.
+func gemmRows4Go(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
+	c4 := cols &^ 3
+	if c4 == 0 || k == 0 || astep != 1 {
+		return 0
+	}
+	a0, a1, a2, a3 := a[:(k-1)*astep+1], a[lda:lda+(k-1)*astep+1], a[2*lda:2*lda+(k-1)*astep+1], a[3*lda:3*lda+(k-1)*astep+1]
+	for c := 0; c < c4; c += 4 {
+		o0, o1, o2, o3 := o[c:c+4], o[ldo+c:ldo+c+4], o[2*ldo+c:2*ldo+c+4], o[3*ldo+c:3*ldo+c+4]
+		s00, s01, s02, s03 := o0[0], o0[1], o0[2], o0[3]
+		s10, s11, s12, s13 := o1[0], o1[1], o1[2], o1[3]
+		s20, s21, s22, s23 := o2[0], o2[1], o2[2], o2[3]
+		s30, s31, s32, s33 := o3[0], o3[1], o3[2], o3[3]
+		for s, p := 0, 0; s < k; s, p = s+1, p+astep {
+			br := b[s*ldb+c : s*ldb+c+4]
+			b0, b1, b2, b3 := br[0], br[1], br[2], br[3]
+			v0, v1, v2, v3 := a0[p], a1[p], a2[p], a3[p]
+			s00, s01, s02, s03 = madd(v0, b0, s00), madd(v0, b1, s01), madd(v0, b2, s02), madd(v0, b3, s03)
+			s10, s11, s12, s13 = madd(v1, b0, s10), madd(v1, b1, s11), madd(v1, b2, s12), madd(v1, b3, s13)
+			s20, s21, s22, s23 = madd(v2, b0, s20), madd(v2, b1, s21), madd(v2, b2, s22), madd(v2, b3, s23)
+			s30, s31, s32, s33 = madd(v3, b0, s30), madd(v3, b1, s31), madd(v3, b2, s32), madd(v3, b3, s33)
+		}
+		o0[0], o0[1], o0[2], o0[3] = s00, s01, s02, s03
+		o1[0], o1[1], o1[2], o1[3] = s10, s11, s12, s13
+		o2[0], o2[1], o2[2], o2[3] = s20, s21, s22, s23
+		o3[0], o3[1], o3[2], o3[3] = s30, s31, s32, s33
+	}
+	return c4
+}
+
+// spmmRowGo sets o = Σ_q val[q]·b[ind[q]·ldb + c : …], a sparse row times
+// b from column c on, in blocks of eight and four columns held in
+// registers over all of the row's entries, then column by column.
+func spmmRowGo(o, val []float64, ind []int, b []float64, c, ldb int) {
+	ind = ind[:len(val)]
+	j := 0
+	for ; j+8 <= len(o); j += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float64
+		for q, v := range val {
+			r := b[ind[q]*ldb+c+j : ind[q]*ldb+c+j+8]
+			s0, s1, s2, s3 = madd(v, r[0], s0), madd(v, r[1], s1), madd(v, r[2], s2), madd(v, r[3], s3)
+			s4, s5, s6, s7 = madd(v, r[4], s4), madd(v, r[5], s5), madd(v, r[6], s6), madd(v, r[7], s7)
+		}
+		o[j], o[j+1], o[j+2], o[j+3], o[j+4], o[j+5], o[j+6], o[j+7] = s0, s1, s2, s3, s4, s5, s6, s7
+	}
+	if j+4 <= len(o) {
+		var s0, s1, s2, s3 float64
+		for q, v := range val {
+			r := b[ind[q]*ldb+c+j : ind[q]*ldb+c+j+4]
+			s0, s1, s2, s3 = madd(v, r[0], s0), madd(v, r[1], s1), madd(v, r[2], s2), madd(v, r[3], s3)
+		}
+		o[j], o[j+1], o[j+2], o[j+3] = s0, s1, s2, s3
+		j += 4
+	}
+	// The last one to three columns in one pass over the entries.
+	switch len(o) - j {
+	case 3:
+		var s0, s1, s2 float64
+		for q, v := range val {
+			r := b[ind[q]*ldb+c+j : ind[q]*ldb+c+j+3]
+			s0, s1, s2 = madd(v, r[0], s0), madd(v, r[1], s1), madd(v, r[2], s2)
+		}
+		o[j], o[j+1], o[j+2] = s0, s1, s2
+	case 2:
+		var s0, s1 float64
+		for q, v := range val {
+			r := b[ind[q]*ldb+c+j : ind[q]*ldb+c+j+2]
+			s0, s1 = madd(v, r[0], s0), madd(v, r[1], s1)
+		}
+		o[j], o[j+1] = s0, s1
+	case 1:
+		var s0 float64
+		for q, v := range val {
+			s0 = madd(v, b[ind[q]*ldb+c+j], s0)
+		}
+		o[j] = s0
+	}
+}
+
+// spmmRowUnfused sets o = Σ_q val[q]·b[ind[q]·ldb + c : …] for the one to
+// three trailing columns of spmmRow's unfusedTail, rounding each product
+// before adding it: acc = acc + (val[q]·b_j).
+func spmmRowUnfused(o, val []float64, ind []int, b []float64, c, ldb int) {
+	ind = ind[:len(val)]
+	for j := range o {
+		var s float64
+		for q, v := range val {
+			s += float64(v * b[ind[q]*ldb+c+j])
+		}
+		o[j] = s
+	}
+}
