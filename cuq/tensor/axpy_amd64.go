@@ -102,16 +102,6 @@ func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, l
 	return c8
 }
 
-// checkRowIndices panics unless every index selects one of the rows of b:
-// the assembly kernels read b without bounds checks.
-func checkRowIndices(ind []int, rows int) {
-	for _, j := range ind {
-		if j < 0 || j >= rows {
-			panic("tensor: CSR column index out of range")
-		}
-	}
-}
-
 // spmmRowBlocks is gemmRowBlocks for a sparse row: o = Σ_q val[q]·b[ind[q]·ldb + c : …].
 func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int {
 	if !useAVX || len(val) == 0 || len(o) < 32 {
