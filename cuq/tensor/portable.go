@@ -1,8 +1,9 @@
 package tensor
 
 // The portable kernels: the register blocks of the products in Go, which
-// the build tag purego and every architecture but amd64 run, and which
-// fill in on amd64 where the assembly kernels do not reach. Every element
+// the build tag purego and every architecture but amd64 run (arm64 with
+// NEON kernels for some of the products), and which fill in where the
+// assembly kernels do not reach. Every element
 // is the chain of fused multiply-adds over the inner index in order (madd),
 // as in the assembly kernels, so that all paths give the same bits, but
 // for WebAssembly (see madd_wasm.go). Holding a block of the output in
@@ -21,17 +22,17 @@ func gemmRows4Go(o []float64, ldo int, a []float64, lda, astep int, b []float64,
 	if c4 == 0 || k == 0 || astep != 1 {
 		return 0
 	}
-	a0, a1, a2, a3 := a[:(k-1)*astep+1], a[lda:lda+(k-1)*astep+1], a[2*lda:2*lda+(k-1)*astep+1], a[3*lda:3*lda+(k-1)*astep+1]
+	a0, a1, a2, a3 := a[:k], a[lda:lda+k], a[2*lda:2*lda+k], a[3*lda:3*lda+k]
 	for c := 0; c < c4; c += 4 {
 		o0, o1, o2, o3 := o[c:c+4], o[ldo+c:ldo+c+4], o[2*ldo+c:2*ldo+c+4], o[3*ldo+c:3*ldo+c+4]
 		s00, s01, s02, s03 := o0[0], o0[1], o0[2], o0[3]
 		s10, s11, s12, s13 := o1[0], o1[1], o1[2], o1[3]
 		s20, s21, s22, s23 := o2[0], o2[1], o2[2], o2[3]
 		s30, s31, s32, s33 := o3[0], o3[1], o3[2], o3[3]
-		for s, p := 0, 0; s < k; s, p = s+1, p+astep {
+		for s := range k {
 			br := b[s*ldb+c : s*ldb+c+4]
 			b0, b1, b2, b3 := br[0], br[1], br[2], br[3]
-			v0, v1, v2, v3 := a0[p], a1[p], a2[p], a3[p]
+			v0, v1, v2, v3 := a0[s], a1[s], a2[s], a3[s]
 			s00, s01, s02, s03 = madd(v0, b0, s00), madd(v0, b1, s01), madd(v0, b2, s02), madd(v0, b3, s03)
 			s10, s11, s12, s13 = madd(v1, b0, s10), madd(v1, b1, s11), madd(v1, b2, s12), madd(v1, b3, s13)
 			s20, s21, s22, s23 = madd(v2, b0, s20), madd(v2, b1, s21), madd(v2, b2, s22), madd(v2, b3, s23)
