@@ -54,15 +54,6 @@ func twin(t *testing.T, b cuq.ModelBuilder, g *graph.Graph, split graph.Split, m
 	return tw
 }
 
-func predictOf(t *testing.T, m *cuq.Model) *cuq.Prediction {
-	t.Helper()
-	p, err := m.Predict(nil)
-	if err != nil {
-		t.Fatalf("%s: %v", m.Name(), err)
-	}
-	return p
-}
-
 // sameBits reports whether a and b hold the same float64 values bit for
 // bit (nil and empty alike).
 func sameBits(a, b []float64) bool {
@@ -196,7 +187,7 @@ func TestVariantOfOwnKnobsIsTheModel(t *testing.T) {
 		{cuq.APPNP(), 10, 0.1, -1},
 	} {
 		m := trained(t, c.b, g, split)
-		want := predictOf(t, m)
+		want := predict(t, m)
 		v := must(m.WithPropagation(c.k, c.tp))
 		variants := []*cuq.Model{v, must(v.WithPropagation(c.k, c.tp))}
 		if c.pooling >= 0 {
@@ -206,7 +197,7 @@ func TestVariantOfOwnKnobsIsTheModel(t *testing.T) {
 			if v.Name() != m.Name() {
 				t.Errorf("variant of %s with its own knobs is named %q", m.Name(), v.Name())
 			}
-			if d := predictionDiff(predictOf(t, v), want); d != "" {
+			if d := predictionDiff(predict(t, v), want); d != "" {
 				t.Errorf("%s: the variant with its own knobs differs in %s", m.Name(), d)
 			}
 		}
@@ -219,8 +210,8 @@ func TestVariantOfOwnKnobsIsTheModel(t *testing.T) {
 func TestGPNWithPropagation(t *testing.T) {
 	g, split := variantGraph(t)
 	m := trained(t, cuq.GPN(), g, split)
-	own := predictOf(t, m)
-	feat := predictOf(t, must(m.WithPropagation(0, 0.3)))
+	own := predict(t, m)
+	feat := predict(t, must(m.WithPropagation(0, 0.3)))
 	beta := tensor.New(g.N, g.NumClasses) // β_ft = α_ft − 1
 	for i := range g.N {
 		a0 := 0.0
@@ -233,7 +224,7 @@ func TestGPNWithPropagation(t *testing.T) {
 		}
 	}
 	// t = 1 teleports back at every step: Π = I as for K = 0
-	if d := predictionDiff(predictOf(t, must(m.WithPropagation(5, 1))), feat); d != "" {
+	if d := predictionDiff(predict(t, must(m.WithPropagation(5, 1))), feat); d != "" {
 		t.Errorf("K = 5, t = 1 differs from K = 0 in %s", d)
 	}
 	for _, c := range []struct {
@@ -244,7 +235,7 @@ func TestGPNWithPropagation(t *testing.T) {
 		if want := fmt.Sprintf("GPN, K = %d, t = %g", c.k, c.tp); c.k != 10 && v.Name() != want {
 			t.Errorf("variant named %q, want %q", v.Name(), want)
 		}
-		p := predictOf(t, v)
+		p := predict(t, v)
 		want := mulRows(propagationMatrix(g, c.k, c.tp, true), beta)
 		for i := range g.N {
 			for k, a := range p.Alpha.Row(i) {
@@ -254,7 +245,7 @@ func TestGPNWithPropagation(t *testing.T) {
 			}
 		}
 		tw := twin(t, cuq.GPN().Propagation(c.k, c.tp), g, split, m)
-		if d := predictionDiff(predictOf(t, tw), p); d != "" {
+		if d := predictionDiff(predict(t, tw), p); d != "" {
 			t.Errorf("K = %d, t = %v: differs in %s from the preset with that propagation", c.k, c.tp, d)
 		}
 	}
@@ -266,8 +257,8 @@ func TestGPNWithPropagation(t *testing.T) {
 func TestWithPropagationOfOtherModels(t *testing.T) {
 	g, split := variantGraph(t)
 	m := trained(t, cuq.APPNP(), g, split)
-	z0 := predictOf(t, must(m.WithPropagation(0, 0.1))).Logits
-	p := predictOf(t, must(m.WithPropagation(4, 0.2)))
+	z0 := predict(t, must(m.WithPropagation(0, 0.1))).Logits
+	p := predict(t, must(m.WithPropagation(4, 0.2)))
 	want := mulRows(propagationMatrix(g, 4, 0.2, true), z0)
 	for i := range g.N {
 		for c, z := range p.Logits.Row(i) {
@@ -289,7 +280,7 @@ func TestWithPropagationOfOtherModels(t *testing.T) {
 		for _, k := range []int{0, 2, 7} {
 			v := must(m.WithPropagation(k, 0.3))
 			tw := twin(t, c.twin(k, 0.3), g, split, m)
-			if d := predictionDiff(predictOf(t, v), predictOf(t, tw)); d != "" {
+			if d := predictionDiff(predict(t, v), predict(t, tw)); d != "" {
 				t.Errorf("%s: differs in %s from the preset with K = %d, t = 0.3", v.Name(), d, k)
 			}
 		}
@@ -306,8 +297,8 @@ func TestGPNWithLinearPooling(t *testing.T) {
 	if lin.Name() != "GPN, linear pooling" {
 		t.Errorf("variant named %q", lin.Name())
 	}
-	p := predictOf(t, lin)
-	comp := predictOf(t, must(m.WithPropagation(0, 0.1))) // Dir(α_ft(j)) and its measures
+	p := predict(t, lin)
+	comp := predict(t, must(m.WithPropagation(0, 0.1))) // Dir(α_ft(j)) and its measures
 	pi := propagationMatrix(g, 10, 0.1, false)
 	for i := range g.N {
 		mean := make([]float64, g.NumClasses)
@@ -352,7 +343,7 @@ func TestGPNWithLinearPooling(t *testing.T) {
 		}
 	}
 	tw := twin(t, cuq.LOPGPN(), g, split, m)
-	if d := predictionDiff(p, predictOf(t, tw)); d != "" {
+	if d := predictionDiff(p, predict(t, tw)); d != "" {
 		t.Errorf("differs in %s from LOP-GPN with GPN's parameters", d)
 	}
 	// the credal sets of the mixture, as LOP-GPN's
@@ -396,10 +387,10 @@ func TestWithPoolingMatchesPresets(t *testing.T) {
 				t.Errorf("%s with %v pooling is named %q, want %q", m.Name(), pool, v.Name(), c.names[pool])
 			}
 			tw := twin(t, preset[pool](c.k, c.tp), g, split, m)
-			if d := predictionDiff(predictOf(t, v), predictOf(t, tw)); d != "" {
+			if d := predictionDiff(predict(t, v), predict(t, tw)); d != "" {
 				t.Errorf("%s differs in %s from %s with its parameters", v.Name(), d, tw.Name())
 			}
-			local = append(local, predictOf(t, must(v.WithPropagation(0, c.tp))))
+			local = append(local, predict(t, must(v.WithPropagation(0, c.tp))))
 		}
 		for _, p := range local[1:] {
 			for _, u := range uq.AllMeasures {
@@ -417,7 +408,7 @@ func TestWithPoolingMatchesPresets(t *testing.T) {
 	if v.Name() != "GPN, linear pooling, K = 3, t = 0.2" {
 		t.Errorf("variant of a variant named %q", v.Name())
 	}
-	if d := predictionDiff(predictOf(t, v), predictOf(t, twin(t, cuq.LOPGPN().Propagation(3, 0.2), g, split, m))); d != "" {
+	if d := predictionDiff(predict(t, v), predict(t, twin(t, cuq.LOPGPN().Propagation(3, 0.2), g, split, m))); d != "" {
 		t.Errorf("%s differs in %s from LOP-GPN with K = 3, t = 0.2", v.Name(), d)
 	}
 	if back := must(v.WithPooling(cuq.LogLinear)); back.Name() != "GPN, K = 3, t = 0.2" {
@@ -500,7 +491,7 @@ func TestVariantErrors(t *testing.T) {
 	if d := predictionDiff(onCut, twinOnCut); d != "" {
 		t.Errorf("on the cut graph the variant differs in %s from LOP-GPN", d)
 	}
-	if predictionDiff(onCut, predictOf(t, v)) == "" {
+	if predictionDiff(onCut, predict(t, v)) == "" {
 		t.Error("cutting the bridge changed no prediction")
 	}
 	small, _ := graph.NewBuilder(2).Node(0, 1, 0, 0).Node(1, 0, 1, 0).Edge(0, 1).Done()
@@ -518,7 +509,7 @@ func TestVariantsLeaveModelUnchanged(t *testing.T) {
 	for _, b := range []cuq.ModelBuilder{cuq.GPN(), cuq.LOPGPN(), cuq.CUQPPR(), cuq.APPNP()} {
 		m := trained(t, b, g, split)
 		params := parameters(m)
-		before := predictOf(t, m)
+		before := predict(t, m)
 		variants := []*cuq.Model{must(m.WithPropagation(3, 0.4)), must(m.WithPropagation(0, 0.1))}
 		if m.IsPostNet() {
 			for _, p := range []cuq.Pooling{cuq.LogLinear, cuq.Linear, cuq.Behavioral} {
@@ -526,7 +517,7 @@ func TestVariantsLeaveModelUnchanged(t *testing.T) {
 			}
 		}
 		for _, v := range variants {
-			predictOf(t, v)
+			predict(t, v)
 			if _, err := v.Forward(nil); err != nil {
 				t.Fatal(err)
 			}
@@ -534,7 +525,7 @@ func TestVariantsLeaveModelUnchanged(t *testing.T) {
 		if !equalParameters(params, parameters(m)) {
 			t.Errorf("%s: parameters changed by its variants", m.Name())
 		}
-		if d := predictionDiff(before, predictOf(t, m)); d != "" {
+		if d := predictionDiff(before, predict(t, m)); d != "" {
 			t.Errorf("%s: prediction changed by its variants, in %s", m.Name(), d)
 		}
 	}
@@ -555,7 +546,7 @@ func TestVariantOfUntrainedModel(t *testing.T) {
 		if _, err := m.Fit(split, cuq.MaxEpochs(8)); err != nil {
 			t.Fatal(err)
 		}
-		if d := predictionDiff(predictOf(t, v), predictOf(t, must(m.WithPropagation(2, 0.3)))); d != "" {
+		if d := predictionDiff(predict(t, v), predict(t, must(m.WithPropagation(2, 0.3)))); d != "" {
 			t.Errorf("%s: a variant made before Fit differs in %s from one made after", m.Name(), d)
 		}
 	}
