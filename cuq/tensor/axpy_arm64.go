@@ -7,12 +7,6 @@ package tensor
 // the portable kernels against them.
 var useNEON = true
 
-// useAVX and useAVX512 are the amd64 kernels' switches, off here.
-const (
-	useAVX    = false
-	useAVX512 = false
-)
-
 //go:noescape
 func axpy4NEON(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
 
@@ -49,26 +43,4 @@ func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int {
 		spmmRow8NEON(&o[c], &val[0], &ind[0], len(val), &b[c], ldb)
 	}
 	return c8
-}
-
-func gemmRowBlocks(o, a, b []float64, ldb int) int { return 0 }
-
-func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
-	return gemmRows4Go(o, ldo, a, lda, astep, b, ldb, k, cols)
-}
-
-func spmmRowNarrow(o, val []float64, ind []int, b []float64, c, ldb int) bool { return false }
-
-func narrowColumns(f int) bool { return false }
-
-func spmmRowsNarrow(out []float64, ptr []int, ind32 []int32, val, b []float64, f, lo, hi int, bl blend) bool {
-	return false
-}
-
-func gemmRows8(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
-	return 0
-}
-
-func binarySumKernel(o []float64, ldo int, pat []uint8, chunks int, tables, scale, bias []float64) bool {
-	return false
 }
