@@ -278,18 +278,46 @@ func (p *postNet) predict(pr *Prediction) error {
 	if pi == nil {
 		return dirichletPrediction(pr, out)
 	}
+	pr.credal.mixture, pr.credal.components = pi, out.Data
+	if pr.nodes != nil {
+		// Π's rows of the nodes asked for alone; each row's sums are
+		// those of the whole product.
+		pi = rowsOf(pi, pr.nodes)
+	}
 	mean, err := uq.MixtureMean(pi.Ptr, pi.Ind, pi.Val, out.Data, pr.Classes)
 	if err != nil {
 		return err
 	}
-	if pr.Prob, err = tensor.FromSlice(pi.Rows, pr.Classes, mean); err != nil {
+	alpha := tensor.New(pi.Rows, out.Cols)
+	pi.MulTo(alpha, out)
+	ms, err := uq.Mixture(pi.Ptr, pi.Ind, pi.Val, out.Data, pr.Classes)
+	if err != nil {
 		return err
 	}
-	pr.Alpha = tensor.New(out.Rows, out.Cols)
-	pi.MulTo(pr.Alpha, out)
-	pr.credal.mixture, pr.credal.components = pi, out.Data
-	pr.Measures, err = uq.Mixture(pi.Ptr, pi.Ind, pi.Val, out.Data, pr.Classes)
-	return err
+	if pr.nodes == nil {
+		pr.Prob, err = tensor.FromSlice(pi.Rows, pr.Classes, mean)
+		pr.Alpha, pr.Measures = alpha, ms
+		return err
+	}
+	n := out.Rows
+	pr.Prob, pr.Alpha = spreadRows(mean, pr.nodes, n, pr.Classes), spreadRows(alpha.Data, pr.nodes, n, out.Cols)
+	spread := func(v []float64) []float64 { return spreadRows(v, pr.nodes, n, 1).Data }
+	pr.Measures = uq.Measures{TU: spread(ms.TU), AU: spread(ms.AU), EU: spread(ms.EU),
+		EUPC: spread(ms.EUPC), EUSO: spread(ms.EUSO), LC: spread(ms.LC)}
+	return nil
+}
+
+// spreadRows returns the n×cols matrix whose row nodes[k] is row k of the
+// row-major rows and whose other rows are NaN.
+func spreadRows(rows []float64, nodes []int, n, cols int) *tensor.Dense {
+	out := tensor.New(n, cols)
+	for i := range out.Data {
+		out.Data[i] = math.NaN()
+	}
+	for k, i := range nodes {
+		copy(out.Row(i), rows[k*cols:(k+1)*cols])
+	}
+	return out
 }
 
 // dirichletPrediction fills p with the means and measures of the

@@ -2,6 +2,7 @@ package cuq
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/cuqgnn/cuqgnn/cuq/eval"
@@ -50,6 +51,9 @@ type Prediction struct {
 
 	// credal is what CredalSets builds the credal sets from, beside Alpha.
 	credal credalSource
+	// nodes, when non-nil, are the only nodes the family must predict
+	// (PredictNodes).
+	nodes []int
 }
 
 // Get returns the values of measure u, nil if the prediction lacks it: the
@@ -124,6 +128,32 @@ func (p *Prediction) Accuracy(nodes []int) float64 {
 // noise) and edges (structure shifts) may differ; its labels are the
 // prediction's Graph.Labels, which only its evaluations read.
 func (m *Model) Predict(g *graph.Graph) (*Prediction, error) {
+	return m.predict(g, nil)
+}
+
+// PredictNodes is Predict for the given nodes only: their rows of Class,
+// Prob, Alpha, the measures, EUFeat, Logits and Energies are bit for bit
+// those Predict gives, and every other node's are NaN (Class −1). It
+// costs what Predict costs, except for a linear-pooling model (LOP-GPN):
+// the mixture Σⱼ Πᵢⱼ Dir(αⱼ) and its measures, O(N²·C) over the dense Π,
+// are formed for the given nodes alone, O(|nodes|·N·C). The OOD settings
+// that perturb one node at a time (graph.Isolated) score only that node
+// on each of their graphs.
+func (m *Model) PredictNodes(g *graph.Graph, nodes []int) (*Prediction, error) {
+	if g == nil {
+		g = m.g
+	}
+	for _, i := range nodes {
+		if i < 0 || i >= g.N {
+			return nil, fmt.Errorf("cuq: %s: node %d outside the graph's %d nodes", m.name, i, g.N)
+		}
+	}
+	return m.predict(g, append(make([]int, 0, len(nodes)), nodes...))
+}
+
+// predict is Predict, for the given nodes only when nodes is non-nil
+// (PredictNodes).
+func (m *Model) predict(g *graph.Graph, nodes []int) (*Prediction, error) {
 	if o := m.follow(); !o.trained {
 		return nil, fmt.Errorf("cuq: %s is not trained: call Fit first", o.name)
 	}
@@ -136,12 +166,50 @@ func (m *Model) Predict(g *graph.Graph) (*Prediction, error) {
 	if err := m.checkGraph(g); err != nil {
 		return nil, err
 	}
-	p := &Prediction{Model: m.name, Graph: g, Classes: m.classes}
+	p := &Prediction{Model: m.name, Graph: g, Classes: m.classes, nodes: nodes}
 	if err := m.fam.predict(p); err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
 	}
 	p.setClasses()
+	if nodes != nil {
+		p.keepOnly(nodes)
+	}
 	return p, nil
+}
+
+// keepOnly sets every per-node value of the nodes not in keep to NaN and
+// their class to −1.
+func (p *Prediction) keepOnly(keep []int) {
+	kept := make([]bool, len(p.Class))
+	for _, i := range keep {
+		kept[i] = true
+	}
+	vectors := [][]float64{p.EUFeat}
+	for _, u := range p.Measures.Available() {
+		vectors = append(vectors, p.Measures.Get(u))
+	}
+	for _, v := range p.Energies {
+		vectors = append(vectors, v)
+	}
+	nan := math.NaN()
+	for i, k := range kept {
+		if k {
+			continue
+		}
+		p.Class[i] = -1
+		for _, v := range vectors {
+			if v != nil {
+				v[i] = nan
+			}
+		}
+		for _, d := range []*tensor.Dense{p.Prob, p.Alpha, p.Logits} {
+			if d != nil {
+				for c := range d.Row(i) {
+					d.Row(i)[c] = nan
+				}
+			}
+		}
+	}
 }
 
 // setClasses sets the predicted class of every node to the first most

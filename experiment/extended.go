@@ -45,8 +45,20 @@ func severities(noise graph.Noise) []float64 {
 // shifted graph.
 type shiftEvaluator struct {
 	predict func(*graph.Graph) (*cuq.Prediction, error)
-	labels  []int
-	test    []int
+	// predictNodes, when set, predicts for some nodes alone, with the
+	// bits predict gives them (cuq.Model.PredictNodes).
+	predictNodes func(*graph.Graph, []int) (*cuq.Prediction, error)
+	labels       []int
+	test         []int
+}
+
+// predictOn returns the model's prediction on g for the given nodes:
+// predictNodes's if set, else predict's for every node.
+func (e shiftEvaluator) predictOn(g *graph.Graph, nodes []int) (*cuq.Prediction, error) {
+	if e.predictNodes != nil {
+		return e.predictNodes(g, nodes)
+	}
+	return e.predict(g)
 }
 
 // evaluate predicts on the perturbed graph p and evaluates the detection

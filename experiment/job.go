@@ -160,6 +160,9 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 		return fail(err)
 	}
 	shift := shiftEvaluator{predict: j.shiftPredict(d, g, train, model, o), labels: labels, test: split.Test}
+	if m, ok := model.(*cuq.Model); ok && j.Model != GKDE {
+		shift.predictNodes = m.PredictNodes
+	}
 	e := &evaluation{pred: pred, shift: shift, d: d, split: split, own: own}
 	for _, s := range j.Settings {
 		res, err := s.record().evaluate(e)

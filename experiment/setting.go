@@ -235,15 +235,15 @@ func graphSetting(gs graph.Setting, own bool) settingRecord {
 }
 
 // scoreViews predicts on every view of sh (the evaluation's own
-// prediction where a view is the graph it was made on) and scores its ID
-// and OOD nodes.
+// prediction where a view is the graph it was made on, else a prediction
+// for the view's ID and OOD nodes) and scores its ID and OOD nodes.
 func scoreViews(e *evaluation, sh *graph.Shifted) (*Result, error) {
 	parts := make([]scored, 0, len(sh.Views))
 	for _, v := range sh.Views {
 		pred := e.pred
 		if g := v.Graph(); g != pred.Graph {
 			var err error
-			if pred, err = e.shift.predict(g); err != nil {
+			if pred, err = e.shift.predictOn(g, slices.Concat(v.ID, v.OOD)); err != nil {
 				return nil, err
 			}
 		}
