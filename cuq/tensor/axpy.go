@@ -19,3 +19,15 @@ func axpyGo(o, b []float64, v float64) {
 		o[j] = madd(v, b[j], o[j])
 	}
 }
+
+// scatterGo adds v·b to the rows js of o, whose rows are ldo apart:
+// o[j·ldo + c] += v·b[c] for every j of js and c < len(b), one fused
+// multiply-add (madd) per element.
+func scatterGo(o []float64, ldo int, js []int32, b []float64, v float64) {
+	for _, j := range js {
+		row := o[int(j)*ldo:][:len(b)]
+		for c, x := range b {
+			row[c] = madd(v, x, row[c])
+		}
+	}
+}

@@ -19,6 +19,9 @@ func axpy4AVX(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
 //go:noescape
 func axpyAVX(o, b *float64, n int, v float64)
 
+//go:noescape
+func scatterAVX(o *float64, ldo int, js *int32, nj int, b *float64, n int, v float64)
+
 // axpy4 computes o[j] += v0·b0[j] + v1·b1[j] + v2·b2[j] + v3·b3[j] for
 // j < len(o); the b slices must be at least as long as o. With AVX2 every
 // element is four fused multiply-adds in order, also below four columns,
@@ -54,6 +57,20 @@ func axpy(o, b []float64, v float64) {
 	for j := range o {
 		o[j] = math.FMA(v, b[j], o[j])
 	}
+}
+
+// scatter computes o[j·ldo + c] += v·b[c] for every j of js and c <
+// len(b), one fused multiply-add per element; the rows j·ldo … j·ldo +
+// len(b) must lie in o.
+func scatter(o []float64, ldo int, js []int32, b []float64, v float64) {
+	if !useAVX || len(js) == 0 || len(b) == 0 {
+		scatterGo(o, ldo, js, b, v)
+		return
+	}
+	for _, j := range js {
+		_ = o[int(j)*ldo+len(b)-1]
+	}
+	scatterAVX(&o[0], ldo, &js[0], len(js), &b[0], len(b), v)
 }
 
 //go:noescape

@@ -570,3 +570,73 @@ browloop:
 browsdone:
 	VZEROUPPER
 	RET
+
+// func scatterAVX(o *float64, ldo int, js *int32, nj int, b *float64, n int, v float64)
+// For each j of js[:nj]: o[j·ldo + c] += v*b[c] for c < n, n ≥ 1, one fused
+// multiply-add per element.
+TEXT ·scatterAVX(SB), NOSPLIT, $0-56
+	MOVQ o+0(FP), DI
+	MOVQ ldo+8(FP), R8
+	SHLQ $3, R8
+	MOVQ js+16(FP), SI
+	MOVQ nj+24(FP), R9
+	MOVQ b+32(FP), R10
+	MOVQ n+40(FP), CX
+	VBROADCASTSD v+48(FP), Y0
+	MOVQ CX, R11
+	ANDQ $-16, R11
+	MOVQ CX, R12
+	ANDQ $-4, R12
+
+rows:
+	TESTQ R9, R9
+	JZ    sdone
+	MOVLQSX (SI), DX
+	IMULQ R8, DX
+	LEAQ  (DI)(DX*1), BX
+	XORQ  AX, AX
+
+cols16:
+	CMPQ AX, R11
+	JGE  cols4
+	VMOVUPD (BX)(AX*8), Y1
+	VMOVUPD 32(BX)(AX*8), Y2
+	VMOVUPD 64(BX)(AX*8), Y3
+	VMOVUPD 96(BX)(AX*8), Y4
+	VFMADD231PD (R10)(AX*8), Y0, Y1
+	VFMADD231PD 32(R10)(AX*8), Y0, Y2
+	VFMADD231PD 64(R10)(AX*8), Y0, Y3
+	VFMADD231PD 96(R10)(AX*8), Y0, Y4
+	VMOVUPD Y1, (BX)(AX*8)
+	VMOVUPD Y2, 32(BX)(AX*8)
+	VMOVUPD Y3, 64(BX)(AX*8)
+	VMOVUPD Y4, 96(BX)(AX*8)
+	ADDQ $16, AX
+	JMP  cols16
+
+cols4:
+	CMPQ AX, R12
+	JGE  cols1
+	VMOVUPD (BX)(AX*8), Y1
+	VFMADD231PD (R10)(AX*8), Y0, Y1
+	VMOVUPD Y1, (BX)(AX*8)
+	ADDQ $4, AX
+	JMP  cols4
+
+cols1:
+	CMPQ AX, CX
+	JGE  next
+	VMOVSD (BX)(AX*8), X1
+	VFMADD231SD (R10)(AX*8), X0, X1
+	VMOVSD X1, (BX)(AX*8)
+	INCQ AX
+	JMP  cols1
+
+next:
+	ADDQ $4, SI
+	DECQ R9
+	JMP  rows
+
+sdone:
+	VZEROUPPER
+	RET

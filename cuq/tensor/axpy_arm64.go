@@ -29,6 +29,8 @@ func axpy4(o, b0, b1, b2, b3 []float64, v0, v1, v2, v3 float64) {
 
 func axpy(o, b []float64, v float64) { axpyGo(o, b, v) }
 
+func scatter(o []float64, ldo int, js []int32, b []float64, v float64) { scatterGo(o, ldo, js, b, v) }
+
 // spmmRowBlocks computes, with the NEON kernel, the leading 8-column
 // blocks of a sparse row times b, o = Σ_q val[q]·b[ind[q]·ldb + c : …]
 // for c below len(o) rounded down to a multiple of 8, and returns how

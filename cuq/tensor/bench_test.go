@@ -124,7 +124,7 @@ func BenchmarkDenseFeatures(b *testing.B) {
 // Amazon Computers-shaped features (13,752 × 767 scaled 0/1 rows, 35%
 // non-zero) times a 767 × 64 weight, the dense product and the subset-sum
 // tables of ScaledBinary, and the transposed product Xᵀ·G of the weight
-// gradient (dense).
+// gradient through X's non-zeros and as the dense product.
 func BenchmarkScaledBinaryFeatures(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	x, w := scaledBinary(rng, 13752, 767, 0.35), randomDense(rng, 767, 64)
@@ -142,10 +142,16 @@ func BenchmarkScaledBinaryFeatures(b *testing.B) {
 		}
 		reportFlops(b, 2*13752*767*64)
 	})
+	g, gw := randomDense(rng, 13752, 64), New(767, 64)
 	b.Run("transposed", func(b *testing.B) {
-		g, gw := randomDense(rng, 13752, 64), New(767, 64)
 		for b.Loop() {
 			sb.TMulTo(gw, g)
+		}
+		reportFlops(b, 2*13752*767*64)
+	})
+	b.Run("transposed-dense", func(b *testing.B) {
+		for b.Loop() {
+			MulTo(gw, x, true, g, false)
 		}
 		reportFlops(b, 2*13752*767*64)
 	})

@@ -118,3 +118,26 @@ func TestScaledBinaryShapePanics(t *testing.T) {
 	}()
 	sb.MulTo(New(3, 2), New(5, 2))
 }
+
+// Xᵀ·G through the non-zeros of X is, on every kernel path, the chain of
+// fused multiply-adds in order of the rows of X (fmaMul, the definition
+// the dense product follows too), for widths below, at and beyond the
+// kernels' blocks, with the rows of the output split among workers; it
+// overwrites what dst held.
+func TestScaledBinaryTransposedBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 48))
+	x := scaledBinary(rng, 301, 767, 0.35)
+	sb, ok := NewScaledBinary(x)
+	if !ok {
+		t.Fatal("not recognised")
+	}
+	forEachKernelSet(t, func(t *testing.T) {
+		for _, m := range []int{1, 3, 4, 5, 16, 17, 64, 70} {
+			g := randomDense(rng, 301, m)
+			got := randomDense(rng, 767, m)
+			sb.TMulTo(got, g)
+			want := fmaMul(x.T(), g)
+			denseEqual(t, fmt.Sprintf("Xᵀ·G, %d columns", m), got, want, 0)
+		}
+	})
+}
