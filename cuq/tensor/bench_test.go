@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -155,4 +156,50 @@ func BenchmarkScaledBinaryFeatures(b *testing.B) {
 		}
 		reportFlops(b, 2*13752*767*64)
 	})
+}
+
+// The products of one run against those of ten runs side by side (ten
+// times the columns), at Amazon Computers' shapes: the features through
+// the subset-sum tables and their transposed product by 64 and 640
+// columns, and a random adjacency with as many entries as Computers'
+// (491,722 plus self loops) by 10 and 100, 16 and 160 columns. A wide
+// model of many runs pays only where the wide product costs less than
+// ten narrow ones (docs/records/performance.md).
+func BenchmarkWideProducts(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	sb, _ := NewScaledBinary(scaledBinary(rng, 13752, 767, 0.35))
+	n := 13752
+	var ri, ci []int
+	for len(ri) < 491722 {
+		i, j := rng.IntN(n), rng.IntN(n)
+		if i != j {
+			ri, ci = append(ri, i, j), append(ci, j, i)
+		}
+	}
+	for i := 0; i < n; i++ {
+		ri, ci = append(ri, i), append(ci, i)
+	}
+	a, _ := FromCOO(n, n, ri, ci, nil)
+	for _, m := range []int{64, 640} {
+		w, out := randomDense(rng, 767, m), New(n, m)
+		b.Run(fmt.Sprintf("tables/%d", m), func(b *testing.B) {
+			for b.Loop() {
+				sb.MulTo(out, w)
+			}
+		})
+		g, gw := randomDense(rng, n, m), New(767, m)
+		b.Run(fmt.Sprintf("transposed/%d", m), func(b *testing.B) {
+			for b.Loop() {
+				sb.TMulTo(gw, g)
+			}
+		})
+	}
+	for _, m := range []int{10, 100, 16, 160} {
+		z, out := randomDense(rng, n, m), New(n, m)
+		b.Run(fmt.Sprintf("propagation/%d", m), func(b *testing.B) {
+			for b.Loop() {
+				a.MulTo(out, z)
+			}
+		})
+	}
 }
