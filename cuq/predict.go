@@ -203,10 +203,12 @@ func (p *Prediction) keepOnly(keep []int) {
 			}
 		}
 		for _, d := range []*tensor.Dense{p.Prob, p.Alpha, p.Logits} {
-			if d != nil {
-				for c := range d.Row(i) {
-					d.Row(i)[c] = nan
-				}
+			if d == nil {
+				continue
+			}
+			row := d.Row(i)
+			for c := range row {
+				row[c] = nan
 			}
 		}
 	}
