@@ -64,13 +64,12 @@ func BenchmarkSpMMFeatures(b *testing.B) {
 	})
 }
 
-// Propagation over a CoraML-sized adjacency: 3k nodes, 16k edges plus self
-// loops, 64 columns.
-func BenchmarkSpMMAdjacency(b *testing.B) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	n := 3000
+// randomAdjacency returns a symmetric n-node adjacency with about entries
+// stored entries between distinct random nodes, and a self loop on every
+// node.
+func randomAdjacency(rng *rand.Rand, n, entries int) *CSR {
 	var ri, ci []int
-	for len(ri) < 16000 {
+	for len(ri) < entries {
 		i, j := rng.IntN(n), rng.IntN(n)
 		if i != j {
 			ri, ci = append(ri, i, j), append(ci, j, i)
@@ -80,6 +79,15 @@ func BenchmarkSpMMAdjacency(b *testing.B) {
 		ri, ci = append(ri, i), append(ci, i)
 	}
 	a, _ := FromCOO(n, n, ri, ci, nil)
+	return a
+}
+
+// Propagation over a CoraML-sized adjacency: 3k nodes, 16k edges plus self
+// loops, 64 columns.
+func BenchmarkSpMMAdjacency(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 3000
+	a := randomAdjacency(rng, n, 16000)
 	x := randomDense(rng, n, 64)
 	out := New(n, 64)
 	for b.Loop() {
@@ -169,17 +177,7 @@ func BenchmarkWideProducts(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	sb, _ := NewScaledBinary(scaledBinary(rng, 13752, 767, 0.35))
 	n := 13752
-	var ri, ci []int
-	for len(ri) < 491722 {
-		i, j := rng.IntN(n), rng.IntN(n)
-		if i != j {
-			ri, ci = append(ri, i, j), append(ci, j, i)
-		}
-	}
-	for i := 0; i < n; i++ {
-		ri, ci = append(ri, i), append(ci, i)
-	}
-	a, _ := FromCOO(n, n, ri, ci, nil)
+	a := randomAdjacency(rng, n, 491722)
 	for _, m := range []int{64, 640} {
 		w, out := randomDense(rng, 767, m), New(n, m)
 		b.Run(fmt.Sprintf("tables/%d", m), func(b *testing.B) {
