@@ -35,7 +35,8 @@ type ScaledBinary struct {
 	scale  []float64
 	pat    []uint8 // rows × chunks: the bits b_{i,4c..4c+3} of row i at [i·chunks + c]
 	chunks int
-	// The columns of row i's non-zeros are ind[ptr[i]:ptr[i+1]], ascending.
+	// The columns of row i's non-zeros are ind[ptr[i]:ptr[i+1]],
+	// ascending (4 bytes per non-zero; 15 MB for Amazon Computers).
 	ind []int32
 	ptr []int
 }
@@ -101,7 +102,7 @@ func (s *ScaledBinary) MulAddRowTo(dst, b *Dense, r []float64) {
 // TMulTo computes dst = Xᵀ·b (dst is overwritten) through the non-zeros of
 // X, row by row:
 //
-//	(Xᵀ·b)_jc = Σ_{i: b_ij = 1} s_i·b_ic,
+//	(Xᵀ·b)_jc = Σ_{i: x_ij ≠ 0} s_i·b_ic,
 //
 // where row i adds s_i times its row of b to the rows j of dst of its
 // non-zero columns. Each element is one fused multiply-add per term, with
