@@ -311,9 +311,7 @@ func (p *postNet) predict(pr *Prediction) error {
 // row-major rows and whose other rows are NaN.
 func spreadRows(rows []float64, nodes []int, n, cols int) *tensor.Dense {
 	out := tensor.New(n, cols)
-	for i := range out.Data {
-		out.Data[i] = math.NaN()
-	}
+	out.Fill(math.NaN())
 	for k, i := range nodes {
 		copy(out.Row(i), rows[k*cols:(k+1)*cols])
 	}

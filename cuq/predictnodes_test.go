@@ -25,6 +25,10 @@ func TestPredictNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	nodes := []int{150, 3, 77, 199, 0}
+	kept := map[int]bool{}
+	for _, i := range nodes {
+		kept[i] = true
+	}
 	for _, b := range []cuq.ModelBuilder{cuq.APPNP(), cuq.GKDE(), cuq.GPN(), cuq.LOPGPN(), cuq.CUQPPR(), cuq.CUQGAT()} {
 		m := trained(t, b, g, split)
 		full, err := m.Predict(nil)
@@ -37,10 +41,6 @@ func TestPredictNodes(t *testing.T) {
 		}
 		if len(part.Class) != g.N {
 			t.Fatalf("%s: %d classes for %d nodes", m.Name(), len(part.Class), g.N)
-		}
-		kept := map[int]bool{}
-		for _, i := range nodes {
-			kept[i] = true
 		}
 		// row returns node i's values of every per-node field.
 		row := func(p *cuq.Prediction, i int) []float64 {
