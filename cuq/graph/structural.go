@@ -291,23 +291,55 @@ const structuralStream = 0x7368696674
 // parts that leave no ID training node or no OOD test node; in the
 // inductive setting, a class with labelled nodes but no training node.
 func ShiftStructure(g *Graph, k Structural, fr StructuralFractions, inductive bool, seed uint64) (*Shifted, error) {
-	fail := func(format string, args ...any) (*Shifted, error) {
-		return nil, fmt.Errorf("graph.ShiftStructure: "+format, args...)
-	}
 	if err := g.Validate(); err != nil {
-		return fail("%v", err)
+		return nil, fmt.Errorf("graph.ShiftStructure: %v", err)
+	}
+	score, err := k.Score(g)
+	if err != nil {
+		return nil, fmt.Errorf("graph.ShiftStructure: %v", err)
+	}
+	sh, err := shiftByScore(g, k.String(), score, fr, inductive, seed)
+	if err != nil {
+		return nil, fmt.Errorf("graph.ShiftStructure: %v", err)
+	}
+	return sh, nil
+}
+
+// ShiftByScore is ShiftStructure with any node property: score holds one
+// value per node of g, larger meaning more in-distribution, and name is
+// the setting's name (the inductive one gets "_inductive" appended). A
+// score NaN at a labelled node is an error. A new structural shift is
+// a score function and a Setting that calls ShiftByScore with it.
+func ShiftByScore(g *Graph, name string, score []float64, fr StructuralFractions, inductive bool, seed uint64) (*Shifted, error) {
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("graph.ShiftByScore: %v", err)
+	}
+	sh, err := shiftByScore(g, name, score, fr, inductive, seed)
+	if err != nil {
+		return nil, fmt.Errorf("graph.ShiftByScore: %v", err)
+	}
+	return sh, nil
+}
+
+// shiftByScore is ShiftByScore on a valid graph, its errors without the
+// function's name.
+func shiftByScore(g *Graph, name string, score []float64, fr StructuralFractions, inductive bool, seed uint64) (*Shifted, error) {
+	fail := func(format string, args ...any) (*Shifted, error) {
+		return nil, fmt.Errorf(format, args...)
+	}
+	if len(score) != g.N {
+		return fail("%d scores for %d nodes", len(score), g.N)
 	}
 	parts := []float64{fr.InTrain, fr.InVal, fr.InTest, fr.OutVal, fr.OutTest}
 	if err := checkFractions(parts); err != nil {
 		return fail("%v", err)
 	}
-	score, err := k.Score(g)
-	if err != nil {
-		return fail("%v", err)
-	}
 	var nodes []int
 	for i, y := range g.Labels {
 		if y >= 0 {
+			if math.IsNaN(score[i]) {
+				return fail("score of labelled node %d is NaN", i)
+			}
 			nodes = append(nodes, i)
 		}
 	}
@@ -322,7 +354,6 @@ func ShiftStructure(g *Graph, k Structural, fr StructuralFractions, inductive bo
 	cut := cutByScore(nodes, score, sizes, seed)
 	split := Split{Train: cut[0], Val: cut[1], Test: cut[2]}
 	split.Unused = complement(g.N, split.Train, split.Val, split.Test)
-	name := k.String()
 	out := &Shifted{Setting: name, Train: g, Split: split, Labels: g.Labels,
 		IDTest: cut[2], OODVal: cut[3], OODTest: cut[4],
 		Views: []View{sharedView(g, cut[2], cut[4])}}
@@ -333,7 +364,7 @@ func ShiftStructure(g *Graph, k Structural, fr StructuralFractions, inductive bo
 	trainCounts := g.ClassCounts(split.Train)
 	for c := range counts {
 		if counts[c] > 0 && trainCounts[c] == 0 {
-			return fail("inductive %v split leaves class %d (%d labelled nodes) without training nodes", k, c, counts[c])
+			return fail("inductive %s split leaves class %d (%d labelled nodes) without training nodes", name, c, counts[c])
 		}
 	}
 	ood := slices.Concat(cut[3], cut[4])

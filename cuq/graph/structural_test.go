@@ -360,6 +360,60 @@ func TestShiftStructureUnlabelledAndErrors(t *testing.T) {
 	assertErr(t, err, "inductive pagerank split leaves class 2 (2 labelled nodes) without training nodes")
 }
 
+func TestShiftByScore(t *testing.T) {
+	g := shiftGraph(t, shiftLabels, 2)
+	// score i ↦ −|i − 4|: node 4 first, then 3 and 5 (tied), …, 1 and 7
+	// (tied at −3), 0 and 8 (tied at −4), and 9 last
+	score := make([]float64, g.N)
+	for i := range score {
+		score[i] = -math.Abs(float64(i - 4))
+	}
+	sh, err := ShiftByScore(g, "distance_to_4", score, PaperStructuralFractions, true, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := slices.Sorted(slices.Values(slices.Concat(sh.Split.Train, sh.Split.Val, sh.Split.Test)))
+	// parts 3, 1, 1 | 1 | 4: ID {2..6}; the next is 1 or 7 (tied at −3),
+	// the OOD test nodes the other of them and 0, 8, 9
+	if !slices.Equal(id, []int{2, 3, 4, 5, 6}) || len(sh.OODVal) != 1 || (sh.OODVal[0] != 1 && sh.OODVal[0] != 7) {
+		t.Fatalf("ID %v, OOD validation %v", id, sh.OODVal)
+	}
+	other := 8 - sh.OODVal[0]
+	if want := slices.Sorted(slices.Values([]int{0, other, 8, 9})); !slices.Equal(sh.OODTest, want) {
+		t.Fatalf("OOD test %v, want %v", sh.OODTest, want)
+	}
+	if sh.Setting != "distance_to_4_inductive" || sh.Train.Name != "shift, distance to 4 inductive" {
+		t.Fatalf("setting %q, training graph %q", sh.Setting, sh.Train.Name)
+	}
+	// the same score as a Structural's gives ShiftStructure's split
+	pr, err := PageRank(g, PageRankDamping)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ShiftByScore(g, "pagerank", pr, PaperStructuralFractions, false, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ShiftStructure(g, Popularity, PaperStructuralFractions, false, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Split.Train, b.Split.Train) || !slices.Equal(a.OODTest, b.OODTest) || a.Setting != b.Setting {
+		t.Fatalf("ShiftByScore %+v, ShiftStructure %+v", a.Split, b.Split)
+	}
+
+	_, err = ShiftByScore(g, "short", score[:9], PaperStructuralFractions, false, 1)
+	assertErr(t, err, "graph.ShiftByScore: 9 scores for 10 nodes")
+	score[6] = math.NaN()
+	_, err = ShiftByScore(g, "nan", score, PaperStructuralFractions, false, 1)
+	assertErr(t, err, "score of labelled node 6 is NaN")
+	labels := slices.Clone(shiftLabels)
+	labels[6] = -1
+	if _, err := ShiftByScore(shiftGraph(t, labels, 2), "nan_unlabelled", score, PaperStructuralFractions, false, 1); err != nil {
+		t.Fatalf("NaN at an unlabelled node: %v", err)
+	}
+}
+
 func TestLeaveOutClassListAndRandom(t *testing.T) {
 	// 8 nodes of 4 classes, two each; leave out classes 3 and 1
 	labels := []int{0, 1, 2, 3, 0, 1, 2, 3}
