@@ -3,6 +3,7 @@ package cuq
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cuqgnn/cuqgnn/cuq/energy"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
@@ -56,23 +57,51 @@ func asClassifier[C Classifier](c C, err error) (Classifier, error) {
 	return c, nil
 }
 
-// EnergyBuilder configures a post-hoc energy score on a first-order model
-// or a deep ensemble of them: Energy, GNNSafe or GEBM (package
-// cuq/energy has the formulas). The wrapped model trains as it would
-// alone; the score needs no training of its own (GEBM fits class-wise
-// Gaussians to the training nodes' embeddings once the model is trained)
-// and is added to the model's prediction as a new measure, larger = more
-// uncertain, usable in ARC and AUROC like TU.
+// EnergyBuilder configures a post-hoc score on a first-order model or a
+// deep ensemble of them: Energy, GNNSafe or GEBM (package cuq/energy has
+// the formulas), or any score of the logits given to PostHoc. The wrapped
+// model trains as it would alone; the score needs no training of its own
+// (GEBM fits class-wise Gaussians to the training nodes' embeddings once
+// the model is trained) and is added to the model's prediction as a new
+// measure, larger = more uncertain, usable in ARC and AUROC like TU.
 type EnergyBuilder struct {
 	base    ClassifierBuilder
 	measure uq.Measure
 	name    string
+	prefix  string     // the score's part of the name: "Energy", "GNNSafe", …
+	score   LogitScore // PostHoc's score; nil for the energy scores
 	temp    float64
 	alpha   float64
 	steps   int
 	gamma   float64
 	// Which options were set, to refuse those the score does not have.
-	propagationSet, gammaSet bool
+	nameSet, tempSet, propagationSet, gammaSet bool
+}
+
+// LogitScore is a post-hoc uncertainty score: given a graph g and the N×C
+// logits z of a first-order model on g (for an ensemble or a sampling
+// model, the mean logits; see Prediction.Logits), it returns one value per
+// node of g, larger meaning more uncertain.
+type LogitScore func(g *graph.Graph, logits *tensor.Dense) ([]float64, error)
+
+// PostHoc returns a post-hoc score of base's logits: measure m, added to
+// the prediction under m, computed by score. m must be a measure added
+// with uq.RegisterPostHoc, so that a new baseline is one file holding its
+// measure, its formula and a preset such as
+//
+//	var MaxLogit = uq.MustRegisterPostHoc("MAX_LOGIT")
+//
+//	func MaxLogitOf(base cuq.ClassifierBuilder) *cuq.EnergyBuilder {
+//		return cuq.PostHoc(base, MaxLogit, "MaxLogit", maxLogit)
+//	}
+//
+// and one entry in the experiment grid's catalogue. The model is named
+// prefix, "-" and base's name. It has none of the options of the energy
+// scores (Temperature, Alpha, Steps, Correction).
+func PostHoc(base ClassifierBuilder, m uq.Measure, prefix string, score LogitScore) *EnergyBuilder {
+	b := newEnergyBuilder(base, m, prefix)
+	b.score = score
+	return b
 }
 
 // Energy returns the energy score of Liu et al. (2020) on base's logits
@@ -119,7 +148,7 @@ func GEBM(base ClassifierBuilder) *EnergyBuilder {
 }
 
 func newEnergyBuilder(base ClassifierBuilder, m uq.Measure, prefix string) *EnergyBuilder {
-	b := &EnergyBuilder{base: base, measure: m, name: prefix, temp: 1}
+	b := &EnergyBuilder{base: base, measure: m, name: prefix, prefix: prefix, temp: 1}
 	switch c := base.(type) {
 	case *FirstOrderBuilder:
 		if c != nil {
@@ -134,10 +163,16 @@ func newEnergyBuilder(base ClassifierBuilder, m uq.Measure, prefix string) *Ener
 }
 
 // Name sets the model's display name.
-func (b *EnergyBuilder) Name(name string) *EnergyBuilder { b.name = name; return b }
+func (b *EnergyBuilder) Name(name string) *EnergyBuilder {
+	b.name, b.nameSet = name, true
+	return b
+}
 
 // Temperature sets the temperature T > 0 of the energies (default 1).
-func (b *EnergyBuilder) Temperature(t float64) *EnergyBuilder { b.temp = t; return b }
+func (b *EnergyBuilder) Temperature(t float64) *EnergyBuilder {
+	b.temp, b.tempSet = t, true
+	return b
+}
 
 // Alpha sets the weight α ∈ [0, 1] that the propagation keeps of a node's
 // own value (GNNSafe and GEBM only).
@@ -165,21 +200,11 @@ func (b *EnergyBuilder) Correction(gamma float64) *EnergyBuilder {
 // an energy model), for options the score does not have, and for bad
 // values. It leaves the builders unchanged, as every builder's Done does.
 func (b *EnergyBuilder) Done(g *graph.Graph) (*EnergyModel, error) {
-	switch {
-	case b.base == nil:
+	if b.base == nil {
 		return nil, fmt.Errorf("cuq: %s: no model builder", b.name)
-	case !(b.temp > 0) || math.IsInf(b.temp, 1):
-		return nil, fmt.Errorf("cuq: %s: temperature %v, need a finite T > 0", b.name, b.temp)
-	case b.measure == uq.Energy && b.propagationSet:
-		return nil, fmt.Errorf("cuq: %s: the energy score has no propagation; Alpha and Steps are GNNSafe's and GEBM's", b.name)
-	case b.measure != uq.GEBM && b.gammaSet:
-		return nil, fmt.Errorf("cuq: %s: Correction is GEBM's", b.name)
-	case !(b.alpha >= 0 && b.alpha <= 1):
-		return nil, fmt.Errorf("cuq: %s: propagation weight α = %v not in [0, 1]", b.name, b.alpha)
-	case b.steps < 0:
-		return nil, fmt.Errorf("cuq: %s: %d propagation steps, need K ≥ 0", b.name, b.steps)
-	case !(b.gamma >= 0) || math.IsInf(b.gamma, 1):
-		return nil, fmt.Errorf("cuq: %s: correction weight γ = %v, need a finite γ ≥ 0", b.name, b.gamma)
+	}
+	if err := b.check(); err != nil {
+		return nil, err
 	}
 	base, err := b.base.Classifier(g)
 	if err != nil {
@@ -188,16 +213,53 @@ func (b *EnergyBuilder) Done(g *graph.Graph) (*EnergyModel, error) {
 	return b.Of(base)
 }
 
+// check returns an error for options the score does not have and for bad
+// values.
+func (b *EnergyBuilder) check() error {
+	if b.score != nil {
+		switch {
+		case !slices.Contains(uq.PostHocMeasures, b.measure) || slices.Contains([]uq.Measure{uq.Energy, uq.GNNSafe, uq.GEBM}, b.measure):
+			return fmt.Errorf("cuq: %s: measure %v is not a post-hoc score added with uq.RegisterPostHoc", b.name, b.measure)
+		case b.tempSet || b.propagationSet || b.gammaSet:
+			return fmt.Errorf("cuq: %s: Temperature, Alpha, Steps and Correction are the energy scores' options, not a PostHoc score's", b.name)
+		}
+		return nil
+	}
+	switch {
+	case !(b.temp > 0) || math.IsInf(b.temp, 1):
+		return fmt.Errorf("cuq: %s: temperature %v, need a finite T > 0", b.name, b.temp)
+	case b.measure == uq.Energy && b.propagationSet:
+		return fmt.Errorf("cuq: %s: the energy score has no propagation; Alpha and Steps are GNNSafe's and GEBM's", b.name)
+	case b.measure != uq.GEBM && b.gammaSet:
+		return fmt.Errorf("cuq: %s: Correction is GEBM's", b.name)
+	case !(b.alpha >= 0 && b.alpha <= 1):
+		return fmt.Errorf("cuq: %s: propagation weight α = %v not in [0, 1]", b.name, b.alpha)
+	case b.steps < 0:
+		return fmt.Errorf("cuq: %s: %d propagation steps, need K ≥ 0", b.name, b.steps)
+	case !(b.gamma >= 0) || math.IsInf(b.gamma, 1):
+		return fmt.Errorf("cuq: %s: correction weight γ = %v, need a finite γ ≥ 0", b.name, b.gamma)
+	}
+	return nil
+}
+
 // Of wraps a classifier already built (and possibly trained) instead of
-// building the builder's: the post-hoc use on a trained model. Energy and
-// GNNSafe predict at once; GEBM needs FitScores (or Fit) first. The
-// builder's model builder is not used, but its options are checked as in
-// Done.
+// building the builder's: the post-hoc use on a trained model. Energy,
+// GNNSafe and PostHoc scores predict at once; GEBM needs FitScores (or
+// Fit) first. The builder's model builder is not used, but its options
+// are checked as in Done. A builder made without a model builder (base
+// nil) and without Name names the model after c: "Energy-GCN".
 func (b *EnergyBuilder) Of(c Classifier) (*EnergyModel, error) {
+	if err := b.check(); err != nil {
+		return nil, err
+	}
 	if err := checkLogits(b.name, c, b.measure == uq.GEBM); err != nil {
 		return nil, err
 	}
-	return &EnergyModel{name: b.name, base: c, measure: b.measure, temp: b.temp,
+	name := b.name
+	if b.base == nil && !b.nameSet {
+		name = b.prefix + "-" + c.Name()
+	}
+	return &EnergyModel{name: name, base: c, measure: b.measure, score: b.score, temp: b.temp,
 		alpha: b.alpha, steps: b.steps, gamma: b.gamma}, nil
 }
 
@@ -225,14 +287,15 @@ func checkLogits(name string, c Classifier, embeddings bool) error {
 	return nil
 }
 
-// EnergyModel is a classifier with a post-hoc energy score: the wrapped
-// model's prediction with the score added as uq.Energy, uq.GNNSafe or
-// uq.GEBM (Prediction.Energies). Energy, GNNSafe or GEBM describes one,
-// and its Done builds it on a graph.
+// EnergyModel is a classifier with a post-hoc score: the wrapped model's
+// prediction with the score added as uq.Energy, uq.GNNSafe, uq.GEBM or a
+// PostHoc score's measure (Prediction.Energies). Energy, GNNSafe, GEBM or
+// PostHoc describes one, and its Done builds it on a graph.
 type EnergyModel struct {
 	name    string
 	base    Classifier
 	measure uq.Measure
+	score   LogitScore
 	temp    float64
 	alpha   float64
 	steps   int
@@ -252,8 +315,8 @@ func (m *EnergyModel) Schedule() Schedule { return m.base.Schedule() }
 // Base returns the wrapped classifier.
 func (m *EnergyModel) Base() Classifier { return m.base }
 
-// Measure returns the measure of the model's score: uq.Energy, uq.GNNSafe
-// or uq.GEBM.
+// Measure returns the measure of the model's score: uq.Energy, uq.GNNSafe,
+// uq.GEBM or the PostHoc score's.
 func (m *EnergyModel) Measure() uq.Measure { return m.measure }
 
 // Fit trains the wrapped model on split (its Fit, with opts), then fits
@@ -323,12 +386,17 @@ func (m *EnergyModel) Predict(g *graph.Graph) (*Prediction, error) {
 		return nil, fmt.Errorf("cuq: %s: the prediction of %s has no logits", m.name, p.Model)
 	}
 	var score []float64
-	switch m.measure {
-	case uq.Energy:
+	switch {
+	case m.score != nil:
+		score, err = m.score(g, p.Logits)
+		if err == nil && len(score) != g.N {
+			err = fmt.Errorf("the score returned %d values for %d nodes", len(score), g.N)
+		}
+	case m.measure == uq.Energy:
 		score, err = energy.Free(p.Logits.Data, p.Logits.Cols, m.temp)
-	case uq.GNNSafe:
+	case m.measure == uq.GNNSafe:
 		score, err = energy.GNNSafe(g.Adj, p.Logits.Data, p.Logits.Cols, m.temp, m.alpha, m.steps)
-	case uq.GEBM:
+	case m.measure == uq.GEBM:
 		score, err = m.gebmScores(g)
 	}
 	if err != nil {

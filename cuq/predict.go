@@ -44,9 +44,9 @@ type Prediction struct {
 	// them. Nil for the Dirichlet models (GKDE, GPN, LOP-GPN, CUQ-*),
 	// which have no logits, and after temperature scaling.
 	Logits *tensor.Dense
-	// Energies holds the post-hoc energy scores of the energy presets
-	// (Energy, GNNSafe, GEBM), keyed by uq.Energy, uq.GNNSafe or uq.GEBM;
-	// nil for the other models.
+	// Energies holds the post-hoc score of the post-hoc presets (Energy,
+	// GNNSafe, GEBM, PostHoc), keyed by its measure (uq.Energy, uq.GNNSafe,
+	// uq.GEBM or one of uq.RegisterPostHoc); nil for the other models.
 	Energies map[uq.Measure][]float64
 
 	// credal is what CredalSets builds the credal sets from, beside Alpha.
@@ -72,11 +72,11 @@ func (p *Prediction) Get(u uq.Measure) []float64 {
 // Available lists the measures the prediction has: those of uq.Measures
 // (the paper's in the order of uq.AllMeasures, then the credal ones if
 // computed), then the energy scores present, in the order of
-// uq.EnergyMeasures. EU_FEAT is not listed, so that the paper's tables,
+// uq.PostHocMeasures. EU_FEAT is not listed, so that the paper's tables,
 // which iterate this list, stay the paper's; Get returns it.
 func (p *Prediction) Available() []uq.Measure {
 	out := p.Measures.Available()
-	for _, m := range uq.EnergyMeasures {
+	for _, m := range uq.PostHocMeasures {
 		if p.Energies[m] != nil {
 			out = append(out, m)
 		}

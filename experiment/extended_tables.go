@@ -535,7 +535,7 @@ func groupLow(label string) float64 {
 }
 
 // withScoreColumns returns t's columns and, for an OOD setting, an AUROC
-// column for each of the post-hoc scores (uq.EnergyMeasures) that a run
+// column for each of the post-hoc scores (uq.PostHocMeasures) that a run
 // of dataset ds in the setting has: the scores of the energy baselines
 // beside TU, AU and EU. Grids without those baselines get t's columns.
 func (res *Results) withScoreColumns(ds string, t extendedTable) []extendedColumn {
@@ -543,7 +543,7 @@ func (res *Results) withScoreColumns(ds string, t extendedTable) []extendedColum
 		return t.columns
 	}
 	columns := t.columns
-	for _, m := range uq.EnergyMeasures {
+	for _, m := range uq.PostHocMeasures {
 		key := aurocMetric + "/" + m.String()
 		if slices.ContainsFunc(res.Extended, func(r ExtendedRow) bool {
 			_, ok := r.Stats[key]

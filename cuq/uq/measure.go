@@ -77,11 +77,61 @@ var AllMeasures = []Measure{TU, AU, EU, EUPC, EUSO, LC}
 // only once their credal sets are computed (cuq.Prediction.AddCredal).
 var CredalMeasures = []Measure{HUpper, HLower, EUCredal, GH, CredalSize}
 
-// EnergyMeasures lists the post-hoc energy scores, which only the
-// predictions of the energy presets have.
-var EnergyMeasures = []Measure{Energy, GNNSafe, GEBM}
+// PostHocMeasures lists the post-hoc scores of first-order models, which
+// only the predictions of the post-hoc presets have: the energy scores,
+// then those added with RegisterPostHoc, in the order added.
+var PostHocMeasures = []Measure{Energy, GNNSafe, GEBM}
 
-var measureNames = [...]string{"TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "EU_FEAT", "H_UPPER", "H_LOWER", "EU_CREDAL", "GH", "CREDAL_SIZE", "ENERGY", "GNNSAFE", "GEBM"}
+// measureNames names every measure, those added by RegisterPostHoc last.
+var measureNames = []string{"TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "EU_FEAT", "H_UPPER", "H_LOWER", "EU_CREDAL", "GH", "CREDAL_SIZE", "ENERGY", "GNNSAFE", "GEBM"}
+
+// RegisterPostHoc adds a post-hoc score named name to the measures and to
+// PostHocMeasures and returns it, so that a new score (see cuq.PostHoc) is
+// one file: its measure, a package-level
+//
+//	var MaxLogit = uq.MustRegisterPostHoc("MAX_LOGIT")
+//
+// and its formula. The name is what String returns, what records and
+// tables use and what ParseMeasure accepts: upper-case letters, digits and
+// underscores, starting with a letter, and no other measure's name or
+// reference key (compared as ParseMeasure compares). RegisterPostHoc is
+// meant for package initialisation: it must not run concurrently with
+// anything else of this package.
+func RegisterPostHoc(name string) (Measure, error) {
+	if !validMeasureName(name) {
+		return 0, fmt.Errorf("uq.RegisterPostHoc: name %q: want upper-case letters, digits and underscores, starting with a letter", name)
+	}
+	if m, err := ParseMeasure(name); err == nil {
+		return 0, fmt.Errorf("uq.RegisterPostHoc: name %q is taken by %v", name, m)
+	}
+	measureNames = append(measureNames, name)
+	m := Measure(len(measureNames) - 1)
+	PostHocMeasures = append(PostHocMeasures, m)
+	return m, nil
+}
+
+// MustRegisterPostHoc is RegisterPostHoc for package-level variables: it
+// panics where RegisterPostHoc returns an error, a mistake in the program
+// found when it starts.
+func MustRegisterPostHoc(name string) Measure {
+	m, err := RegisterPostHoc(name)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+// validMeasureName reports whether name is upper-case letters, digits and
+// underscores, starting with a letter.
+func validMeasureName(name string) bool {
+	for k, r := range name {
+		letter := r >= 'A' && r <= 'Z'
+		if !letter && (k == 0 || !(r >= '0' && r <= '9' || r == '_')) {
+			return false
+		}
+	}
+	return name != ""
+}
 
 // referenceKeys are the reference's sample_confidence_<key> names.
 var referenceKeys = [...]string{"total_entropy", "aleatoric_entropy", "epistemic_entropy_diff", "epistemic", "epistemic_entropy", "total", "features"}
@@ -90,7 +140,7 @@ var referenceKeys = [...]string{"total_entropy", "aleatoric_entropy", "epistemic
 // "EU_SO" or "LC", the feature-only "EU_FEAT", the credal "H_UPPER",
 // "H_LOWER", "EU_CREDAL", "GH" or "CREDAL_SIZE", or the energy scores'
 // "ENERGY", "GNNSAFE" or "GEBM".
-func (m Measure) String() string { return enum.String(m, measureNames[:]) }
+func (m Measure) String() string { return enum.String(m, measureNames) }
 
 // ReferenceKey returns the key under which the reference implementation
 // stores the confidence that corresponds to m (sample_confidence_<key>), and
@@ -114,8 +164,9 @@ func (m Measure) ReferenceKey() string {
 
 // ParseMeasure returns the measure named s. It accepts the names of String
 // ("TU", "AU", "EU", "EU_PC", "EU_SO", "LC", "EU_FEAT", "H_UPPER",
-// "H_LOWER", "EU_CREDAL", "GH", "CREDAL_SIZE", "ENERGY", "GNNSAFE", "GEBM";
-// case-insensitive, with or without the underscores) and the reference's
+// "H_LOWER", "EU_CREDAL", "GH", "CREDAL_SIZE", "ENERGY", "GNNSAFE", "GEBM"
+// and those added by RegisterPostHoc; case-insensitive, with or without the
+// underscores) and the reference's
 // confidence keys ("total", "aleatoric", "total_entropy",
 // "aleatoric_entropy", "epistemic_entropy_diff", "epistemic",
 // "epistemic_entropy", and the GPN code's "features").
@@ -135,5 +186,5 @@ func ParseMeasure(s string) (Measure, error) {
 	if key == "aleatoric" {
 		return LC, nil
 	}
-	return 0, fmt.Errorf("uq: unknown uncertainty measure %q (want one of TU, AU, EU, EU_PC, EU_SO, LC, EU_FEAT, H_UPPER, H_LOWER, EU_CREDAL, GH, CREDAL_SIZE, ENERGY, GNNSAFE, GEBM or a reference key)", s)
+	return 0, fmt.Errorf("uq: unknown uncertainty measure %q (want one of %s or a reference key)", s, strings.Join(measureNames, ", "))
 }
