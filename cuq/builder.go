@@ -123,6 +123,7 @@ type config struct {
 	encoder    *MLPConfig
 	conv       nn.ConvConfig // PostNet: nil, the encoder feeds the head
 	gcn        *nn.GCNConfig // first order: the GCN layers; nil, APPNP
+	linearOut  bool          // first order: a linear output layer after the GCN layers
 	pooling    Pooling
 	latent     int
 	flowLayers int

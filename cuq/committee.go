@@ -35,6 +35,12 @@ func EnsembleGCN() *EnsembleBuilder {
 	return Ensemble(GCN(), EnsembleSize).Name("Ensemble-GCN")
 }
 
+// EnsembleGCNBN returns the deep ensemble of EnsembleSize GCNBN members,
+// the "DE" baseline of Bazhenov et al. (2023).
+func EnsembleGCNBN() *EnsembleBuilder {
+	return Ensemble(GCNBN(), EnsembleSize).Name("Ensemble-GCN-BN")
+}
+
 // EnsembleAPPNP returns the deep ensemble of EnsembleSize APPNP
 // members (each with APPNP's hyperparameters and its own early
 // stopping).

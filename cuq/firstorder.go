@@ -94,10 +94,13 @@ func (s sampling) check(h logitHead) error {
 func newFirstOrder(b *config, g *graph.Graph, init, dropout *rand.Rand) (family, error) {
 	var h logitHead
 	var err error
-	if b.gcn == nil {
+	switch {
+	case b.gcn != nil:
+		h, err = newGCNHead(b.gcn, b.linearOut, g, init)
+	case b.linearOut:
+		err = fmt.Errorf("a linear output layer needs GCN layers (Conv)")
+	default:
 		h, err = newAPPNPHead(b, g, init)
-	} else {
-		h, err = newGCNHead(b.gcn, g, init)
 	}
 	if err != nil {
 		return nil, err
@@ -109,6 +112,13 @@ func newFirstOrder(b *config, g *graph.Graph, init, dropout *rand.Rand) (family,
 }
 
 func (f *firstOrder) params() (flows, others []*ad.Value) { return nil, f.head.params() }
+
+func (f *firstOrder) buffers() []*ad.Value {
+	if b, ok := f.head.(nn.Buffered); ok {
+		return b.Buffers()
+	}
+	return nil
+}
 
 // prepare checks g's features and returns the head's operator of its
 // adjacency.
@@ -297,51 +307,105 @@ func (h *appnpHead) params() []*ad.Value {
 
 func (h *appnpHead) dropout() float64 { return h.enc.dropout }
 
-// gcnHead is the GCN classifier's head (Kipf and Welling): GCN layers
-// h⁽ˡ⁺¹⁾ = Â·Dropout(ReLU(h⁽ˡ⁾))·W⁽ˡ⁾ + b⁽ˡ⁾ on h⁽⁰⁾ = X (no ReLU and
-// dropout before the first), the last one to the class logits, with Â =
-// D^−½(A+I)D^−½.
+// gcnHead is the GCN classifier's head (Kipf and Welling): hidden GCN
+// layers h⁽ˡ⁺¹⁾ = Â·Dropout(BN(σ(h⁽ˡ⁾)))·W⁽ˡ⁾ + b⁽ˡ⁾ on h⁽⁰⁾ = X (no
+// activation, normalisation and dropout before the first), with Â =
+// D^−½(A+I)D^−½, σ ReLU or GELU and BN a BatchNorm or none, then an output
+// layer to the class logits: by default one more GCN layer
+// z = Â·Dropout(BN(σ(h⁽ᴸ⁾)))·W + b, with a linear output (LinearOutput)
+// z = Dropout(BN(σ(h⁽ᴸ⁾)))·W + b.
 type gcnHead struct {
-	layers []*nn.GCN
+	layers []*nn.GCN       // the hidden layers, then the output layer unless out is set
+	norms  []*nn.BatchNorm // after each hidden layer's activation; nil without
+	act    nn.Activation   // after each hidden layer
+	out    *nn.Linear      // the linear output layer; nil: the last of layers
 	drop   float64
 }
 
 // newGCNHead builds the hidden layers of c on g's features and adds the
-// output layer to g's classes, all Glorot-initialised from init.
-func newGCNHead(c *nn.GCNConfig, g *graph.Graph, init *rand.Rand) (*gcnHead, error) {
+// output layer to g's classes, a GCN layer Glorot-initialised from init,
+// or with linearOut a Linear initialised as torch.nn.Linear.
+func newGCNHead(c *nn.GCNConfig, linearOut bool, g *graph.Graph, init *rand.Rand) (*gcnHead, error) {
 	_, in := g.Features.Dims()
 	conv, err := c.New(in, init)
 	if err != nil {
 		return nil, err
 	}
 	hidden := conv.(*nn.GCNStack)
-	out := &nn.GCN{Lin: nn.NewGlorotLinear("output", hidden.Width(), g.NumClasses, true, init)}
-	return &gcnHead{layers: append(hidden.Layers, out), drop: hidden.Dropout}, nil
+	h := &gcnHead{layers: hidden.Layers, act: hidden.Act, drop: hidden.Dropout}
+	if c.Normalized() {
+		last := fmt.Sprintf("gcn%d.bn", len(hidden.Layers)-1)
+		h.norms = append(hidden.Norms, nn.NewBatchNorm(last, hidden.Width()))
+	}
+	if linearOut {
+		h.out = nn.NewLinear("output", hidden.Width(), g.NumClasses, true, init)
+	} else {
+		h.layers = append(h.layers, &nn.GCN{Lin: nn.NewGlorotLinear("output", hidden.Width(), g.NumClasses, true, init)})
+	}
+	return h, nil
 }
 
 func (h *gcnHead) check(g *graph.Graph) error { return checkWidth(h.layers[0].Lin.In, g) }
 
 func (h *gcnHead) operator(adj *tensor.CSR) (nn.Operator, error) { return graph.SymNorm(adj), nil }
 
-// logits applies the output layer to the embeddings (embed).
-func (h *gcnHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
-	return h.layers[len(h.layers)-1].Forward(t, op.(*tensor.CSR), h.embed(t, g, op, rng))
+// hidden returns the number of hidden layers.
+func (h *gcnHead) hidden() int {
+	if h.out != nil {
+		return len(h.layers)
+	}
+	return len(h.layers) - 1
 }
 
-// embed returns the input of the output layer, Dropout(ReLU(h⁽ᴸ⁻¹⁾)) for
-// the last hidden layer's output h⁽ᴸ⁻¹⁾. It multiplies the (dense or
+// logits applies the output layer to the embeddings (embed).
+func (h *gcnHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
+	e := h.embed(t, g, op, rng)
+	if h.out != nil {
+		return h.out.Forward(t, e)
+	}
+	return h.layers[len(h.layers)-1].Forward(t, op.(*tensor.CSR), e)
+}
+
+// embed returns the input of the output layer, Dropout(BN(σ(h⁽ᴸ⁾))) for
+// the last hidden layer's output h⁽ᴸ⁾. It multiplies the (dense or
 // sparse) features by W⁽⁰⁾ as a constant input, then propagates.
 func (h *gcnHead) embed(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
 	adj := op.(*tensor.CSR)
 	first := h.layers[0].Lin
 	xw := (&nn.Linear{W: first.W, In: first.In, Out: first.Out}).ForwardConst(t, g.Features)
 	x := t.LeftMulAddRow(adj, xw, first.B)
-	for _, l := range h.layers[1 : len(h.layers)-1] {
-		x = l.Forward(t, adj, t.Dropout(t.ReLU(x), h.drop, rng))
+	for k, l := range h.layers[1:h.hidden()] {
+		x = l.Forward(t, adj, h.between(t, k, x, rng))
 	}
-	return t.Dropout(t.ReLU(x), h.drop, rng)
+	return h.between(t, h.hidden()-1, x, rng)
 }
 
-func (h *gcnHead) params() []*ad.Value { return nn.ParamsOf(h.layers...) }
+// between returns Dropout(BN(σ(x))) for the output x of hidden layer k.
+func (h *gcnHead) between(t *ad.Tape, k int, x *ad.Value, rng *rand.Rand) *ad.Value {
+	x = h.act.Apply(t, x)
+	if h.norms != nil {
+		x = h.norms[k].Forward(t, x)
+	}
+	return t.Dropout(x, h.drop, rng)
+}
+
+// params returns the layers' weights and biases, then the BatchNorms' γ
+// and β and the linear output layer's.
+func (h *gcnHead) params() []*ad.Value {
+	ps := append(nn.ParamsOf(h.layers...), nn.ParamsOf(h.norms...)...)
+	if h.out != nil {
+		ps = append(ps, h.out.Params()...)
+	}
+	return ps
+}
+
+// Buffers returns the BatchNorms' running estimates.
+func (h *gcnHead) Buffers() []*ad.Value {
+	var out []*ad.Value
+	for _, n := range h.norms {
+		out = append(out, n.Buffers()...)
+	}
+	return out
+}
 
 func (h *gcnHead) dropout() float64 { return h.drop }

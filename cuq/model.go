@@ -93,6 +93,20 @@ func (m *Model) IsPostNet() bool {
 // sees the gradients of the epoch just run).
 func (m *Model) Parameters() (flows, others []*ad.Value) { return m.fam.params() }
 
+// A bufferedFamily has values besides its parameters that training changes
+// and a trained model's state holds: the running estimates of BatchNorms.
+type bufferedFamily interface {
+	buffers() []*ad.Value
+}
+
+// buffers returns the family's buffers, none for most models.
+func (m *Model) buffers() []*ad.Value {
+	if b, ok := m.fam.(bufferedFamily); ok {
+		return b.buffers()
+	}
+	return nil
+}
+
 // Schedule returns the schedule Fit trains the model with when it is
 // given none: its preset's (PostNetSchedule, FirstOrderSchedule; the zero
 // Schedule for GKDE, which has nothing to train).

@@ -95,6 +95,13 @@ func (p *postNet) params() (flows, others []*ad.Value) {
 	return p.flows.Params(), append(others, p.latent.Params()...)
 }
 
+func (p *postNet) buffers() []*ad.Value {
+	if b, ok := p.conv.(nn.Buffered); ok {
+		return b.Buffers()
+	}
+	return nil
+}
+
 // prepare checks g's features and returns the operators of its adjacency.
 func (p *postNet) prepare(g *graph.Graph) (*postNetOps, error) {
 	if err := p.enc.check(g); err != nil {

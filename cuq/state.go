@@ -4,15 +4,17 @@ import "fmt"
 
 // State is what training leaves in a model besides its configuration:
 // the values of its parameters, in the order of Model.Parameters (flows,
-// then the others), and for a PostNet model the log class prior log p(c)
-// of its training labels. Model.State takes it from a trained model and
+// then the others), the running estimates of its BatchNorms (their means,
+// then variances, layer by layer), and for a PostNet model the log class
+// prior log p(c) of its training labels. Model.State takes it from a trained model and
 // Model.SetState puts it into another model built by the same builder on
 // a graph of the same shape, which then predicts as the trained one did,
 // bit for bit, without training. Its fields are exported so that it can
 // be stored (encoding/gob, encoding/json).
 type State struct {
 	Params   [][]float64
-	LogPrior []float64 // nil for a first-order model
+	Buffers  [][]float64 `json:",omitempty"` // nil for a model without BatchNorm
+	LogPrior []float64   // nil for a first-order model
 }
 
 // State returns a copy of m's trained state. It is an error for a model
@@ -29,6 +31,9 @@ func (m *Model) State() (State, error) {
 	var s State
 	for _, p := range append(flows, others...) {
 		s.Params = append(s.Params, append([]float64(nil), p.Data.Data...))
+	}
+	for _, b := range m.buffers() {
+		s.Buffers = append(s.Buffers, append([]float64(nil), b.Data.Data...))
 	}
 	if p, ok := m.fam.(*postNet); ok {
 		s.LogPrior = append([]float64(nil), p.logPrior...)
@@ -55,6 +60,15 @@ func (m *Model) SetState(s State) error {
 			return fmt.Errorf("cuq: %s: the state's parameter %d has %d values, %s has %d", m.name, k, len(s.Params[k]), p.Name, len(p.Data.Data))
 		}
 	}
+	buffers := m.buffers()
+	if len(s.Buffers) != len(buffers) {
+		return fmt.Errorf("cuq: %s: a state of %d buffers for a model of %d", m.name, len(s.Buffers), len(buffers))
+	}
+	for k, b := range buffers {
+		if len(s.Buffers[k]) != len(b.Data.Data) {
+			return fmt.Errorf("cuq: %s: the state's buffer %d has %d values, %s has %d", m.name, k, len(s.Buffers[k]), b.Name, len(b.Data.Data))
+		}
+	}
 	post, isPostNet := m.fam.(*postNet)
 	switch {
 	case isPostNet && len(s.LogPrior) != m.classes:
@@ -64,6 +78,9 @@ func (m *Model) SetState(s State) error {
 	}
 	for k, p := range params {
 		copy(p.Data.Data, s.Params[k])
+	}
+	for k, b := range buffers {
+		copy(b.Data.Data, s.Buffers[k])
 	}
 	if isPostNet {
 		post.logPrior = append([]float64(nil), s.LogPrior...)

@@ -147,7 +147,7 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 			return f.hist, err
 		}
 	}
-	last, err := f.main(append(others, flows...))
+	last, err := f.main(slices.Concat(others, flows, m.buffers()))
 	if err != nil {
 		return f.hist, err
 	}
@@ -198,8 +198,9 @@ func (f *fitRun) warmup(flows []*ad.Value) error {
 
 // main trains every parameter until early stopping or MaxEpochs,
 // evaluating the validation cross entropy every EvalEvery epochs, and
-// restores the parameters of the best evaluation (also when it fails). It
-// returns the last evaluated epoch (Epoch 0: none).
+// restores the values of params (the parameters and the buffers) of the
+// best evaluation (also when it fails). It returns the last evaluated epoch
+// (Epoch 0: none).
 func (f *fitRun) main(params []*ad.Value) (last EpochStats, err error) {
 	tc, hist := f.s, f.hist
 	opt, err := f.m.mainOptimizer(tc)

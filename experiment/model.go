@@ -109,6 +109,10 @@ var models = []modelRecord{
 	{name: "Energy-GCN", key: "energy", preset: onGCN(cuq.Energy)},
 	{name: "GNNSafe-GCN", key: "gnnsafe", preset: onGCN(cuq.GNNSafe)},
 	{name: "GEBM-GCN", key: "gebm", preset: onGCN(cuq.GEBM)},
+	// The structural-shift benchmark's GCN and its ensemble (Bazhenov et
+	// al. 2023: "SE" and "DE").
+	{name: "GCN-BN", key: "gcn_bn", preset: seeded(cuq.GCNBN)},
+	{name: "Ensemble-GCN-BN", key: "ens_gcn_bn", preset: seeded(cuq.EnsembleGCNBN)},
 }
 
 // numModels is the number of models in the catalogue.

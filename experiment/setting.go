@@ -176,7 +176,7 @@ var settings = withGraphSettings([]settingRecord{
 // catalogue (graph.Settings) that base does not name: the GPN code's
 // other feature perturbations, in the graph and isolated (evaluating the
 // classification model, as the GPN code evaluates them), leave-out
-// classes chosen at random, and the structural shifts of Bazhenova et al.
+// classes chosen at random, and the structural shifts of Bazhenov et al.
 // (2023), which train models of their own on their own splits (the
 // poisoning settings, graph.Setting.Poisoning).
 func withGraphSettings(base []settingRecord) []settingRecord {

@@ -58,6 +58,7 @@ func TestUnaryGradients(t *testing.T) {
 		{"Clamp", -3, 3, func(tp *Tape, x *Value) *Value { return tp.Clamp(x, -1, 1.5) }},
 		{"ReLU", -2, 2, (*Tape).ReLU},
 		{"ELU", -2, 2, (*Tape).ELU},
+		{"GELU", -4, 4, (*Tape).GELU},
 		{"LeakyReLU", -2, 2, func(tp *Tape, x *Value) *Value { return tp.LeakyReLU(x, 0.2) }},
 		{"Tanh", -2, 2, (*Tape).Tanh},
 		{"Sigmoid", -4, 4, (*Tape).Sigmoid},
@@ -471,5 +472,21 @@ func TestCustomUnaryGradients(t *testing.T) {
 		tp.Release()
 		x.ZeroGrad()
 		checkGrad(t, c.name, []*Value{x}, func(tp *Tape) *Value { return c.build(tp.WithPool(pool)) })
+	}
+}
+
+// TestGELUValues checks GELU against values of x·Φ(x) computed from the
+// normal distribution function's tabulated values: Φ(1) = 0.8413447460685429,
+// Φ(−2) = 0.022750131948179195.
+func TestGELUValues(t *testing.T) {
+	for _, c := range []struct{ x, want float64 }{
+		{0, 0},
+		{1, 0.8413447460685429},
+		{-2, -2 * 0.022750131948179195},
+		{-40, 0}, // x·Φ(x) underflows to −0
+	} {
+		if got := GELU(c.x); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("GELU(%v) = %v, want %v", c.x, got, c.want)
+		}
 	}
 }

@@ -284,6 +284,17 @@ func (t *Tape) ELU(x *Value) *Value {
 	})
 }
 
+// GELU returns x·Φ(x) = ½x(1 + erf(x/√2)) elementwise, with Φ the
+// standard normal distribution function (the exact GELU of Hendrycks and
+// Gimpel, torch's default); its derivative is Φ(x) + x·φ(x), with φ the
+// standard normal density.
+func (t *Tape) GELU(x *Value) *Value {
+	return t.unary(x, GELU, func(v, _ float64) float64 {
+		phi := math.Exp(float64(-0.5*v)*v) / math.Sqrt(2*math.Pi)
+		return 0.5*(1+math.Erf(v/math.Sqrt2)) + float64(v*phi)
+	})
+}
+
 // LeakyReLU returns x for x > 0 and slope·x otherwise.
 func (t *Tape) LeakyReLU(x *Value, slope float64) *Value {
 	return t.unary(x, func(v float64) float64 { return LeakyReLU(v, slope) },
@@ -354,6 +365,9 @@ func Sigmoid(x float64) float64 {
 	e := math.Exp(x)
 	return e / (1 + e)
 }
+
+// GELU returns x·Φ(x) = ½x(1 + erf(x/√2)).
+func GELU(x float64) float64 { return float64(0.5*x) * (1 + math.Erf(x/math.Sqrt2)) }
 
 // LeakyReLU returns x for x > 0 and slope·x otherwise.
 func LeakyReLU(x, slope float64) float64 {

@@ -12,7 +12,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/internal/enum"
 )
 
-// Structural is a structural distribution shift in the sense of Bazhenova et
+// Structural is a structural distribution shift in the sense of Bazhenov et
 // al. (2023), "Evaluating robustness and uncertainty of graph models under
 // structural distributional shifts": the nodes are ordered by a node
 // property and the far end of the order is out of distribution.

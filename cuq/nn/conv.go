@@ -33,6 +33,13 @@ type Conv interface {
 	Params() []*ad.Value
 }
 
+// Buffered is implemented by a Conv with values that are not trained but
+// belong to a trained model's state: the running estimates of a
+// BatchNorm. Training saves and restores them with the parameters.
+type Buffered interface {
+	Buffers() []*ad.Value
+}
+
 // Operator is what a Conv derives from a graph's adjacency and reads in
 // every forward pass. Its concrete type belongs to the Conv that made it:
 // a *tensor.CSR for GCNStack, an *AttentionGraph for GATStack, a
