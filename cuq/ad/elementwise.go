@@ -288,10 +288,33 @@ func (t *Tape) ELU(x *Value) *Value {
 // standard normal distribution function (the exact GELU of Hendrycks and
 // Gimpel, torch's default); its derivative is Φ(x) + x·φ(x), with φ the
 // standard normal density.
+// A recording tape keeps Φ(x) from the forward pass for the backward one,
+// so that erf is computed once per element.
 func (t *Tape) GELU(x *Value) *Value {
-	return t.unary(x, GELU, func(v, _ float64) float64 {
-		phi := math.Exp(float64(-0.5*v)*v) / math.Sqrt(2*math.Pi)
-		return 0.5*(1+math.Erf(v/math.Sqrt2)) + float64(v*phi)
+	out := t.AllocUninit(x.Data.Rows, x.Data.Cols)
+	var cdf []float64
+	if t.recording {
+		cdf = t.AllocUninit(x.Data.Rows, x.Data.Cols).Data
+	}
+	xd, od := x.Data.Data, out.Data
+	tensor.ParallelFor(len(od), 20*len(od), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := normalCDF(xd[i])
+			od[i] = xd[i] * c
+			if cdf != nil {
+				cdf[i] = c
+			}
+		}
+	})
+	return t.CustomUnary(out, x, func(dst, g *tensor.Dense) {
+		gd, dd := g.Data, dst.Data
+		tensor.ParallelFor(len(dd), 20*len(dd), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				v := xd[i]
+				phi := math.Exp(float64(-0.5*v)*v) / math.Sqrt(2*math.Pi)
+				dd[i] = gd[i] * (cdf[i] + float64(v*phi))
+			}
+		})
 	})
 }
 
@@ -367,7 +390,10 @@ func Sigmoid(x float64) float64 {
 }
 
 // GELU returns x·Φ(x) = ½x(1 + erf(x/√2)).
-func GELU(x float64) float64 { return float64(0.5*x) * (1 + math.Erf(x/math.Sqrt2)) }
+func GELU(x float64) float64 { return x * normalCDF(x) }
+
+// normalCDF returns Φ(x) = ½(1 + erf(x/√2)).
+func normalCDF(x float64) float64 { return 0.5 * (1 + math.Erf(x/math.Sqrt2)) }
 
 // LeakyReLU returns x for x > 0 and slope·x otherwise.
 func LeakyReLU(x, slope float64) float64 {
