@@ -124,6 +124,7 @@ type config struct {
 	conv       nn.ConvConfig // PostNet: nil, the encoder feeds the head
 	gcn        *nn.GCNConfig // first order: the GCN layers; nil, APPNP
 	linearOut  bool          // first order: a linear output layer after the GCN layers
+	binaryIn   bool          // first order: the GCN layers read binarised features
 	pooling    Pooling
 	latent     int
 	flowLayers int

@@ -96,9 +96,16 @@ func newFirstOrder(b *config, g *graph.Graph, init, dropout *rand.Rand) (family,
 	var err error
 	switch {
 	case b.gcn != nil:
-		h, err = newGCNHead(b.gcn, b.linearOut, g, init)
+		var gh *gcnHead
+		gh, err = newGCNHead(b.gcn, b.linearOut, g, init)
+		if err == nil {
+			gh.binary = b.binaryIn
+		}
+		h = gh
 	case b.linearOut:
 		err = fmt.Errorf("a linear output layer needs GCN layers (Conv)")
+	case b.binaryIn:
+		err = fmt.Errorf("binary features are read by GCN layers (Conv)")
 	default:
 		h, err = newAPPNPHead(b, g, init)
 	}
@@ -320,6 +327,11 @@ type gcnHead struct {
 	act    nn.Activation   // after each hidden layer
 	out    *nn.Linear      // the linear output layer; nil: the last of layers
 	drop   float64
+	// binary makes the first layer read 1 for every positive feature and 0
+	// otherwise; features is the graph's matrix last read and operand its
+	// binarised copy.
+	binary            bool
+	features, operand tensor.Matrix
 }
 
 // newGCNHead builds the hidden layers of c on g's features and adds the
@@ -372,12 +384,26 @@ func (h *gcnHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.R
 func (h *gcnHead) embed(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
 	adj := op.(*tensor.CSR)
 	first := h.layers[0].Lin
-	xw := (&nn.Linear{W: first.W, In: first.In, Out: first.Out}).ForwardConst(t, g.Features)
+	xw := (&nn.Linear{W: first.W, In: first.In, Out: first.Out}).ForwardConst(t, h.input(g.Features))
 	x := t.LeftMulAddRow(adj, xw, first.B)
 	for k, l := range h.layers[1:h.hidden()] {
 		x = l.Forward(t, adj, h.between(t, k, x, rng))
 	}
 	return h.between(t, h.hidden()-1, x, rng)
+}
+
+// input returns the matrix the first layer multiplies for the features x:
+// x, or with binary features its binarised copy (graph.Binarize), kept for
+// the next call with the same x; a graph's features must not be modified
+// in place once a model has used them.
+func (h *gcnHead) input(x tensor.Matrix) tensor.Matrix {
+	if !h.binary {
+		return x
+	}
+	if h.features != x {
+		h.features, h.operand = x, graph.Binarize(x)
+	}
+	return h.operand
 }
 
 // between returns Dropout(BN(σ(x))) for the output x of hidden layer k.

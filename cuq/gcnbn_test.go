@@ -57,16 +57,14 @@ func TestGCNBN(t *testing.T) {
 	fitted(t, m, split, s)
 	p := must(m.Predict(nil))
 
-	// node 30's features changed: nodes 0–5, more than 3 hops away, keep
-	// their logits to the bit
+	// node 30's features changed (to zeros: GCN-BN reads them binarised):
+	// nodes 0–5, more than 3 hops away, keep their logits to the bit
 	far := g.Clone()
 	x, ok := far.Features.(*tensor.Dense)
 	if !ok {
 		t.Fatalf("features are %T", far.Features)
 	}
-	for k := range x.Row(30) {
-		x.Row(30)[k] = 7
-	}
+	clear(x.Row(30))
 	q := must(m.Predict(far))
 	for i := range 6 {
 		if !slices.Equal(p.Logits.Row(i), q.Logits.Row(i)) {
@@ -78,6 +76,17 @@ func TestGCNBN(t *testing.T) {
 	}
 
 	// State round trip: a fresh model predicts the same bits
+	// binary features: the same model as one reading a binarised copy
+	bin := g.Clone()
+	bin.Features = graph.Binarize(g.Features)
+	plain := must(cuq.GCNBN().BinaryFeatures(false).Done(bin))
+	if err := plain.SetState(must(m.State())); err != nil {
+		t.Fatal(err)
+	}
+	if q := must(plain.Predict(nil)); !slices.Equal(q.Logits.Data, p.Logits.Data) {
+		t.Fatal("GCN-BN differs from the same model on binarised features")
+	}
+
 	st := must(m.State())
 	if len(st.Buffers) != 6 || len(st.Buffers[0]) != 256 {
 		t.Fatalf("state holds %d buffers", len(st.Buffers))
@@ -103,6 +112,7 @@ func TestGCNBN(t *testing.T) {
 		want string
 	}{
 		{cuq.APPNP().LinearOutput(true), "a linear output layer needs GCN layers (Conv)"},
+		{cuq.APPNP().BinaryFeatures(true), "binary features are read by GCN layers (Conv)"},
 		{cuq.GCN().Conv(cuq.GCNConv(8).Activation(nn.Activation(5))), "unknown activation Activation(5)"},
 	} {
 		if _, err := tc.b.Done(g); err == nil || !strings.Contains(err.Error(), tc.want) {
