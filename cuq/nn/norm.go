@@ -124,7 +124,7 @@ func (b *BatchNorm) Forward(t *ad.Tape, x *ad.Value) *ad.Value {
 				gi, hi, dst := g.Row(i), xhat.Row(i), gx.Row(i)
 				for j, v := range gi {
 					c := v - sumG[j]/float64(n) - float64(hi[j]*sumGX[j])/float64(n)
-					dst[j] += float64(gamma[j]*inv[j]) * c
+					dst[j] += float64(float64(gamma[j]*inv[j]) * c)
 				}
 			}
 		}
