@@ -190,9 +190,10 @@ func (f *firstOrder) predict(p *Prediction) error {
 		t, op := ad.NewEvalTape(), op
 		switch s.kind {
 		case mcDropout:
-			// A recording tape keeps dropout on; nothing is
-			// differentiated.
-			t = ad.NewTape()
+			// A sampling tape keeps dropout on; nothing is
+			// differentiated, and BatchNorms use their running
+			// estimates.
+			t = ad.NewSamplingTape()
 		case dropEdge:
 			if op, err = f.head.operator(dropEdges(p.Graph.Adj, s.p, rng)); err != nil {
 				return err

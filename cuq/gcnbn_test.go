@@ -144,3 +144,26 @@ func TestCUQGCNWithBatchNorm(t *testing.T) {
 		t.Fatal("the restored CUQ-GCN predicts other pseudo-counts")
 	}
 }
+
+// TestGCNBNWithMCDropout checks that MC dropout's predictions leave a
+// GCN-BN's running estimates alone (the BatchNorms predict with them while
+// dropout is on) and are the same on every call.
+func TestGCNBNWithMCDropout(t *testing.T) {
+	g, split := pathGraph(t, 40)
+	m := must(cuq.GCNBN().MCDropout(4).Done(g))
+	s := m.Schedule()
+	s.MaxEpochs = 10
+	fitted(t, m, split, s)
+	before := must(m.State())
+	p := must(m.Predict(nil))
+	q := must(m.Predict(nil))
+	after := must(m.State())
+	for k := range before.Buffers {
+		if !slices.Equal(before.Buffers[k], after.Buffers[k]) {
+			t.Fatalf("prediction changed running estimate %d", k)
+		}
+	}
+	if !slices.Equal(p.Prob.Data, q.Prob.Data) || p.Measures.EU == nil {
+		t.Fatal("two MC-dropout predictions differ, or have no EU")
+	}
+}

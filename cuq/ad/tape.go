@@ -71,6 +71,7 @@ func (v *Value) Scalar() float64 {
 // Tape records operations for one forward and backward pass.
 type Tape struct {
 	recording bool
+	sampling  bool // records for dropout's sake, but is not training
 	ops       []*Value
 	pool      *Pool
 	owned     []*tensor.Dense // allocated from pool, returned by Release
@@ -81,6 +82,12 @@ func NewTape() *Tape { return &Tape{recording: true} }
 
 // NewEvalTape returns a tape that records nothing, for inference.
 func NewEvalTape() *Tape { return &Tape{} }
+
+// NewSamplingTape returns a tape for predictions drawn with dropout on (MC
+// dropout): it records, so dropout is active, but Training reports false,
+// so that layers which behave otherwise in training (BatchNorm's batch
+// statistics) act as in prediction.
+func NewSamplingTape() *Tape { return &Tape{recording: true, sampling: true} }
 
 // WithPool makes t take the storage of its ops' values and of the
 // gradients of intermediate values from p, and returns t. Release gives
@@ -138,9 +145,9 @@ func (t *Tape) Release(keep ...*tensor.Dense) {
 	t.owned = t.owned[:0]
 }
 
-// Training reports whether the tape records gradients (dropout is active
-// only then).
-func (t *Tape) Training() bool { return t.recording }
+// Training reports whether the tape is for training: it records gradients
+// (dropout is active only then) and is not a sampling tape.
+func (t *Tape) Training() bool { return t.recording && !t.sampling }
 
 // record creates the output value of an op. back receives the output
 // gradient; it is only kept when some input requires gradients.
