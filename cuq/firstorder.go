@@ -96,12 +96,7 @@ func newFirstOrder(b *config, g *graph.Graph, init, dropout *rand.Rand) (family,
 	var err error
 	switch {
 	case b.gcn != nil:
-		var gh *gcnHead
-		gh, err = newGCNHead(b.gcn, b.linearOut, g, init)
-		if err == nil {
-			gh.binary = b.binaryIn
-		}
-		h = gh
+		h, err = newGCNHead(b.gcn, b.linearOut, b.binaryIn, g, init)
 	case b.linearOut:
 		err = fmt.Errorf("a linear output layer needs GCN layers (Conv)")
 	case b.binaryIn:
@@ -337,15 +332,16 @@ type gcnHead struct {
 
 // newGCNHead builds the hidden layers of c on g's features and adds the
 // output layer to g's classes, a GCN layer Glorot-initialised from init,
-// or with linearOut a Linear initialised as torch.nn.Linear.
-func newGCNHead(c *nn.GCNConfig, linearOut bool, g *graph.Graph, init *rand.Rand) (*gcnHead, error) {
+// or with linearOut a Linear initialised as torch.nn.Linear; with binary
+// the first layer reads the features binarised.
+func newGCNHead(c *nn.GCNConfig, linearOut, binary bool, g *graph.Graph, init *rand.Rand) (*gcnHead, error) {
 	_, in := g.Features.Dims()
 	conv, err := c.New(in, init)
 	if err != nil {
 		return nil, err
 	}
 	hidden := conv.(*nn.GCNStack)
-	h := &gcnHead{layers: hidden.Layers, act: hidden.Act, drop: hidden.Dropout}
+	h := &gcnHead{layers: hidden.Layers, act: hidden.Act, drop: hidden.Dropout, binary: binary}
 	if c.Normalized() {
 		last := fmt.Sprintf("gcn%d.bn", len(hidden.Layers)-1)
 		h.norms = append(hidden.Norms, nn.NewBatchNorm(last, hidden.Width()))
@@ -427,12 +423,6 @@ func (h *gcnHead) params() []*ad.Value {
 }
 
 // Buffers returns the BatchNorms' running estimates.
-func (h *gcnHead) Buffers() []*ad.Value {
-	var out []*ad.Value
-	for _, n := range h.norms {
-		out = append(out, n.Buffers()...)
-	}
-	return out
-}
+func (h *gcnHead) Buffers() []*ad.Value { return nn.BuffersOf(h.norms...) }
 
 func (h *gcnHead) dropout() float64 { return h.drop }

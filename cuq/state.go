@@ -1,6 +1,10 @@
 package cuq
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cuqgnn/cuqgnn/cuq/ad"
+)
 
 // State is what training leaves in a model besides its configuration:
 // the values of its parameters, in the order of Model.Parameters (flows,
@@ -28,12 +32,9 @@ func (m *Model) State() (State, error) {
 		return State{}, fmt.Errorf("cuq: %s is not trained: call Fit first", m.name)
 	}
 	flows, others := m.fam.params()
-	var s State
-	for _, p := range append(flows, others...) {
-		s.Params = append(s.Params, append([]float64(nil), p.Data.Data...))
-	}
-	for _, b := range m.buffers() {
-		s.Buffers = append(s.Buffers, append([]float64(nil), b.Data.Data...))
+	s := State{Params: snapshot(append(flows, others...))}
+	if b := m.buffers(); len(b) > 0 {
+		s.Buffers = snapshot(b)
 	}
 	if p, ok := m.fam.(*postNet); ok {
 		s.LogPrior = append([]float64(nil), p.logPrior...)
@@ -52,22 +53,12 @@ func (m *Model) SetState(s State) error {
 	}
 	flows, others := m.fam.params()
 	params := append(flows, others...)
-	if len(s.Params) != len(params) {
-		return fmt.Errorf("cuq: %s: a state of %d parameters for a model of %d", m.name, len(s.Params), len(params))
-	}
-	for k, p := range params {
-		if len(s.Params[k]) != len(p.Data.Data) {
-			return fmt.Errorf("cuq: %s: the state's parameter %d has %d values, %s has %d", m.name, k, len(s.Params[k]), p.Name, len(p.Data.Data))
-		}
+	if err := m.fits("parameter", s.Params, params); err != nil {
+		return err
 	}
 	buffers := m.buffers()
-	if len(s.Buffers) != len(buffers) {
-		return fmt.Errorf("cuq: %s: a state of %d buffers for a model of %d", m.name, len(s.Buffers), len(buffers))
-	}
-	for k, b := range buffers {
-		if len(s.Buffers[k]) != len(b.Data.Data) {
-			return fmt.Errorf("cuq: %s: the state's buffer %d has %d values, %s has %d", m.name, k, len(s.Buffers[k]), b.Name, len(b.Data.Data))
-		}
+	if err := m.fits("buffer", s.Buffers, buffers); err != nil {
+		return err
 	}
 	post, isPostNet := m.fam.(*postNet)
 	switch {
@@ -76,16 +67,26 @@ func (m *Model) SetState(s State) error {
 	case !isPostNet && s.LogPrior != nil:
 		return fmt.Errorf("cuq: %s: a state with a class prior for a model without a PostNet head", m.name)
 	}
-	for k, p := range params {
-		copy(p.Data.Data, s.Params[k])
-	}
-	for k, b := range buffers {
-		copy(b.Data.Data, s.Buffers[k])
-	}
+	restore(params, s.Params)
+	restore(buffers, s.Buffers)
 	if isPostNet {
 		post.logPrior = append([]float64(nil), s.LogPrior...)
 	}
 	m.trained, m.stepper = true, nil
+	return nil
+}
+
+// fits returns an error unless the stored values have one slice for each
+// of vals (the model's parameters or buffers, named kind), of its size.
+func (m *Model) fits(kind string, stored [][]float64, vals []*ad.Value) error {
+	if len(stored) != len(vals) {
+		return fmt.Errorf("cuq: %s: a state of %d %ss for a model of %d", m.name, len(stored), kind, len(vals))
+	}
+	for k, v := range vals {
+		if len(stored[k]) != len(v.Data.Data) {
+			return fmt.Errorf("cuq: %s: the state's %s %d has %d values, %s has %d", m.name, kind, k, len(stored[k]), v.Name, len(v.Data.Data))
+		}
+	}
 	return nil
 }
 

@@ -175,10 +175,4 @@ func (s *GCNStack) Params() []*ad.Value {
 
 // Buffers returns the BatchNorms' running estimates, none without batch
 // normalisation.
-func (s *GCNStack) Buffers() []*ad.Value {
-	var out []*ad.Value
-	for _, n := range s.Norms {
-		out = append(out, n.Buffers()...)
-	}
-	return out
-}
+func (s *GCNStack) Buffers() []*ad.Value { return BuffersOf(s.Norms...) }

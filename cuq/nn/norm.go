@@ -51,46 +51,54 @@ func (b *BatchNorm) Params() []*ad.Value { return []*ad.Value{b.Gamma, b.Beta} }
 // Buffers returns the running estimates μ̂ and σ̂².
 func (b *BatchNorm) Buffers() []*ad.Value { return []*ad.Value{b.Mean, b.Var} }
 
+// BuffersOf returns the running estimates of the BatchNorms, in order.
+func BuffersOf(norms ...*BatchNorm) []*ad.Value {
+	var out []*ad.Value
+	for _, n := range norms {
+		out = append(out, n.Buffers()...)
+	}
+	return out
+}
+
 // Forward returns the normalised x: with the batch's statistics, updating
-// the running estimates, when t records; with the running estimates
+// the running estimates, when t is training; with the running estimates
 // otherwise. A batch of one row has no variance to estimate: its running
 // variance is left alone.
 func (b *BatchNorm) Forward(t *ad.Tape, x *ad.Value) *ad.Value {
+	if !t.Training() {
+		return b.predict(t, x)
+	}
+	return b.train(t, x)
+}
+
+// predict normalises x with the running estimates. No gradient flows back
+// through it: prediction differentiates nothing.
+func (b *BatchNorm) predict(t *ad.Tape, x *ad.Value) *ad.Value {
+	n, d := x.Data.Rows, x.Data.Cols
+	gamma, beta, mean := b.Gamma.Data.Data, b.Beta.Data.Data, b.Mean.Data.Data
+	inv := make([]float64, d)
+	for j := range d {
+		inv[j] = 1 / math.Sqrt(b.Var.Data.Data[j]+b.Eps)
+	}
+	out := t.AllocUninit(n, d)
+	for i := range n {
+		xi, oi := x.Data.Row(i), out.Row(i)
+		for j, v := range xi {
+			oi[j] = float64(gamma[j]*float64((v-mean[j])*inv[j])) + beta[j]
+		}
+	}
+	return ad.Const(out)
+}
+
+// train normalises x with its own statistics, updates the running
+// estimates and records the op.
+func (b *BatchNorm) train(t *ad.Tape, x *ad.Value) *ad.Value {
 	n, d := x.Data.Rows, x.Data.Cols
 	gamma, beta := b.Gamma.Data.Data, b.Beta.Data.Data
-	mean, inv := make([]float64, d), make([]float64, d)
-	if !t.Training() {
-		for j := range d {
-			mean[j] = b.Mean.Data.Data[j]
-			inv[j] = 1 / math.Sqrt(b.Var.Data.Data[j]+b.Eps)
-		}
-		out := t.AllocUninit(n, d)
-		for i := range n {
-			xi, oi := x.Data.Row(i), out.Row(i)
-			for j, v := range xi {
-				oi[j] = float64(gamma[j]*float64((v-mean[j])*inv[j])) + beta[j]
-			}
-		}
-		return t.Custom(out, func(*tensor.Dense, []*tensor.Dense) {}, x)
-	}
-	variance := make([]float64, d)
-	for i := range n {
-		for j, v := range x.Data.Row(i) {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
-	for i := range n {
-		for j, v := range x.Data.Row(i) {
-			c := v - mean[j]
-			variance[j] += float64(c * c)
-		}
-	}
+	mean, variance := columnStatistics(x.Data)
+	inv := make([]float64, d)
 	m := b.Momentum
 	for j := range variance {
-		variance[j] /= float64(n)
 		inv[j] = 1 / math.Sqrt(variance[j]+b.Eps)
 		b.Mean.Data.Data[j] = float64((1-m)*b.Mean.Data.Data[j]) + float64(m*mean[j])
 		if n > 1 {
@@ -139,4 +147,28 @@ func (b *BatchNorm) Forward(t *ad.Tape, x *ad.Value) *ad.Value {
 			}
 		}
 	}, x, b.Gamma, b.Beta)
+}
+
+// columnStatistics returns the mean μ_j and the biased variance
+// (1/N) Σ_i (x_ij − μ_j)² of each column of x.
+func columnStatistics(x *tensor.Dense) (mean, variance []float64) {
+	mean, variance = make([]float64, x.Cols), make([]float64, x.Cols)
+	for i := range x.Rows {
+		for j, v := range x.Row(i) {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(x.Rows)
+	}
+	for i := range x.Rows {
+		for j, v := range x.Row(i) {
+			c := v - mean[j]
+			variance[j] += float64(c * c)
+		}
+	}
+	for j := range variance {
+		variance[j] /= float64(x.Rows)
+	}
+	return mean, variance
 }
