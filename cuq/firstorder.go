@@ -324,10 +324,9 @@ type gcnHead struct {
 	out    *nn.Linear      // the linear output layer; nil: the last of layers
 	drop   float64
 	// binary makes the first layer read 1 for every positive feature and 0
-	// otherwise; features is the graph's matrix last read and operand its
-	// binarised copy.
-	binary            bool
-	features, operand tensor.Matrix
+	// otherwise; operand keeps the binarised copy.
+	binary  bool
+	operand operandCache
 }
 
 // newGCNHead builds the hidden layers of c on g's features and adds the
@@ -391,16 +390,12 @@ func (h *gcnHead) embed(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Ra
 
 // input returns the matrix the first layer multiplies for the features x:
 // x, or with binary features its binarised copy (graph.Binarize), kept for
-// the next call with the same x; a graph's features must not be modified
-// in place once a model has used them.
+// the next call with the same x (operandCache).
 func (h *gcnHead) input(x tensor.Matrix) tensor.Matrix {
 	if !h.binary {
 		return x
 	}
-	if h.features != x {
-		h.features, h.operand = x, graph.Binarize(x)
-	}
-	return h.operand
+	return h.operand.get(x, graph.Binarize)
 }
 
 // between returns Dropout(BN(σ(x))) for the output x of hidden layer k.

@@ -146,7 +146,21 @@ type encoder struct {
 
 	// The matrix the first layer multiplies for the features last seen
 	// (see input).
-	features, operand tensor.Matrix
+	operand operandCache
+}
+
+// operandCache keeps the matrix a first layer multiplies, derived from a
+// graph's features, for the next call with the same features: a graph's
+// features must not be modified in place once a model has used them.
+type operandCache struct{ features, operand tensor.Matrix }
+
+// get returns derive(x), derived again only when x is not the features
+// of the kept operand.
+func (c *operandCache) get(x tensor.Matrix, derive func(tensor.Matrix) tensor.Matrix) tensor.Matrix {
+	if c.features != x {
+		c.features, c.operand = x, derive(x)
+	}
+	return c.operand
 }
 
 // newEncoder checks c and returns its encoder for in features, the weights
@@ -192,18 +206,16 @@ func (e *encoder) forward(t *ad.Tape, g *graph.Graph, rng *rand.Rand) *ad.Value 
 // a tensor.ScaledBinary view when x is dense and every row a scale times a
 // 0/1 pattern (binarised, normalised bag-of-words features such as Amazon's,
 // whose products it computes faster), x itself otherwise. The choice is
-// kept for the next call with the same x: a graph's features must not be
-// modified in place once a model has used them.
+// kept for the next call with the same x (operandCache).
 func (e *encoder) input(x tensor.Matrix) tensor.Matrix {
-	if e.features != x {
-		e.features, e.operand = x, x
+	return e.operand.get(x, func(x tensor.Matrix) tensor.Matrix {
 		if d, ok := x.(*tensor.Dense); ok {
 			if sb, ok := tensor.NewScaledBinary(d); ok {
-				e.operand = sb
+				return sb
 			}
 		}
-	}
-	return e.operand
+		return x
+	})
 }
 
 // check returns an error if g's features do not have the encoder's input
