@@ -13,6 +13,15 @@ func axpy4NEON(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
 //go:noescape
 func spmmRow8NEON(o, val *float64, ind *int, nnz int, b *float64, ldb int)
 
+//go:noescape
+func gemm4x8NEON(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)
+
+//go:noescape
+func scatterNEON(o *float64, ldo int, js *int32, nj int, b *float64, n int, v float64)
+
+//go:noescape
+func binarySumNEON(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
+
 // axpy4 computes o[j] += v0·b0[j] + v1·b1[j] + v2·b2[j] + v3·b3[j] for
 // j < len(o) as four fused multiply-adds in order, two elements per NEON
 // register and the last odd one in Go.
@@ -29,7 +38,55 @@ func axpy4(o, b0, b1, b2, b3 []float64, v0, v1, v2, v3 float64) {
 
 func axpy(o, b []float64, v float64) { axpyGo(o, b, v) }
 
-func scatter(o []float64, ldo int, js []int32, b []float64, v float64) { scatterGo(o, ldo, js, b, v) }
+// scatter computes o[j·ldo + c] += v·b[c] for every j of js and c <
+// len(b), one fused multiply-add per element: the even leading columns of
+// each row with NEON, the last odd one in Go.
+func scatter(o []float64, ldo int, js []int32, b []float64, v float64) {
+	n := len(b) &^ 1
+	if !useNEON || len(js) == 0 || n == 0 {
+		scatterGo(o, ldo, js, b, v)
+		return
+	}
+	for _, j := range js {
+		_ = o[int(j)*ldo+len(b)-1]
+	}
+	scatterNEON(&o[0], ldo, &js[0], len(js), &b[0], n, v)
+	if n < len(b) {
+		scatterGo(o[n:], ldo, js, b[n:], v)
+	}
+}
+
+// gemmRows4 adds the leading columns of a four-row block of a product to
+// o, o[r·ldo + j] += Σ_{s<k} a[r·lda + s·astep]·b[s·ldb + j] for r < 4,
+// and returns how many columns it covered: the 8-column blocks with the
+// NEON kernel, for a read row-wise (a·b: lda = k, astep = 1) or
+// column-wise (aᵀ·b: lda = 1, astep = the row length of a), and a
+// following 4-column block with gemmRows4Go where a is read row-wise.
+// The caller computes the remaining columns.
+func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
+	c8 := cols &^ 7
+	if !useNEON || c8 == 0 || k == 0 {
+		return gemmRows4Go(o, ldo, a, lda, astep, b, ldb, k, cols)
+	}
+	_, _, _ = o[3*ldo+c8-1], a[3*lda+(k-1)*astep], b[(k-1)*ldb+c8-1]
+	for c := 0; c < c8; c += 8 {
+		gemm4x8NEON(&o[c], ldo, &a[0], lda, astep, &b[c], ldb, k)
+	}
+	return c8 + gemmRows4Go(o[c8:], ldo, a, lda, astep, b[c8:], ldb, k, cols-c8)
+}
+
+// binarySumKernel runs ScaledBinary.sumRows with the NEON kernel and
+// reports whether it could: len(scale) rows, patterns pat (chunks per
+// row), 32 output values per row at o[i·ldo:].
+func binarySumKernel(o []float64, ldo int, pat []uint8, chunks int, tables, scale, bias []float64) bool {
+	rows := len(scale)
+	if !useNEON || rows == 0 || chunks == 0 {
+		return false
+	}
+	_, _, _, _ = o[(rows-1)*ldo+binarySlice-1], pat[rows*chunks-1], tables[chunks*16*binarySlice-1], bias[binarySlice-1]
+	binarySumNEON(&o[0], ldo, &pat[0], chunks, &tables[0], &scale[0], &bias[0], rows)
+	return true
+}
 
 // spmmRowBlocks computes, with the NEON kernel, the leading 8-column
 // blocks of a sparse row times b, o = Σ_q val[q]·b[ind[q]·ldb + c : …]

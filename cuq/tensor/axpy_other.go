@@ -11,3 +11,11 @@ func axpy(o, b []float64, v float64) { axpyGo(o, b, v) }
 func scatter(o []float64, ldo int, js []int32, b []float64, v float64) { scatterGo(o, ldo, js, b, v) }
 
 func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int { return 0 }
+
+func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
+	return gemmRows4Go(o, ldo, a, lda, astep, b, ldb, k, cols)
+}
+
+func binarySumKernel(o []float64, ldo int, pat []uint8, chunks int, tables, scale, bias []float64) bool {
+	return false
+}

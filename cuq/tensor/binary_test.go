@@ -109,6 +109,24 @@ func TestScaledBinaryProductsClose(t *testing.T) {
 	denseEqual(t, "X·W", got, want, 1e-13)
 }
 
+// The table kernels of every kernel set (AVX-512, AVX2, NEON) compute what
+// the portable code computes, bit for bit, with general weights, where
+// the order of the tables' additions shows in the rounding.
+func TestScaledBinaryKernelsMatchPortable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	x := scaledBinary(rng, 101, 767, 0.35)
+	sb, _ := NewScaledBinary(x)
+	w, r := randomDense(rng, 767, 70), randomDense(rng, 1, 70).Data
+	product := func() *Dense {
+		out := New(101, 70)
+		sb.MulAddRowTo(out, w, r)
+		return out
+	}
+	var want *Dense
+	withPortableKernels(func() { want = product() })
+	forEachKernelSet(t, func(t *testing.T) { denseEqual(t, "X·W + r", product(), want, 0) })
+}
+
 func TestScaledBinaryShapePanics(t *testing.T) {
 	sb, _ := NewScaledBinary(New(3, 4))
 	defer func() {

@@ -12,3 +12,10 @@ func forEachKernelSet(t *testing.T, f func(t *testing.T)) {
 	useNEON = false
 	t.Run("portable", f)
 }
+
+// withPortableKernels runs f with the NEON kernels switched off.
+func withPortableKernels(f func()) {
+	defer func(v bool) { useNEON = v }(useNEON)
+	useNEON = false
+	f()
+}

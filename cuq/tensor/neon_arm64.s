@@ -95,3 +95,222 @@ entry:
 store:
 	VST1	[V0.D2, V1.D2, V2.D2, V3.D2], (R0)
 	RET
+
+// func gemm4x8NEON(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)
+// o[r·ldo + j] = the chain over s < k of fma(a[r·lda + s·astep], b[s·ldb + j], ·)
+// from o[r·ldo + j], for r < 4 and j < 8: the 32 sums stay in V0–V15.
+TEXT ·gemm4x8NEON(SB), NOSPLIT, $0-64
+	MOVD	o+0(FP), R0
+	MOVD	ldo+8(FP), R1
+	MOVD	a+16(FP), R2
+	MOVD	lda+24(FP), R3
+	MOVD	astep+32(FP), R4
+	MOVD	b+40(FP), R5
+	MOVD	ldb+48(FP), R6
+	MOVD	k+56(FP), R7
+	LSL	$3, R1, R1
+	LSL	$3, R3, R3
+	LSL	$3, R4, R4
+	LSL	$3, R6, R6
+	ADD	R1, R0, R8
+	ADD	R1, R8, R9
+	ADD	R1, R9, R10
+	ADD	R3, R2, R11
+	ADD	R3, R11, R12
+	ADD	R3, R12, R13
+	VLD1	(R0), [V0.D2, V1.D2, V2.D2, V3.D2]
+	VLD1	(R8), [V4.D2, V5.D2, V6.D2, V7.D2]
+	VLD1	(R9), [V8.D2, V9.D2, V10.D2, V11.D2]
+	VLD1	(R10), [V12.D2, V13.D2, V14.D2, V15.D2]
+
+gemmloop:
+	CBZ	R7, gemmstore
+	VLD1	(R5), [V16.D2, V17.D2, V18.D2, V19.D2]
+	ADD	R6, R5, R5
+	VLD1R	(R2), [V20.D2]
+	VLD1R	(R11), [V21.D2]
+	VLD1R	(R12), [V22.D2]
+	VLD1R	(R13), [V23.D2]
+	ADD	R4, R2, R2
+	ADD	R4, R11, R11
+	ADD	R4, R12, R12
+	ADD	R4, R13, R13
+	VFMLA	V20.D2, V16.D2, V0.D2
+	VFMLA	V20.D2, V17.D2, V1.D2
+	VFMLA	V20.D2, V18.D2, V2.D2
+	VFMLA	V20.D2, V19.D2, V3.D2
+	VFMLA	V21.D2, V16.D2, V4.D2
+	VFMLA	V21.D2, V17.D2, V5.D2
+	VFMLA	V21.D2, V18.D2, V6.D2
+	VFMLA	V21.D2, V19.D2, V7.D2
+	VFMLA	V22.D2, V16.D2, V8.D2
+	VFMLA	V22.D2, V17.D2, V9.D2
+	VFMLA	V22.D2, V18.D2, V10.D2
+	VFMLA	V22.D2, V19.D2, V11.D2
+	VFMLA	V23.D2, V16.D2, V12.D2
+	VFMLA	V23.D2, V17.D2, V13.D2
+	VFMLA	V23.D2, V18.D2, V14.D2
+	VFMLA	V23.D2, V19.D2, V15.D2
+	SUB	$1, R7
+	B	gemmloop
+
+gemmstore:
+	VST1	[V0.D2, V1.D2, V2.D2, V3.D2], (R0)
+	VST1	[V4.D2, V5.D2, V6.D2, V7.D2], (R8)
+	VST1	[V8.D2, V9.D2, V10.D2, V11.D2], (R9)
+	VST1	[V12.D2, V13.D2, V14.D2, V15.D2], (R10)
+	RET
+
+// func scatterNEON(o *float64, ldo int, js *int32, nj int, b *float64, n int, v float64)
+// o[j·ldo + c] = fma(v, b[c], o[j·ldo + c]) for every j of js[:nj] and
+// c < n, n even: eight elements at a time, then two.
+TEXT ·scatterNEON(SB), NOSPLIT, $0-56
+	MOVD	o+0(FP), R0
+	MOVD	ldo+8(FP), R1
+	MOVD	js+16(FP), R2
+	MOVD	nj+24(FP), R3
+	MOVD	b+32(FP), R4
+	MOVD	n+40(FP), R5
+	FMOVD	v+48(FP), F16
+	VDUP	V16.D[0], V16.D2
+	LSL	$3, R1, R1
+
+scatterrow:
+	CBZ	R3, scatterdone
+	MOVW.P	4(R2), R6
+	MUL	R1, R6, R6
+	ADD	R0, R6, R6
+	MOVD	R4, R7
+	MOVD	R5, R8
+
+scatter8:
+	CMP	$8, R8
+	BLT	scatter2
+	VLD1	(R6), [V0.D2, V1.D2, V2.D2, V3.D2]
+	VLD1.P	64(R7), [V4.D2, V5.D2, V6.D2, V7.D2]
+	VFMLA	V16.D2, V4.D2, V0.D2
+	VFMLA	V16.D2, V5.D2, V1.D2
+	VFMLA	V16.D2, V6.D2, V2.D2
+	VFMLA	V16.D2, V7.D2, V3.D2
+	VST1.P	[V0.D2, V1.D2, V2.D2, V3.D2], 64(R6)
+	SUB	$8, R8
+	B	scatter8
+
+scatter2:
+	CBZ	R8, scatternext
+	VLD1	(R6), [V0.D2]
+	VLD1.P	16(R7), [V4.D2]
+	VFMLA	V16.D2, V4.D2, V0.D2
+	VST1.P	[V0.D2], 16(R6)
+	SUB	$2, R8
+	B	scatter2
+
+scatternext:
+	SUB	$1, R3
+	B	scatterrow
+
+scatterdone:
+	RET
+
+// func binarySumNEON(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
+// For each of the rows: the 32 sums Σ_c tables[(c·16 + pat[c])·32 + j]
+// over the row's chunks in order, from zero (each addition a + e computed
+// as fma(1, e, a), which rounds as a + e), then o[j] = fma(scale, sum_j,
+// bias[j]). The sums stay in V0–V15; V31 holds the ones.
+TEXT ·binarySumNEON(SB), NOSPLIT, $0-64
+	MOVD	o+0(FP), R0
+	MOVD	ldo+8(FP), R1
+	MOVD	pat+16(FP), R2
+	MOVD	chunks+24(FP), R3
+	MOVD	tables+32(FP), R4
+	MOVD	scale+40(FP), R5
+	MOVD	bias+48(FP), R6
+	MOVD	rows+56(FP), R7
+	LSL	$3, R1, R1
+	FMOVD	$1.0, F31
+	VDUP	V31.D[0], V31.D2
+
+sumrow:
+	CBZ	R7, sumdone
+	VEOR	V0.B16, V0.B16, V0.B16
+	VEOR	V1.B16, V1.B16, V1.B16
+	VEOR	V2.B16, V2.B16, V2.B16
+	VEOR	V3.B16, V3.B16, V3.B16
+	VEOR	V4.B16, V4.B16, V4.B16
+	VEOR	V5.B16, V5.B16, V5.B16
+	VEOR	V6.B16, V6.B16, V6.B16
+	VEOR	V7.B16, V7.B16, V7.B16
+	VEOR	V8.B16, V8.B16, V8.B16
+	VEOR	V9.B16, V9.B16, V9.B16
+	VEOR	V10.B16, V10.B16, V10.B16
+	VEOR	V11.B16, V11.B16, V11.B16
+	VEOR	V12.B16, V12.B16, V12.B16
+	VEOR	V13.B16, V13.B16, V13.B16
+	VEOR	V14.B16, V14.B16, V14.B16
+	VEOR	V15.B16, V15.B16, V15.B16
+	MOVD	R4, R8
+	MOVD	R3, R9
+
+sumchunk:
+	CBZ	R9, sumstore
+	MOVBU.P	1(R2), R10
+	ADD	R10<<8, R8, R11
+	VLD1.P	64(R11), [V16.D2, V17.D2, V18.D2, V19.D2]
+	VLD1.P	64(R11), [V20.D2, V21.D2, V22.D2, V23.D2]
+	VLD1.P	64(R11), [V24.D2, V25.D2, V26.D2, V27.D2]
+	VFMLA	V31.D2, V16.D2, V0.D2
+	VFMLA	V31.D2, V17.D2, V1.D2
+	VFMLA	V31.D2, V18.D2, V2.D2
+	VFMLA	V31.D2, V19.D2, V3.D2
+	VLD1	(R11), [V16.D2, V17.D2, V18.D2, V19.D2]
+	VFMLA	V31.D2, V20.D2, V4.D2
+	VFMLA	V31.D2, V21.D2, V5.D2
+	VFMLA	V31.D2, V22.D2, V6.D2
+	VFMLA	V31.D2, V23.D2, V7.D2
+	VFMLA	V31.D2, V24.D2, V8.D2
+	VFMLA	V31.D2, V25.D2, V9.D2
+	VFMLA	V31.D2, V26.D2, V10.D2
+	VFMLA	V31.D2, V27.D2, V11.D2
+	VFMLA	V31.D2, V16.D2, V12.D2
+	VFMLA	V31.D2, V17.D2, V13.D2
+	VFMLA	V31.D2, V18.D2, V14.D2
+	VFMLA	V31.D2, V19.D2, V15.D2
+	ADD	$4096, R8
+	SUB	$1, R9
+	B	sumchunk
+
+sumstore:
+	FMOVD.P	8(R5), F30
+	VDUP	V30.D[0], V30.D2
+	MOVD	R6, R12
+	MOVD	R0, R13
+	VLD1.P	64(R12), [V16.D2, V17.D2, V18.D2, V19.D2]
+	VLD1.P	64(R12), [V20.D2, V21.D2, V22.D2, V23.D2]
+	VLD1.P	64(R12), [V24.D2, V25.D2, V26.D2, V27.D2]
+	VFMLA	V30.D2, V0.D2, V16.D2
+	VFMLA	V30.D2, V1.D2, V17.D2
+	VFMLA	V30.D2, V2.D2, V18.D2
+	VFMLA	V30.D2, V3.D2, V19.D2
+	VFMLA	V30.D2, V4.D2, V20.D2
+	VFMLA	V30.D2, V5.D2, V21.D2
+	VFMLA	V30.D2, V6.D2, V22.D2
+	VFMLA	V30.D2, V7.D2, V23.D2
+	VFMLA	V30.D2, V8.D2, V24.D2
+	VFMLA	V30.D2, V9.D2, V25.D2
+	VFMLA	V30.D2, V10.D2, V26.D2
+	VFMLA	V30.D2, V11.D2, V27.D2
+	VST1.P	[V16.D2, V17.D2, V18.D2, V19.D2], 64(R13)
+	VST1.P	[V20.D2, V21.D2, V22.D2, V23.D2], 64(R13)
+	VST1.P	[V24.D2, V25.D2, V26.D2, V27.D2], 64(R13)
+	VLD1	(R12), [V16.D2, V17.D2, V18.D2, V19.D2]
+	VFMLA	V30.D2, V12.D2, V16.D2
+	VFMLA	V30.D2, V13.D2, V17.D2
+	VFMLA	V30.D2, V14.D2, V18.D2
+	VFMLA	V30.D2, V15.D2, V19.D2
+	VST1	[V16.D2, V17.D2, V18.D2, V19.D2], (R13)
+	ADD	R1, R0
+	SUB	$1, R7
+	B	sumrow
+
+sumdone:
+	RET

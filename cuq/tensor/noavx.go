@@ -12,10 +12,6 @@ const (
 
 func gemmRowBlocks(o, a, b []float64, ldb int) int { return 0 }
 
-func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
-	return gemmRows4Go(o, ldo, a, lda, astep, b, ldb, k, cols)
-}
-
 func spmmRowNarrow(o, val []float64, ind []int, b []float64, c, ldb int) bool { return false }
 
 func narrowColumns(f int) bool { return false }
@@ -26,8 +22,4 @@ func spmmRowsNarrow(out []float64, ptr []int, ind32 []int32, val, b []float64, f
 
 func gemmRows8(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
 	return 0
-}
-
-func binarySumKernel(o []float64, ldo int, pat []uint8, chunks int, tables, scale, bias []float64) bool {
-	return false
 }

@@ -2,7 +2,7 @@ package tensor
 
 // The portable kernels: the register blocks of the products in Go, which
 // the build tag purego and every architecture but amd64 run (arm64 with
-// NEON kernels for some of the products), and which fill in where the
+// NEON kernels for most of the products), and which fill in where the
 // assembly kernels do not reach. Every element
 // is the chain of fused multiply-adds over the inner index in order (madd),
 // as in the assembly kernels, so that all paths give the same bits, but
