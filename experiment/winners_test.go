@@ -50,7 +50,7 @@ func TestWinners(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := table.HTML()
-	for _, s := range []string{"APPNP TU", "80.0 ± 1.0", "GPN EU", "30.0 ± 1.0", "pagerank", "–"} {
+	for _, s := range []string{"APPNP TU", "80.0 ± 1.0", "GPN EU", "30.0 ± 1.0", "popularity (PageRank)", "–"} {
 		if !strings.Contains(html, s) {
 			t.Errorf("winner table lacks %q:\n%s", s, html)
 		}

@@ -70,6 +70,9 @@ type ShiftOptions struct {
 type Setting struct {
 	// Name is the setting's stable lower_snake name.
 	Name string
+	// Title is its name in prose and table captions ("Bernoulli noise, p =
+	// 0.05, isolated"); empty, the name's words stand in.
+	Title string
 	// Doc is a one-line description.
 	Doc string
 	// Poisoning marks a setting that changes what a model trains on (the
@@ -108,10 +111,11 @@ func LookupSetting(name string) (Setting, error) {
 func sharedView(g *Graph, id, ood []int) View { return View{ID: id, OOD: ood, graph: g} }
 
 // namedFeatureShift is a named feature perturbation at the GPN code's budget
-// 0.1: the noise, its severity and whether the nodes are perturbed one at a
-// time.
+// 0.1: its name and title, the noise, its severity and whether the nodes
+// are perturbed one at a time.
 type namedFeatureShift struct {
 	name     string
+	title    string
 	noise    Noise
 	severity float64
 	isolated bool
@@ -125,17 +129,17 @@ const gpnBudget = 0.1
 // isolated.
 func namedFeatureShifts() []Setting {
 	base := []namedFeatureShift{
-		{"gaussian", Gaussian, 1, false},
-		{"bernoulli", Bernoulli, 0.5, false},
-		{"bernoulli_0_05", Bernoulli, 0.05, false},
-		{"bernoulli_0_95", Bernoulli, 0.95, false},
-		{"bernoulli_most_common", BernoulliMostCommon, 1, false},
-		{"bernoulli_least_common", BernoulliLeastCommon, 1, false},
-		{"uniform", Uniform, 1, false},
-		{"dense", Dense, 1, false},
-		{"not_normalized", NotNormalized, 1, false},
-		{"scaled", Scaled, ScaledSeverity, false},
-		{"reference", Reference, 1, false},
+		{"gaussian", "Gaussian noise", Gaussian, 1, false},
+		{"bernoulli", "Bernoulli noise", Bernoulli, 0.5, false},
+		{"bernoulli_0_05", "Bernoulli noise, p = 0.05", Bernoulli, 0.05, false},
+		{"bernoulli_0_95", "Bernoulli noise, p = 0.95", Bernoulli, 0.95, false},
+		{"bernoulli_most_common", "common words", BernoulliMostCommon, 1, false},
+		{"bernoulli_least_common", "rare words", BernoulliLeastCommon, 1, false},
+		{"uniform", "uniform noise", Uniform, 1, false},
+		{"dense", "dense noise", Dense, 1, false},
+		{"not_normalized", "words not normalised", NotNormalized, 1, false},
+		{"scaled", "scaled features", Scaled, ScaledSeverity, false},
+		{"reference", "unchanged (control)", Reference, 1, false},
 	}
 	var out []Setting
 	for _, isolated := range []bool{false, true} {
@@ -143,6 +147,7 @@ func namedFeatureShifts() []Setting {
 			fs.isolated = isolated
 			if isolated {
 				fs.name += "_isolated"
+				fs.title += ", isolated"
 			}
 			out = append(out, fs.setting())
 		}
@@ -155,7 +160,7 @@ func (fs namedFeatureShift) setting() Setting {
 	if fs.isolated {
 		doc = fmt.Sprintf("%v noise (severity %v) on %d test nodes, one at a time, evasion", fs.noise, fs.severity, IsolatedNodes)
 	}
-	return Setting{Name: fs.name, Doc: doc, Apply: func(g *Graph, s Split, o ShiftOptions) (*Shifted, error) {
+	return Setting{Name: fs.name, Title: fs.title, Doc: doc, Apply: func(g *Graph, s Split, o ShiftOptions) (*Shifted, error) {
 		f := FeatureShift{Noise: fs.noise, Budget: gpnBudget, Severity: fs.severity, Seed: o.Seed}
 		if fs.isolated {
 			p, err := PerturbFeaturesIsolated(g, s, f, IsolatedNodes)

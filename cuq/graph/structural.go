@@ -41,6 +41,10 @@ var AllStructurals = []Structural{Popularity, Locality, Density, Homophily}
 
 var structuralNames = [numStructurals]string{"none", "pagerank", "ppr_locality", "clustering", "homophily_shift"}
 
+// structuralTitles are the shifts' names in prose.
+var structuralTitles = [numStructurals]string{"none", "popularity (PageRank)", "locality (personalised PageRank)",
+	"density (clustering coefficient)", "homophily"}
+
 // String returns the shift's setting name: "pagerank", "ppr_locality",
 // "clustering" or "homophily_shift".
 func (k Structural) String() string { return enum.String(k, structuralNames[:]) }
@@ -456,11 +460,11 @@ func structuralSettings() []Setting {
 	var out []Setting
 	for _, inductive := range []bool{false, true} {
 		for _, k := range AllStructurals {
-			name, mode := k.String(), "transductive"
+			name, title, mode := k.String(), structuralTitles[k], "transductive"
 			if inductive {
-				name, mode = name+"_inductive", "inductive"
+				name, title, mode = name+"_inductive", title+", inductive", "inductive"
 			}
-			out = append(out, Setting{Name: name, Poisoning: true,
+			out = append(out, Setting{Name: name, Title: title, Poisoning: true,
 				Doc: fmt.Sprintf("structural shift by %v, 30/10/10%% ID, 10/40%% OOD, %s", k, mode),
 				Apply: func(g *Graph, _ Split, o ShiftOptions) (*Shifted, error) {
 					return ShiftStructure(g, k, PaperStructuralFractions, inductive, o.Seed)
@@ -475,11 +479,11 @@ func structuralSettings() []Setting {
 // default).
 func locSettings() []Setting {
 	build := func(name string, random bool) Setting {
-		doc := "leave out the last classes (GPN configurations), poisoning"
+		title, doc := "leave-out classes", "leave out the last classes (GPN configurations), poisoning"
 		if random {
-			doc = "leave out random classes (GPN code's default), poisoning"
+			title, doc = "leave-out random classes", "leave out random classes (GPN code's default), poisoning"
 		}
-		return Setting{Name: name, Doc: doc, Poisoning: true, Apply: func(g *Graph, s Split, o ShiftOptions) (*Shifted, error) {
+		return Setting{Name: name, Title: title, Doc: doc, Poisoning: true, Apply: func(g *Graph, s Split, o ShiftOptions) (*Shifted, error) {
 			k := o.LeftOut
 			if k == 0 {
 				k = max(int(math.Floor(0.45*float64(g.NumClasses))), 1)

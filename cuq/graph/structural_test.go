@@ -513,12 +513,15 @@ func ringGraph(t *testing.T) (*Graph, Split) {
 func TestSettingsRegistry(t *testing.T) {
 	g, s := ringGraph(t)
 	name := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
-	seen := map[string]bool{}
+	seen, titles := map[string]bool{}, map[string]bool{}
 	for _, st := range Settings() {
 		if !name.MatchString(st.Name) || seen[st.Name] || st.Doc == "" {
 			t.Fatalf("setting %q: bad, repeated or undocumented name", st.Name)
 		}
-		seen[st.Name] = true
+		if st.Title == "" || titles[st.Title] {
+			t.Errorf("setting %q: empty or repeated title %q", st.Name, st.Title)
+		}
+		seen[st.Name], titles[st.Title] = true, true
 		got, err := LookupSetting(st.Name)
 		if err != nil || got.Name != st.Name {
 			t.Fatalf("LookupSetting(%q): %v", st.Name, err)
