@@ -26,7 +26,8 @@
 #   avx2      cuqgnn with GODEBUG=cpu.avx512f=off (its AVX2 kernels);
 #             PyTorch with ATEN_CPU_CAPABILITY=avx2 (ATen's kernels),
 #             OPENBLAS_CORETYPE=Haswell and MKL_ENABLE_INSTRUCTIONS=AVX2
-#             (its BLAS, whichever it links);
+#             (its BLAS, whichever it links) and ONEDNN_MAX_CPU_ISA=AVX2
+#             (oneDNN's kernels);
 #   portable  cuqgnn built with -tags purego (the Go kernels that arm64
 #             and every other architecture run) and GOAMD64=v3, so that
 #             their math.FMA is one instruction as on arm64 (at the
@@ -61,7 +62,7 @@ case ${CUQ_BENCH_ISA:-} in
 "") ;;
 avx2)
 	goenv=(GODEBUG=cpu.avx512f=off)
-	torchenv=(ATEN_CPU_CAPABILITY=avx2 OPENBLAS_CORETYPE=Haswell MKL_ENABLE_INSTRUCTIONS=AVX2)
+	torchenv=(ATEN_CPU_CAPABILITY=avx2 OPENBLAS_CORETYPE=Haswell MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2)
 	;;
 portable)
 	tags=(-tags purego)
@@ -73,7 +74,15 @@ portable)
 	;;
 esac
 (cd "$repo" && env "${buildenv[@]}" go build "${tags[@]}" -o "$tmp/cuq" ./cmd/cuq)
-capability=$(env "${torchenv[@]}" "$py" -c 'import torch; print(torch.backends.cpu.get_cpu_capability())' 2>/dev/null || echo unknown)
+# torch.backends.cpu.get_cpu_capability() since PyTorch 2.0; before it,
+# the "CPU capability usage" line of torch.__config__.show().
+capability=$(env "${torchenv[@]}" "$py" -c '
+import torch
+try:
+    print(torch.backends.cpu.get_cpu_capability())
+except AttributeError:
+    print(next(l.split(":")[1].strip() for l in torch.__config__.show().splitlines() if "CPU capability usage" in l))
+' 2>/dev/null || echo unknown)
 kernels=$(env "${goenv[@]}" "$tmp/cuq" bench -dataset synthetic -models gkde -epochs 1 2>/dev/null | sed -n 's/.*kernels=\([a-z0-9]*\).*/\1/p')
 echo "cuqgnn kernels: ${kernels:-unknown}; PyTorch CPU capability: $capability"
 echo
