@@ -20,7 +20,7 @@ func axpy4AVX(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
 func axpyAVX(o, b *float64, n int, v float64)
 
 //go:noescape
-func scatterAVX(o *float64, ldo int, js *int32, nj int, b *float64, n int, v float64)
+func scatterBlockAVX(o *float64, ldo int, masks *uint8, nj int, b *float64, ldb, cols int, scale *float64)
 
 // axpy4 computes o[j] += v0·b0[j] + v1·b1[j] + v2·b2[j] + v3·b3[j] for
 // j < len(o); the b slices must be at least as long as o. With AVX2 every
@@ -59,18 +59,21 @@ func axpy(o, b []float64, v float64) {
 	}
 }
 
-// scatter computes o[j·ldo + c] += v·b[c] for every j of js and c <
-// len(b), one fused multiply-add per element; the rows j·ldo … j·ldo +
-// len(b) must lie in o.
-func scatter(o []float64, ldo int, js []int32, b []float64, v float64) {
-	if !useAVX || len(js) == 0 || len(b) == 0 {
-		scatterGo(o, ldo, js, b, v)
+// scatterBlock adds the rows of b that masks select to the rows of o, as
+// scatterBlockGo: with AVX2 the leading 32-column blocks of each row of o
+// stay in eight registers while its bits add their rows of b; the
+// remaining columns are Go's.
+func scatterBlock(o []float64, ldo int, masks []uint8, b []float64, ldb, cols int, scale []float64) {
+	c32 := cols &^ 31
+	if !useAVX || c32 == 0 || len(masks) == 0 {
+		scatterBlockGo(o, ldo, masks, b, ldb, cols, scale)
 		return
 	}
-	for _, j := range js {
-		_ = o[int(j)*ldo+len(b)-1]
+	checkScatterBlock(o, ldo, masks, b, ldb, cols, scale)
+	scatterBlockAVX(&o[0], ldo, &masks[0], len(masks), &b[0], ldb, c32, &scale[0])
+	if c32 < cols {
+		scatterBlockGo(o[c32:], ldo, masks, b[c32:], ldb, cols-c32, scale)
 	}
-	scatterAVX(&o[0], ldo, &js[0], len(js), &b[0], len(b), v)
 }
 
 //go:noescape

@@ -571,72 +571,76 @@ browsdone:
 	VZEROUPPER
 	RET
 
-// func scatterAVX(o *float64, ldo int, js *int32, nj int, b *float64, n int, v float64)
-// For each j of js[:nj]: o[j·ldo + c] += v*b[c] for c < n, n ≥ 1, one fused
-// multiply-add per element.
-TEXT ·scatterAVX(SB), NOSPLIT, $0-56
+// func scatterBlockAVX(o *float64, ldo int, masks *uint8, nj int, b *float64, ldb, cols int, scale *float64)
+// For each j < nj with masks[j] ≠ 0 and each 32-column block of the first
+// cols (a multiple of 32): the block of row j of o in Y1–Y8, then for
+// every set bit r of masks[j], lowest first, o += scale[r]·b[r·ldb + …],
+// one fused multiply-add per element, then stored.
+TEXT ·scatterBlockAVX(SB), NOSPLIT, $0-64
 	MOVQ o+0(FP), DI
 	MOVQ ldo+8(FP), R8
 	SHLQ $3, R8
-	MOVQ js+16(FP), SI
+	MOVQ masks+16(FP), SI
 	MOVQ nj+24(FP), R9
 	MOVQ b+32(FP), R10
-	MOVQ n+40(FP), CX
-	VBROADCASTSD v+48(FP), Y0
-	MOVQ CX, R11
-	ANDQ $-16, R11
-	MOVQ CX, R12
-	ANDQ $-4, R12
+	MOVQ ldb+40(FP), R11
+	SHLQ $3, R11
+	MOVQ cols+48(FP), CX
+	MOVQ scale+56(FP), BX
 
-rows:
-	TESTQ R9, R9
-	JZ    sdone
-	MOVLQSX (SI), DX
-	IMULQ R8, DX
-	LEAQ  (DI)(DX*1), BX
-	XORQ  AX, AX
+brow:
+	TESTQ   R9, R9
+	JZ      bdone
+	MOVBQZX (SI), DX
+	TESTQ   DX, DX
+	JZ      bnext
+	XORQ    AX, AX
 
-cols16:
-	CMPQ AX, R11
-	JGE  cols4
-	VMOVUPD (BX)(AX*8), Y1
-	VMOVUPD 32(BX)(AX*8), Y2
-	VMOVUPD 64(BX)(AX*8), Y3
-	VMOVUPD 96(BX)(AX*8), Y4
-	VFMADD231PD (R10)(AX*8), Y0, Y1
-	VFMADD231PD 32(R10)(AX*8), Y0, Y2
-	VFMADD231PD 64(R10)(AX*8), Y0, Y3
-	VFMADD231PD 96(R10)(AX*8), Y0, Y4
-	VMOVUPD Y1, (BX)(AX*8)
-	VMOVUPD Y2, 32(BX)(AX*8)
-	VMOVUPD Y3, 64(BX)(AX*8)
-	VMOVUPD Y4, 96(BX)(AX*8)
-	ADDQ $16, AX
-	JMP  cols16
+bblock:
+	VMOVUPD (DI)(AX*8), Y1
+	VMOVUPD 32(DI)(AX*8), Y2
+	VMOVUPD 64(DI)(AX*8), Y3
+	VMOVUPD 96(DI)(AX*8), Y4
+	VMOVUPD 128(DI)(AX*8), Y5
+	VMOVUPD 160(DI)(AX*8), Y6
+	VMOVUPD 192(DI)(AX*8), Y7
+	VMOVUPD 224(DI)(AX*8), Y8
+	MOVBQZX (SI), DX
 
-cols4:
-	CMPQ AX, R12
-	JGE  cols1
-	VMOVUPD (BX)(AX*8), Y1
-	VFMADD231PD (R10)(AX*8), Y0, Y1
-	VMOVUPD Y1, (BX)(AX*8)
-	ADDQ $4, AX
-	JMP  cols4
+bbit:
+	BSFQ         DX, R12
+	BTRQ         R12, DX
+	VBROADCASTSD (BX)(R12*8), Y0
+	IMULQ        R11, R12
+	ADDQ         R10, R12
+	VFMADD231PD  (R12)(AX*8), Y0, Y1
+	VFMADD231PD  32(R12)(AX*8), Y0, Y2
+	VFMADD231PD  64(R12)(AX*8), Y0, Y3
+	VFMADD231PD  96(R12)(AX*8), Y0, Y4
+	VFMADD231PD  128(R12)(AX*8), Y0, Y5
+	VFMADD231PD  160(R12)(AX*8), Y0, Y6
+	VFMADD231PD  192(R12)(AX*8), Y0, Y7
+	VFMADD231PD  224(R12)(AX*8), Y0, Y8
+	TESTQ        DX, DX
+	JNZ          bbit
+	VMOVUPD      Y1, (DI)(AX*8)
+	VMOVUPD      Y2, 32(DI)(AX*8)
+	VMOVUPD      Y3, 64(DI)(AX*8)
+	VMOVUPD      Y4, 96(DI)(AX*8)
+	VMOVUPD      Y5, 128(DI)(AX*8)
+	VMOVUPD      Y6, 160(DI)(AX*8)
+	VMOVUPD      Y7, 192(DI)(AX*8)
+	VMOVUPD      Y8, 224(DI)(AX*8)
+	ADDQ         $32, AX
+	CMPQ         AX, CX
+	JLT          bblock
 
-cols1:
-	CMPQ AX, CX
-	JGE  next
-	VMOVSD (BX)(AX*8), X1
-	VFMADD231SD (R10)(AX*8), X0, X1
-	VMOVSD X1, (BX)(AX*8)
-	INCQ AX
-	JMP  cols1
-
-next:
-	ADDQ $4, SI
+bnext:
+	ADDQ R8, DI
+	INCQ SI
 	DECQ R9
-	JMP  rows
+	JMP  brow
 
-sdone:
+bdone:
 	VZEROUPPER
 	RET

@@ -17,7 +17,7 @@ func spmmRow8NEON(o, val *float64, ind *int, nnz int, b *float64, ldb int)
 func gemm4x8NEON(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)
 
 //go:noescape
-func scatterNEON(o *float64, ldo int, js *int32, nj int, b *float64, n int, v float64)
+func scatterBlockNEON(o *float64, ldo int, masks *uint8, nj int, b *float64, ldb, cols int, scale *float64)
 
 //go:noescape
 func binarySumNEON(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
@@ -38,21 +38,20 @@ func axpy4(o, b0, b1, b2, b3 []float64, v0, v1, v2, v3 float64) {
 
 func axpy(o, b []float64, v float64) { axpyGo(o, b, v) }
 
-// scatter computes o[j·ldo + c] += v·b[c] for every j of js and c <
-// len(b), one fused multiply-add per element: the even leading columns of
-// each row with NEON, the last odd one in Go.
-func scatter(o []float64, ldo int, js []int32, b []float64, v float64) {
-	n := len(b) &^ 1
-	if !useNEON || len(js) == 0 || n == 0 {
-		scatterGo(o, ldo, js, b, v)
+// scatterBlock adds the rows of b that masks select to the rows of o, as
+// scatterBlockGo: with NEON the leading 8-column blocks of each row of o
+// stay in four registers while its bits add their rows of b; the
+// remaining columns are Go's.
+func scatterBlock(o []float64, ldo int, masks []uint8, b []float64, ldb, cols int, scale []float64) {
+	c8 := cols &^ 7
+	if !useNEON || c8 == 0 || len(masks) == 0 {
+		scatterBlockGo(o, ldo, masks, b, ldb, cols, scale)
 		return
 	}
-	for _, j := range js {
-		_ = o[int(j)*ldo+len(b)-1]
-	}
-	scatterNEON(&o[0], ldo, &js[0], len(js), &b[0], n, v)
-	if n < len(b) {
-		scatterGo(o[n:], ldo, js, b[n:], v)
+	checkScatterBlock(o, ldo, masks, b, ldb, cols, scale)
+	scatterBlockNEON(&o[0], ldo, &masks[0], len(masks), &b[0], ldb, c8, &scale[0])
+	if c8 < cols {
+		scatterBlockGo(o[c8:], ldo, masks, b[c8:], ldb, cols-c8, scale)
 	}
 }
 

@@ -8,7 +8,9 @@ func axpy4(o, b0, b1, b2, b3 []float64, v0, v1, v2, v3 float64) {
 
 func axpy(o, b []float64, v float64) { axpyGo(o, b, v) }
 
-func scatter(o []float64, ldo int, js []int32, b []float64, v float64) { scatterGo(o, ldo, js, b, v) }
+func scatterBlock(o []float64, ldo int, masks []uint8, b []float64, ldb, cols int, scale []float64) {
+	scatterBlockGo(o, ldo, masks, b, ldb, cols, scale)
+}
 
 func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int { return 0 }
 

@@ -1,9 +1,9 @@
 package tensor
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
-	"slices"
 )
 
 // ScaledBinary is a read-only view of a dense matrix X whose every row is a
@@ -35,10 +35,7 @@ type ScaledBinary struct {
 	scale  []float64
 	pat    []uint8 // rows × chunks: the bits b_{i,4c..4c+3} of row i at [i·chunks + c]
 	chunks int
-	// The columns of row i's non-zeros are ind[ptr[i]:ptr[i+1]],
-	// ascending (4 bytes per non-zero; 15 MB for Amazon Computers).
-	ind []int32
-	ptr []int
+	nnz    int // the non-zeros of X
 }
 
 // binaryChunk is the number of columns of X that one table lookup covers.
@@ -53,7 +50,7 @@ const binarySlice = 32
 // otherwise. x is not copied: do not modify it afterwards.
 func NewScaledBinary(x *Dense) (s *ScaledBinary, ok bool) {
 	chunks := (x.Cols + binaryChunk - 1) / binaryChunk
-	s = &ScaledBinary{x: x, scale: make([]float64, x.Rows), pat: make([]uint8, x.Rows*chunks), chunks: chunks, ptr: make([]int, x.Rows+1)}
+	s = &ScaledBinary{x: x, scale: make([]float64, x.Rows), pat: make([]uint8, x.Rows*chunks), chunks: chunks}
 	for i := 0; i < x.Rows; i++ {
 		row, pat := x.Row(i), s.pat[i*chunks:(i+1)*chunks]
 		for j, v := range row {
@@ -67,9 +64,8 @@ func NewScaledBinary(x *Dense) (s *ScaledBinary, ok bool) {
 				return nil, false
 			}
 			pat[j/binaryChunk] |= 1 << (j % binaryChunk)
-			s.ind = append(s.ind, int32(j))
+			s.nnz++
 		}
-		s.ptr[i+1] = len(s.ind)
 	}
 	return s, true
 }
@@ -100,47 +96,57 @@ func (s *ScaledBinary) MulAddRowTo(dst, b *Dense, r []float64) {
 }
 
 // TMulTo computes dst = Xᵀ·b (dst is overwritten) through the non-zeros of
-// X, row by row:
+// X:
 //
-//	(Xᵀ·b)_jc = Σ_{i: x_ij ≠ 0} s_i·b_ic,
+//	(Xᵀ·b)_jc = Σ_{i: x_ij ≠ 0} s_i·b_ic.
 //
-// where row i adds s_i times its row of b to the rows j of dst of its
-// non-zero columns. Each element is one fused multiply-add per term, with
-// i ascending: the chain of the dense product MulTo(dst, X, true, b,
-// false) without its zero terms, which add nothing, so the result has the
-// dense product's bits whenever b is finite, in a third of its
-// multiply-adds at Amazon's 35% density. The rows of dst are split among
-// the workers. With AVX-512 the dense product runs instead, as fast there
-// and the same bits: on Amazon Computers' 13,752 × 767 features by 64
-// columns (go test ./cuq/tensor -bench ScaledBinaryFeatures/transposed),
-// 17–19 ms dense against 19–23 through the non-zeros with the AVX2
-// kernel, where AVX2 alone gives 36–43 ms dense against 19–20 and the
-// portable kernels 114 against 61. It panics with both shapes when they
-// do not fit.
+// Each element is one fused multiply-add per term, with i ascending: the
+// chain of the dense product MulTo(dst, X, true, b, false) without its
+// zero terms, which add nothing, so the result has the dense product's
+// bits whenever b is finite, in a third of its multiply-adds at Amazon's
+// 35% density. The rows of X go eight at a time: each row j of dst is
+// loaded and stored once per block, and the block's rows with x_ij ≠ 0
+// add s_i·b_i to it in between (docs/records/performance.md measures it
+// on every kernel path). The rows of dst are split among the workers. It
+// panics with both shapes when they do not fit.
 func (s *ScaledBinary) TMulTo(dst, b *Dense) {
 	if s.x.Rows != b.Rows || dst.Rows != s.x.Cols || dst.Cols != b.Cols {
 		panic(fmt.Sprintf("tensor: product of transposed scaled binary %s · %s into %s: shapes do not fit", s.x.Shape(), b.Shape(), dst.Shape()))
-	}
-	if useAVX512 {
-		MulTo(dst, s.x, true, b, false)
-		return
 	}
 	clear(dst.Data)
 	m := b.Cols
 	if m == 0 {
 		return
 	}
-	ParallelFor(dst.Rows, len(s.ind)*m, func(lo, hi int) {
-		for i := 0; i < s.x.Rows; i++ {
-			js := s.ind[s.ptr[i]:s.ptr[i+1]]
-			a, _ := slices.BinarySearch(js, int32(lo))
-			z, _ := slices.BinarySearch(js, int32(hi))
-			if a < z {
-				scatter(dst.Data, m, js[a:z], b.Data[i*m:(i+1)*m], s.scale[i])
+	// The workers split the chunks, and so the rows of dst. For each block
+	// of scatterRows rows of X, masks[j] holds bit r where x_{i0+r, j} ≠ 0,
+	// the patterns of a chunk's four columns transposed at once.
+	ParallelFor(s.chunks, s.nnz*m, func(lo, hi int) {
+		jlo, jhi := lo*binaryChunk, min(hi*binaryChunk, dst.Rows)
+		masks := make([]uint8, (hi-lo)*binaryChunk)
+		for i0 := 0; i0 < s.x.Rows; i0 += scatterRows {
+			i1 := min(i0+scatterRows, s.x.Rows)
+			for c := lo; c < hi; c++ {
+				var word uint32
+				for i := i0; i < i1; i++ {
+					word |= nibbleBytes[s.pat[i*s.chunks+c]] << (i - i0)
+				}
+				binary.LittleEndian.PutUint32(masks[(c-lo)*binaryChunk:], word)
 			}
+			scatterBlock(dst.Data[jlo*m:jhi*m], m, masks[:jhi-jlo], b.Data[i0*m:i1*m], m, m, s.scale[i0:i1])
 		}
 	})
 }
+
+// nibbleBytes[p] holds bit k of the 4-bit pattern p in bit 0 of byte k.
+var nibbleBytes = func() (t [16]uint32) {
+	for p := range t {
+		for k := range binaryChunk {
+			t[p] |= uint32(p>>k&1) << (8 * k)
+		}
+	}
+	return t
+}()
 
 // mul computes dst = X·b plus the row r (none when nil), a slice of
 // binarySlice columns at a time; a last slice that is narrower is computed

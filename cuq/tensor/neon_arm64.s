@@ -161,55 +161,63 @@ gemmstore:
 	VST1	[V12.D2, V13.D2, V14.D2, V15.D2], (R10)
 	RET
 
-// func scatterNEON(o *float64, ldo int, js *int32, nj int, b *float64, n int, v float64)
-// o[j·ldo + c] = fma(v, b[c], o[j·ldo + c]) for every j of js[:nj] and
-// c < n, n even: eight elements at a time, then two.
-TEXT ·scatterNEON(SB), NOSPLIT, $0-56
+// func scatterBlockNEON(o *float64, ldo int, masks *uint8, nj int, b *float64, ldb, cols int, scale *float64)
+// For each j < nj with masks[j] ≠ 0 and each 8-column block of the first
+// cols (a multiple of 8): the block of row j of o in V0–V3, then for every
+// set bit r of masks[j], lowest first, o = fma(scale[r], b[r·ldb + …], o),
+// then stored.
+TEXT ·scatterBlockNEON(SB), NOSPLIT, $0-64
 	MOVD	o+0(FP), R0
 	MOVD	ldo+8(FP), R1
-	MOVD	js+16(FP), R2
+	MOVD	masks+16(FP), R2
 	MOVD	nj+24(FP), R3
 	MOVD	b+32(FP), R4
-	MOVD	n+40(FP), R5
-	FMOVD	v+48(FP), F16
-	VDUP	V16.D[0], V16.D2
+	MOVD	ldb+40(FP), R5
+	MOVD	cols+48(FP), R6
+	MOVD	scale+56(FP), R7
 	LSL	$3, R1, R1
+	LSL	$3, R5, R5
 
-scatterrow:
-	CBZ	R3, scatterdone
-	MOVW.P	4(R2), R6
-	MUL	R1, R6, R6
-	ADD	R0, R6, R6
-	MOVD	R4, R7
-	MOVD	R5, R8
+blockrow:
+	CBZ	R3, blockdone
+	MOVBU	(R2), R8
+	CBZ	R8, blocknext
+	MOVD	$0, R9
 
-scatter8:
-	CMP	$8, R8
-	BLT	scatter2
-	VLD1	(R6), [V0.D2, V1.D2, V2.D2, V3.D2]
-	VLD1.P	64(R7), [V4.D2, V5.D2, V6.D2, V7.D2]
+blockcols:
+	ADD	R9<<3, R0, R10
+	VLD1	(R10), [V0.D2, V1.D2, V2.D2, V3.D2]
+	MOVBU	(R2), R8
+
+blockbit:
+	RBIT	R8, R11
+	CLZ	R11, R11
+	MOVD	$1, R12
+	LSL	R11, R12, R12
+	BIC	R12, R8, R8
+	ADD	R11<<3, R7, R12
+	VLD1R	(R12), [V16.D2]
+	MUL	R5, R11, R12
+	ADD	R4, R12, R12
+	ADD	R9<<3, R12, R12
+	VLD1	(R12), [V4.D2, V5.D2, V6.D2, V7.D2]
 	VFMLA	V16.D2, V4.D2, V0.D2
 	VFMLA	V16.D2, V5.D2, V1.D2
 	VFMLA	V16.D2, V6.D2, V2.D2
 	VFMLA	V16.D2, V7.D2, V3.D2
-	VST1.P	[V0.D2, V1.D2, V2.D2, V3.D2], 64(R6)
-	SUB	$8, R8
-	B	scatter8
+	CBNZ	R8, blockbit
+	VST1	[V0.D2, V1.D2, V2.D2, V3.D2], (R10)
+	ADD	$8, R9
+	CMP	R6, R9
+	BLT	blockcols
 
-scatter2:
-	CBZ	R8, scatternext
-	VLD1	(R6), [V0.D2]
-	VLD1.P	16(R7), [V4.D2]
-	VFMLA	V16.D2, V4.D2, V0.D2
-	VST1.P	[V0.D2], 16(R6)
-	SUB	$2, R8
-	B	scatter2
-
-scatternext:
+blocknext:
+	ADD	R1, R0
+	ADD	$1, R2
 	SUB	$1, R3
-	B	scatterrow
+	B	blockrow
 
-scatterdone:
+blockdone:
 	RET
 
 // func binarySumNEON(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
