@@ -64,16 +64,11 @@ func axpy(o, b []float64, v float64) {
 // stay in eight registers while its bits add their rows of b; the
 // remaining columns are Go's.
 func scatterBlock(o []float64, ldo int, masks []uint8, b []float64, ldb, cols int, scale []float64) {
-	c32 := cols &^ 31
-	if !useAVX || c32 == 0 || len(masks) == 0 {
+	if !useAVX {
 		scatterBlockGo(o, ldo, masks, b, ldb, cols, scale)
 		return
 	}
-	checkScatterBlock(o, ldo, masks, b, ldb, cols, scale)
-	scatterBlockAVX(&o[0], ldo, &masks[0], len(masks), &b[0], ldb, c32, &scale[0])
-	if c32 < cols {
-		scatterBlockGo(o[c32:], ldo, masks, b[c32:], ldb, cols-c32, scale)
-	}
+	scatterBlockWith(scatterBlockAVX, 32, o, ldo, masks, b, ldb, cols, scale)
 }
 
 //go:noescape

@@ -43,16 +43,11 @@ func axpy(o, b []float64, v float64) { axpyGo(o, b, v) }
 // stay in four registers while its bits add their rows of b; the
 // remaining columns are Go's.
 func scatterBlock(o []float64, ldo int, masks []uint8, b []float64, ldb, cols int, scale []float64) {
-	c8 := cols &^ 7
-	if !useNEON || c8 == 0 || len(masks) == 0 {
+	if !useNEON {
 		scatterBlockGo(o, ldo, masks, b, ldb, cols, scale)
 		return
 	}
-	checkScatterBlock(o, ldo, masks, b, ldb, cols, scale)
-	scatterBlockNEON(&o[0], ldo, &masks[0], len(masks), &b[0], ldb, c8, &scale[0])
-	if c8 < cols {
-		scatterBlockGo(o[c8:], ldo, masks, b[c8:], ldb, cols-c8, scale)
-	}
+	scatterBlockWith(scatterBlockNEON, 8, o, ldo, masks, b, ldb, cols, scale)
 }
 
 // gemmRows4 adds the leading columns of a four-row block of a product to

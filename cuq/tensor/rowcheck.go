@@ -14,9 +14,17 @@ func checkRowIndices(ind []int, rows int) {
 	}
 }
 
-// checkScatterBlock panics unless scatterBlock's kernels, which read and
-// write without bounds checks, stay within o, b and scale.
-func checkScatterBlock(o []float64, ldo int, masks []uint8, b []float64, ldb, cols int, scale []float64) {
+// scatterBlockWith runs scatterBlock with an assembly kernel that covers
+// the leading columns in blocks of width (a power of two), its bounds
+// checked here, and scatterBlockGo the remaining columns; with no whole
+// block, scatterBlockGo all of them.
+func scatterBlockWith(kernel func(o *float64, ldo int, masks *uint8, nj int, b *float64, ldb, cols int, scale *float64),
+	width int, o []float64, ldo int, masks []uint8, b []float64, ldb, cols int, scale []float64) {
+	blocks := cols &^ (width - 1)
+	if blocks == 0 || len(masks) == 0 {
+		scatterBlockGo(o, ldo, masks, b, ldb, cols, scale)
+		return
+	}
 	var any uint8
 	for _, m := range masks {
 		any |= m
@@ -25,5 +33,9 @@ func checkScatterBlock(o []float64, ldo int, masks []uint8, b []float64, ldb, co
 	if any != 0 {
 		top := 7 - bits.LeadingZeros8(any)
 		_, _ = b[top*ldb+cols-1], scale[top]
+	}
+	kernel(&o[0], ldo, &masks[0], len(masks), &b[0], ldb, blocks, &scale[0])
+	if blocks < cols {
+		scatterBlockGo(o[blocks:], ldo, masks, b[blocks:], ldb, cols-blocks, scale)
 	}
 }
