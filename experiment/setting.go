@@ -3,7 +3,6 @@ package experiment
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
@@ -190,7 +189,7 @@ func withGraphSettings(base []settingRecord) []settingRecord {
 }
 
 // graphSetting returns the record of gs, a setting of package graph's
-// catalogue. Its title is the catalogue's (else its name in words). A setting with a model of its
+// catalogue, whose title it takes. A setting with a model of its
 // own (own) is built on split number k with seed k, so that each split of
 // the grid draws its own structural split or classes; the others evaluate
 // the classification model on the shift drawn with NoiseSeed, as the
@@ -200,9 +199,6 @@ func withGraphSettings(base []settingRecord) []settingRecord {
 // have no label it was trained to predict.
 func graphSetting(gs graph.Setting, own bool) settingRecord {
 	r := settingRecord{name: gs.Name, title: gs.Title}
-	if r.title == "" {
-		r.title = strings.ReplaceAll(gs.Name, "_", " ")
-	}
 	apply := func(d *Dataset, split graph.Split, seed uint64) (*graph.Shifted, error) {
 		return gs.Apply(d.Graph, split, graph.ShiftOptions{Seed: seed, LeftOut: d.LeftOut})
 	}

@@ -71,7 +71,7 @@ type Setting struct {
 	// Name is the setting's stable lower_snake name.
 	Name string
 	// Title is its name in prose and table captions ("Bernoulli noise, p =
-	// 0.05, isolated"); empty, the name's words stand in.
+	// 0.05, isolated"); every registered setting has one of its own.
 	Title string
 	// Doc is a one-line description.
 	Doc string
