@@ -163,7 +163,7 @@ func (c *config) done(g *graph.Graph) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", c.name, err)
 	}
-	return &Model{name: c.name, g: g, classes: g.NumClasses, schedule: c.schedule, seeding: c.seeding, fam: fam}, nil
+	return &Model{name: c.name, g: g, classes: g.NumClasses, schedule: c.schedule, seeding: c.seeding, fam: fam, recipe: c.recipe(fam)}, nil
 }
 
 // The random streams of a model: stream k of init i of seed s is

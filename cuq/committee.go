@@ -175,7 +175,7 @@ func (c *Committee) Members() []*Model { return c.members }
 // refuses a committee whose members were never trained.
 func (c *Committee) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 	o := newFitOptions(opts)
-	hist := &History{Reason: EarlyStopping}
+	hist := &History{Reason: EarlyStopping, Shared: true}
 	early := 0
 	for k, model := range c.members {
 		member := k + 1
@@ -194,6 +194,7 @@ func (c *Committee) Fit(split graph.Split, opts ...FitOption) (*History, error) 
 				hist.Epochs = append(hist.Epochs, e)
 			}
 			hist.BestEpoch = max(hist.BestEpoch, h.BestEpoch)
+			hist.Shared = hist.Shared && h.Shared
 		}
 		if err != nil {
 			hist.Reason = Interrupted

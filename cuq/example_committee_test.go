@@ -76,3 +76,35 @@ func ExamplePrediction_TemperatureScaled() {
 	// same accuracy: true
 	// measures: [TU LC]
 }
+
+// A GCN, its MC-dropout reading and an ensemble whose first member is the
+// same GCN train that GCN once when they share a TrainingCache.
+func ExampleTrainingCache() {
+	g, _ := datasets.CSBM(300, 3).Homophily(0.9).Features(8).FeatureSignal(2).Seed(1).Done()
+	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.8))
+	cache := cuq.NewTrainingCache(64 << 20)
+	for _, b := range []cuq.ClassifierBuilder{cuq.GCN(), cuq.MCDropoutGCN(), cuq.Ensemble(cuq.GCN(), 3)} {
+		c, err := b.Classifier(g)
+		if err != nil {
+			panic(err)
+		}
+		hist, err := c.Fit(split, cuq.MaxEpochs(100), cuq.ShareTrainings(cache))
+		if err != nil {
+			panic(err)
+		}
+		shared := []bool{hist.Shared}
+		if hist.Members != nil {
+			shared = shared[:0]
+			for _, m := range hist.Members {
+				shared = append(shared, m.Shared)
+			}
+		}
+		fmt.Println(c.Name(), "took its training from the cache:", shared)
+	}
+	fmt.Println("trainings run:", cache.Len())
+	// Output:
+	// GCN took its training from the cache: [false]
+	// MC-Dropout-GCN took its training from the cache: [true]
+	// Ensemble-GCN took its training from the cache: [true false false]
+	// trainings run: 3
+}

@@ -1,6 +1,7 @@
 package cuq
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 
@@ -23,6 +24,7 @@ type Model struct {
 	schedule Schedule // Fit's when given none
 	seeding  Seeding
 	fam      family
+	recipe   [sha256.Size]byte // what training reads of the configuration (config.recipe)
 
 	trained bool
 	stepper *trainer // state of Step

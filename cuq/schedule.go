@@ -76,6 +76,7 @@ type fitOptions struct {
 	onEpoch   func(EpochStats)
 	schedule  *Schedule // nil: the model's own
 	maxEpochs int       // > 0: replaces the schedule's MaxEpochs
+	share     *TrainingCache
 }
 
 // resolve returns the schedule Fit runs: o's Schedule, else own, with
@@ -91,10 +92,10 @@ func (o fitOptions) resolve(own Schedule) Schedule {
 	return s
 }
 
-// forward returns the options that pass o's schedule and cap on to the
-// members of a committee or the base of an energy model.
+// forward returns the options that pass o's schedule, cap and training
+// cache on to the members of a committee or the base of an energy model.
 func (o fitOptions) forward() []FitOption {
-	var opts []FitOption
+	opts := []FitOption{ShareTrainings(o.share)}
 	if o.schedule != nil {
 		opts = append(opts, *o.schedule)
 	}

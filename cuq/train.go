@@ -82,6 +82,10 @@ type History struct {
 	// Members holds the history of each member of a committee, in order;
 	// nil for a single model (see Committee.Fit).
 	Members []*History
+	// Shared is true when Fit did not train but took the state and the
+	// history of the same training from a TrainingCache; for a committee,
+	// when every member did.
+	Shared bool
 }
 
 // WarmupEpochs returns the number of warm-up epochs in h.Epochs.
@@ -123,7 +127,9 @@ func (h *History) TrainEpochs() int { return len(h.Epochs) - h.WarmupEpochs() }
 // steps, which are the reference implementation's). A run whose validation cross entropy is never finite (a
 // learning rate far too large, say) is an error naming the last evaluated
 // epoch and its loss, as is a run too short for a single evaluation: the
-// model is then left untrained. GKDE computes its evidence instead.
+// model is then left untrained. GKDE computes its evidence instead. With
+// ShareTrainings, a model whose training was already done through the
+// cache takes its state instead of training.
 func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 	o := newFitOptions(opts)
 	s := o.resolve(m.schedule)
@@ -131,7 +137,15 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 		if err := s.Check(); err != nil {
 			return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
 		}
+		if o.share != nil && m.base == nil {
+			return o.share.fit(o.ctx, m.trainingKey(split, s), m, func() (*History, error) { return m.fit(split, s, o) })
+		}
 	}
+	return m.fit(split, s, o)
+}
+
+// fit is Fit with the schedule s resolved, without sharing.
+func (m *Model) fit(split graph.Split, s Schedule, o fitOptions) (*History, error) {
 	tr, err := m.newTrainer(split, s)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/experiment/cluster"
 )
 
@@ -19,7 +20,8 @@ type execution struct {
 	todo      []Job             // the jobs to run, in run order
 	damagedAt map[string]string // damaged record files by job path
 	loader    *datasetCache
-	queue     *claimQueue // nil: no claims
+	trainings *cuq.TrainingCache // shared among the workers
+	queue     *claimQueue        // nil: no claims
 
 	mu      sync.Mutex // guards sum, done, handed and unsaved, and serialises events
 	sum     *Summary
@@ -69,7 +71,7 @@ func (x *execution) work(ctx, runCtx context.Context) {
 		}
 		x.report(Event{Kind: Started, Job: j})
 		start := time.Now()
-		err = x.g.runOne(ctx, x.loader, j, c)
+		err = x.g.runOne(ctx, x.loader, x.trainings, j, c)
 		elapsed := time.Since(start)
 		var save *saveError
 		if errors.As(err, &save) {

@@ -31,6 +31,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/experiment/cluster"
 )
@@ -490,6 +491,7 @@ func (g *Grid) prepare(ctx context.Context, spec *Spec, x *execution) (release f
 	}
 	x.sum.PreviousGrid = previous
 	x.loader = &datasetCache{dir: g.dataDir, memory: g.memory, loaded: map[string]*Dataset{}}
+	x.trainings = cuq.NewTrainingCache(sharedTrainingsBudget)
 	for _, j := range x.todo {
 		if err := x.loader.load(ctx, j.Dataset); err != nil {
 			release()
@@ -541,9 +543,13 @@ func (g *Grid) prepareOut(spec *Spec) (previous string, release func(), err erro
 	return g.own(spec)
 }
 
-// runOrder orders jobs for running: dataset by dataset as given, and within
-// a dataset split by split and init by init, every model of a run before
-// the next run. The canonical order (Jobs) is model by model; the models'
+// runOrder orders jobs for running: dataset by dataset as given, within a
+// dataset split by split and init by init, every model of a run before the
+// next run, and within a run the clean graph's models first, then each
+// setting's own models, so that the models that share a training (the
+// grid's GCN, MC dropout, the energy scores and the first member of the
+// GCN ensemble; see cuq.TrainingCache) run close together. The canonical
+// order (Jobs) is model by model; the models'
 // costs differ several times over (APPNP trains for thousands of epochs on
 // the Amazon graphs, GKDE does not train), so running it in that order
 // would make a progress estimate extrapolate from the slowest or fastest
@@ -560,7 +566,7 @@ func runOrder(jobs []Job) []Job {
 	ordered := slices.Clone(jobs)
 	slices.SortStableFunc(ordered, func(a, b Job) int {
 		return cmp.Or(cmp.Compare(datasetRank[a.Dataset], datasetRank[b.Dataset]),
-			cmp.Compare(a.Split, b.Split), cmp.Compare(a.Init, b.Init))
+			cmp.Compare(a.Split, b.Split), cmp.Compare(a.Init, b.Init), cmp.Compare(a.Trained, b.Trained))
 	})
 	return ordered
 }
@@ -623,11 +629,12 @@ func (c *datasetCache) load(ctx context.Context, name string) error {
 	}
 }
 
-// runOne runs the job on its (cached) dataset and writes its record. With
+// runOne runs the job on its (cached) dataset, sharing trainings with the
+// grid's other jobs through trainings, and writes its record. With
 // a claim c it renews c while the job runs, abandons the job (with an
 // error wrapping cluster.ErrLost) when c passes to another worker, and
 // releases c at the end.
-func (g *Grid) runOne(ctx context.Context, datasets *datasetCache, j Job, c *cluster.Claim) error {
+func (g *Grid) runOne(ctx context.Context, datasets *datasetCache, trainings *cuq.TrainingCache, j Job, c *cluster.Claim) error {
 	if c != nil {
 		defer c.Release()
 		var stop func()
@@ -638,7 +645,7 @@ func (g *Grid) runOne(ctx context.Context, datasets *datasetCache, j Job, c *clu
 	if err != nil {
 		return err
 	}
-	rec, err := RunJob(ctx, d, j, RunOptions{MaxEpochs: g.maxEpochs, IndependentDropout: g.independentDropout})
+	rec, err := RunJob(ctx, d, j, RunOptions{MaxEpochs: g.maxEpochs, IndependentDropout: g.independentDropout, Trainings: trainings})
 	if cause := context.Cause(ctx); err != nil && errors.Is(cause, cluster.ErrLost) {
 		return fmt.Errorf("experiment: %v: %w", j, cause)
 	}
@@ -655,6 +662,12 @@ func (g *Grid) runOne(ctx context.Context, datasets *datasetCache, j Job, c *clu
 	}
 	return nil
 }
+
+// sharedTrainingsBudget is the memory a grid gives the trainings its jobs
+// share (cuq.TrainingCache): 256 MiB holds the trainings of a run (a split
+// and init) of every model on CoraML, whose first layers are the largest
+// of the shared datasets' (2,879 features × 64), several times over.
+const sharedTrainingsBudget = 256 << 20
 
 // saveError is the error of a job whose record could not be written.
 type saveError struct{ err error }

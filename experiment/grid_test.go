@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -335,6 +337,8 @@ func TestRunCancel(t *testing.T) {
 	}
 }
 
+// A grid runs split by split, and within a split every model's clean
+// training before the settings' own trainings.
 func TestRunGoesSplitBySplit(t *testing.T) {
 	var started []string
 	_, err := tinyGrid(t, t.TempDir(), APPNP, GKDE).Progress(func(e Event) {
@@ -353,8 +357,8 @@ func TestRunGoesSplitBySplit(t *testing.T) {
 		return j.Path()
 	}
 	want := []string{
-		job(APPNP, 1, false), job(APPNP, 1, true), job(GKDE, 1, false), job(GKDE, 1, true),
-		job(APPNP, 2, false), job(APPNP, 2, true), job(GKDE, 2, false), job(GKDE, 2, true),
+		job(APPNP, 1, false), job(GKDE, 1, false), job(APPNP, 1, true), job(GKDE, 1, true),
+		job(APPNP, 2, false), job(GKDE, 2, false), job(APPNP, 2, true), job(GKDE, 2, true),
 	}
 	if !slices.Equal(started, want) {
 		t.Errorf("jobs started in the order\n%s\nwant\n%s", strings.Join(started, "\n"), strings.Join(want, "\n"))
@@ -396,5 +400,44 @@ func TestIndependentDropout(t *testing.T) {
 	}
 	if before.Results["classification"].ARC["TU"][50] == after.Results["classification"].ARC["TU"][50] && before.BestEpoch == after.BestEpoch {
 		t.Error("the run trained alike with the reference's and the split's dropout stream")
+	}
+}
+
+// The grid's models on one GCN share its training: a grid of GCN,
+// MC-Dropout-GCN, Energy-GCN and Ensemble-GCN trains the GCN of each split
+// once, and every record holds what the job alone, without sharing, gives.
+func TestGridSharesTrainings(t *testing.T) {
+	var models []Model
+	for _, name := range []string{"gcn", "mcd_gcn", "energy", "ens_gcn"} {
+		m, err := ParseModel(name)
+		must(t, err)
+		models = append(models, m)
+	}
+	out := t.TempDir()
+	d := tinyDataset(t, "Tiny")
+	_, err := tinyGrid(t, out, models...).Dataset(d).Settings(Classification, GaussianNoise).Workers(2).Run(context.Background())
+	must(t, err)
+	for split := 1; split <= 2; split++ {
+		shared := 0
+		for _, m := range models {
+			j := Job{Dataset: "Tiny", Model: m, Split: split, Init: 1, Settings: []Setting{Classification, GaussianNoise}}
+			got, err := ReadRecord(filepath.Join(out, j.Path()))
+			must(t, err)
+			alone, err := RunJob(context.Background(), d, j, RunOptions{MaxEpochs: 8})
+			must(t, err)
+			shared += got.SharedTrainings
+			if alone.SharedTrainings != 0 {
+				t.Errorf("%v alone shared %d trainings", j, alone.SharedTrainings)
+			}
+			g, _ := json.Marshal(got.Results)
+			a, _ := json.Marshal(alone.Results)
+			if got.Epochs != alone.Epochs || got.BestEpoch != alone.BestEpoch || got.ValAccuracy != alone.ValAccuracy || !bytes.Equal(g, a) {
+				t.Errorf("%v: the grid's record differs from the job's alone (epochs %d and %d, best %d and %d)",
+					j, got.Epochs, alone.Epochs, got.BestEpoch, alone.BestEpoch)
+			}
+		}
+		if shared != 3 {
+			t.Errorf("split %d: the grid shared %d trainings, want 3 (MC dropout's, the energy score's, the ensemble's first member's)", split, shared)
+		}
 	}
 }

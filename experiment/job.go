@@ -95,6 +95,10 @@ type RunOptions struct {
 	// its split (Grid.IndependentDropout); false draws the reference's,
 	// the same on every split.
 	IndependentDropout bool
+	// Trainings, when set, shares trainings with the other jobs run with
+	// it (cuq.ShareTrainings): a model whose training another job already
+	// did takes its trained state, bit for bit what it would have trained.
+	Trainings *cuq.TrainingCache
 }
 
 // RunJob trains the job's model on d and evaluates it in the job's
@@ -148,7 +152,7 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	rec := &Record{
 		Dataset: j.Dataset, Model: j.Model.Key(), Split: j.Split, Init: j.Init, MaxEpochs: o.MaxEpochs, IndependentDropout: o.IndependentDropout,
 		Epochs: len(hist.Epochs), BestEpoch: hist.BestEpoch, TrainSeconds: time.Since(start).Seconds(),
-		Results: map[string]*Result{},
+		SharedTrainings: sharedTrainings(hist), Results: map[string]*Result{},
 	}
 	rec.setTrained(j.Trained)
 	start = time.Now()
@@ -175,6 +179,21 @@ func RunJob(ctx context.Context, d *Dataset, j Job, o RunOptions) (*Record, erro
 	return rec, nil
 }
 
+// sharedTrainings counts the trainings of h taken from another job: its
+// members' for a committee, else 0 or 1.
+func sharedTrainings(h *cuq.History) int {
+	n := 0
+	for _, m := range h.Members {
+		if m.Shared {
+			n++
+		}
+	}
+	if h.Members == nil && h.Shared {
+		n = 1
+	}
+	return n
+}
+
 // dropoutStream returns the stream of job j's dropout masks: its split's
 // with o.IndependentDropout, else 0, the reference's.
 func (o RunOptions) dropoutStream(j Job) uint64 {
@@ -191,7 +210,7 @@ func (j Job) fit(ctx context.Context, d *Dataset, g *graph.Graph, train graph.Sp
 	if err != nil {
 		return nil, nil, err
 	}
-	fitOpts := []cuq.FitOption{Schedule(d.Name, model, o.MaxEpochs), cuq.WithContext(ctx)}
+	fitOpts := []cuq.FitOption{Schedule(d.Name, model, o.MaxEpochs), cuq.WithContext(ctx), cuq.ShareTrainings(o.Trainings)}
 	if o.OnEpoch != nil {
 		fitOpts = append(fitOpts, cuq.OnEpoch(o.OnEpoch))
 	}

@@ -39,7 +39,12 @@ type Record struct {
 	Epochs             int     `json:"epochs"` // training epochs run, warm-up included
 	BestEpoch          int     `json:"best_epoch"`
 	TrainSeconds       float64 `json:"train_seconds"`
-	EvalSeconds        float64 `json:"eval_seconds"`
+	// SharedTrainings counts the trainings the job took from another job
+	// of its grid instead of running them (RunOptions.Trainings): 1 for a
+	// model whose training was shared, the shared members of a committee.
+	// TrainSeconds then is the time the job itself took.
+	SharedTrainings int     `json:"shared_trainings,omitempty"`
+	EvalSeconds     float64 `json:"eval_seconds"`
 	// ValAccuracy is the model's accuracy on the validation nodes of the
 	// graph it trained on; ValChance, for a model whose training ended by
 	// early stopping (not GKDE, which does not train, nor a run cut by
