@@ -664,10 +664,12 @@ func (g *Grid) runOne(ctx context.Context, datasets *datasetCache, trainings *cu
 }
 
 // sharedTrainingsBudget is the memory a grid gives the trainings its jobs
-// share (cuq.TrainingCache): 256 MiB holds the trainings of a run (a split
-// and init) of every model on CoraML, whose first layers are the largest
-// of the shared datasets' (2,879 features × 64), several times over.
-const sharedTrainingsBudget = 256 << 20
+// share (cuq.TrainingCache). A training takes 1.5 MB on CoraML (its first
+// layer, 2,879 features × 64, and its history), so 64 MiB holds about 40:
+// more than run order (runOrder) puts between the models of one network,
+// while a grid whose trainings are not shared (the paper's) grows by no
+// more than that.
+const sharedTrainingsBudget = 64 << 20
 
 // saveError is the error of a job whose record could not be written.
 type saveError struct{ err error }
