@@ -13,16 +13,18 @@ import (
 )
 
 // A TrainingCache lets models that train alike share one training. Fit
-// with ShareTrainings(c) trains a model only if no model with the same
-// training has been fitted through c: otherwise it gives the model the
+// with ShareTrainings(c) trains a fresh model only if no model with the
+// same training has been fitted through c: otherwise it gives the model the
 // trained State of the first (Model.SetState) and a copy of its History,
 // marked Shared, without running an epoch. A model that can share is then
 // bit for bit the model it would have been after training.
 //
 // Two trainings are the same when the models' configurations agree in
 // everything that training reads (Model.Fit): the family and its layers,
-// dropout, seeding, the DropEdge rate, the resolved Schedule, and the
-// contents of the graph and of the split's training and validation nodes.
+// dropout, seeding, the DropEdge rate, the resolved Schedule, the initial
+// parameters, and the contents of the graph and of the split's training
+// and validation nodes. A model fitted, stepped or given a state before
+// (whose training goes on from there) trains as without a cache.
 // Names and what only prediction reads (MC dropout's and DropEdge's numbers
 // of samples, say) do not count, so the grid's GCN, MC-Dropout-GCN, the
 // post-hoc energy scores on a GCN and the first member of Ensemble-GCN
@@ -170,11 +172,15 @@ func (c *TrainingCache) evict() {
 	}
 }
 
-// trainingKey is the digest of everything m's Fit on split with schedule s
-// reads: m's recipe (see config.recipe), its graph's contents, and the
-// split's training and validation nodes.
+// trainingKey is the digest of everything the Fit of a fresh model m on
+// split with schedule s reads: m's recipe (see config.recipe), its
+// parameters' and buffers' values (changed, perhaps, through
+// Model.Parameters), its graph's contents, and the split's training and
+// validation nodes. The random streams are the recipe's seeding's, since a
+// fresh model has drawn nothing from them.
 func (m *Model) trainingKey(split graph.Split, s Schedule) [sha256.Size]byte {
-	return digest.Sum(m.recipe, s, m.g, split.Train, split.Val)
+	flows, others := m.fam.params()
+	return digest.Sum(m.recipe, s, snapshot(append(flows, others...)), snapshot(m.buffers()), m.g, split.Train, split.Val)
 }
 
 // recipe returns the digest of what training reads of c for a model of

@@ -91,7 +91,8 @@ func TestShareTrainingsAmongModelsOfOneGCN(t *testing.T) {
 }
 
 // A model that trains otherwise does not share: another DropEdge rate,
-// dropout, init, schedule, split or graph each trains anew.
+// dropout, init, schedule, split or graph each trains anew, as do a second
+// Fit of a trained model and a model whose parameters were changed.
 func TestShareTrainingsKeepsOtherTrainingsApart(t *testing.T) {
 	g, split := smallGraph(t)
 	cache := cuq.NewTrainingCache(1 << 30)
@@ -125,8 +126,19 @@ func TestShareTrainingsKeepsOtherTrainingsApart(t *testing.T) {
 			t.Errorf("%s: shared the training of another model", name)
 		}
 	}
-	if n := cache.Len(); n != 2+len(cases) {
-		t.Errorf("the cache holds %d trainings, want %d", n, 2+len(cases))
+	again := must(cuq.GCN().Done(g))
+	fitShared(t, again, split, cache)
+	if h := fitShared(t, again, split, cache); h.Shared {
+		t.Error("a second Fit of a trained model took the cache's training instead of training on")
+	}
+	edited := must(cuq.GCN().Done(g))
+	_, others := edited.Parameters()
+	others[0].Data.Data[0] += 0.5
+	if h := fitShared(t, edited, split, cache); h.Shared {
+		t.Error("a model whose parameters were changed before Fit shared the training of the unchanged one")
+	}
+	if n := cache.Len(); n != 3+len(cases) {
+		t.Errorf("the cache holds %d trainings, want %d", n, 3+len(cases))
 	}
 }
 

@@ -128,8 +128,9 @@ func (h *History) TrainEpochs() int { return len(h.Epochs) - h.WarmupEpochs() }
 // learning rate far too large, say) is an error naming the last evaluated
 // epoch and its loss, as is a run too short for a single evaluation: the
 // model is then left untrained. GKDE computes its evidence instead. With
-// ShareTrainings, a model whose training was already done through the
-// cache takes its state instead of training.
+// ShareTrainings, a fresh model (neither fitted, stepped nor given a
+// state) whose training was already done through the cache takes its
+// state instead of training.
 func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 	o := newFitOptions(opts)
 	s := o.resolve(m.schedule)
@@ -137,7 +138,7 @@ func (m *Model) Fit(split graph.Split, opts ...FitOption) (*History, error) {
 		if err := s.Check(); err != nil {
 			return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
 		}
-		if o.share != nil && m.base == nil {
+		if o.share != nil && m.base == nil && !m.trained && m.stepper == nil {
 			return o.share.fit(o.ctx, m.trainingKey(split, s), m, func() (*History, error) { return m.fit(split, s, o) })
 		}
 	}
