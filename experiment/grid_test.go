@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -405,7 +406,8 @@ func TestIndependentDropout(t *testing.T) {
 
 // The grid's models on one GCN share its training: a grid of GCN,
 // MC-Dropout-GCN, Energy-GCN and Ensemble-GCN trains the GCN of each split
-// once, and every record holds what the job alone, without sharing, gives.
+// once, every record holds what the job alone, without sharing, gives,
+// and the report's runs table counts the trainings taken.
 func TestGridSharesTrainings(t *testing.T) {
 	var models []Model
 	for _, name := range []string{"gcn", "mcd_gcn", "energy", "ens_gcn"} {
@@ -439,5 +441,20 @@ func TestGridSharesTrainings(t *testing.T) {
 		if shared != 3 {
 			t.Errorf("split %d: the grid shared %d trainings, want 3 (MC dropout's, the energy score's, the ensemble's first member's)", split, shared)
 		}
+	}
+	res, err := Collect(out)
+	must(t, err)
+	runs, err := res.RunTable()
+	must(t, err)
+	// Which of the models running at once trains the GCN is a race; the
+	// number of trainings taken is not.
+	last, total := len(runs.Header)-1, 0
+	for _, row := range runs.Rows {
+		n, err := strconv.Atoi(row[last])
+		must(t, err)
+		total += n
+	}
+	if runs.Header[last] != "Shared trainings" || total != 6 {
+		t.Errorf("the runs table's last column %q sums to %d, want Shared trainings summing to 6", runs.Header[last], total)
 	}
 }

@@ -186,12 +186,14 @@ func percent(m reftables.Metric) string {
 // RunTable summarises the training runs per dataset, model and graph
 // (clean or leave-out classes): runs, the runs whose training collapsed
 // (Record.Collapsed; "–" when the records predate it), mean epochs, mean
-// and total training seconds.
+// and total training seconds, and, when some job took a training from
+// another (Record.SharedTrainings), how many trainings were taken: their
+// jobs' seconds are the time the jobs themselves took.
 func (res *Results) RunTable() (*chart.Table, error) {
 	type agg struct {
-		runs, known   int
-		collapsed     []string
-		epochs, train float64
+		runs, known, shared int
+		collapsed           []string
+		epochs, train       float64
 	}
 	type key struct {
 		ds      string
@@ -212,6 +214,7 @@ func (res *Results) RunTable() (*chart.Table, error) {
 		a.runs++
 		a.epochs += float64(r.Epochs)
 		a.train += r.TrainSeconds
+		a.shared += r.SharedTrainings
 		if r.ValChance > 0 {
 			a.known++
 		}
@@ -238,12 +241,25 @@ func (res *Results) RunTable() (*chart.Table, error) {
 				if len(a.collapsed) > 0 {
 					collapsed += ": " + strings.Join(a.collapsed, ", ")
 				}
-				rows = append(rows, []string{ds, m.String(), graph, strconv.Itoa(a.runs), collapsed,
-					fmt.Sprintf("%.1f", a.epochs/float64(a.runs)), fmt.Sprintf("%.2f", a.train/float64(a.runs)), fmt.Sprintf("%.1f", a.train)})
+				row := []string{ds, m.String(), graph, strconv.Itoa(a.runs), collapsed,
+					fmt.Sprintf("%.1f", a.epochs/float64(a.runs)), fmt.Sprintf("%.2f", a.train/float64(a.runs)), fmt.Sprintf("%.1f", a.train)}
+				rows = append(rows, append(row, strconv.Itoa(a.shared)))
 			}
 		}
 	}
-	return chart.NewTable("Training runs", []string{"Dataset", "Model", "Graph", "Runs", "Collapsed", "Mean epochs", "Mean train s", "Total train s"}, rows)
+	header := []string{"Dataset", "Model", "Graph", "Runs", "Collapsed", "Mean epochs", "Mean train s", "Total train s", "Shared trainings"}
+	if !res.sharedTrainings() {
+		header = header[:len(header)-1]
+		for k := range rows {
+			rows[k] = rows[k][:len(header)]
+		}
+	}
+	return chart.NewTable("Training runs", header, rows)
+}
+
+// sharedTrainings reports whether some job took a training from another.
+func (res *Results) sharedTrainings() bool {
+	return slices.ContainsFunc(res.Records, func(r *Record) bool { return r.SharedTrainings > 0 })
 }
 
 // Report returns the grid's report as a page: the accuracy-rejection
@@ -294,8 +310,14 @@ func (res *Results) Report() (*chart.Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.AddSection("Runs", fmt.Sprintf("Collapsed: the runs whose trained model's validation accuracy is below "+
-		"chance + %g·(100%% − chance), chance being the share of the most frequent class among the validation nodes.", eval.CollapseMargin))
+	runs := fmt.Sprintf("Collapsed: the runs whose trained model's validation accuracy is below "+
+		"chance + %g·(100%% − chance), chance being the share of the most frequent class among the validation nodes.", eval.CollapseMargin)
+	if res.sharedTrainings() {
+		runs += " Shared trainings: the trainings a job took from another job of the grid that trained the same network " +
+			"(the GCN of MC dropout, of the energy scores and of an ensemble's first member), bit for bit what it would have trained; " +
+			"those jobs' seconds are their own, without the training."
+	}
+	p.AddSection("Runs", runs)
 	p.AddTables(t)
 	return p, nil
 }
