@@ -26,8 +26,12 @@ type Results struct {
 	// Datasets in table order: the paper's datasets in the paper's order,
 	// then others in order of appearance.
 	Datasets []string
-	// Models present, in the paper's order.
+	// Models are the paper's models present, in the paper's order: those of
+	// the paper's tables and figure.
 	Models []Model
+	// Present lists every model with records, in the catalogue's order
+	// (the paper's first).
+	Present []Model
 	// Rows of id_ood.csv, datasets × models (pairs without records left
 	// out).
 	Rows []reftables.IDOODRow
@@ -266,11 +270,12 @@ func Aggregate(records []*Record) (*Results, error) {
 	}
 	out := &Results{Records: sorted, Curves: map[string]map[string]map[Model]eval.CurveStat{}}
 	out.Datasets = tableOrder(dsSeen)
-	for _, m := range AllModels {
+	for m := range numModels {
 		if models[m] {
-			out.Models = append(out.Models, m)
+			out.Present = append(out.Present, m)
 		}
 	}
+	out.Models = slices.DeleteFunc(slices.Clone(out.Present), func(m Model) bool { return !m.record().paper })
 	for _, ds := range out.Datasets {
 		for _, m := range out.Models {
 			row, found, err := out.idoodRow(ds, m, results)

@@ -444,6 +444,10 @@ func TestGridSharesTrainings(t *testing.T) {
 	}
 	res, err := Collect(out)
 	must(t, err)
+	inCatalogue := slices.Sorted(slices.Values(models))
+	if !slices.Equal(res.Present, inCatalogue) || len(res.Models) != 0 {
+		t.Errorf("results of models %v (present %v), want none of the paper's and %v present", res.Models, res.Present, inCatalogue)
+	}
 	runs, err := res.RunTable()
 	must(t, err)
 	// Which of the models running at once trains the GCN is a race; the

@@ -266,8 +266,8 @@ func (res *Results) sharedTrainings() bool {
 // figure, the OOD-detection tables of every dataset and setting with the
 // paper's numbers beside ours, and the training runs.
 func (res *Results) Report() (*chart.Page, error) {
-	names := make([]string, len(res.Models))
-	for i, m := range res.Models {
+	names := make([]string, len(res.Present))
+	for i, m := range res.Present {
 		names[i] = m.String()
 	}
 	p := chart.NewPage("CUQ-GNN experiment grid")

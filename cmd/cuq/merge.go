@@ -22,6 +22,6 @@ func runMerge(o *outputs, stdout, _ io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%d records of %d datasets and %d models: tables in %s/tables, report %s/report.html\n",
-		len(o.res.Records), len(o.res.Datasets), len(o.res.Models), o.out, o.out)
+		len(o.res.Records), len(o.res.Datasets), len(o.res.Present), o.out, o.out)
 	return nil
 }
