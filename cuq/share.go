@@ -23,14 +23,14 @@ import (
 // everything that training reads (Model.Fit): the family and its layers,
 // dropout, seeding, the DropEdge rate, the resolved Schedule, the initial
 // parameters, and the contents of the graph and of the split's training
-// and validation nodes. A model fitted, stepped or given a state before
-// (whose training goes on from there) trains as without a cache.
-// Names and what only prediction reads (MC dropout's and DropEdge's numbers
-// of samples, say) do not count, so the grid's GCN, MC-Dropout-GCN, the
-// post-hoc energy scores on a GCN and the first member of Ensemble-GCN
-// train once per split and init. Only the key, a SHA-256 digest of all of
-// this, decides; digesting a graph reads its features and adjacency once
-// per Fit (about 40 ms on Amazon Computers).
+// and validation nodes. Names and what only prediction reads (MC
+// dropout's and DropEdge's numbers of samples, say) do not count, so the
+// grid's GCN, MC-Dropout-GCN, the post-hoc energy scores on a GCN and the
+// first member of Ensemble-GCN train once per split and init. Only the
+// key, a SHA-256 digest of all of this, decides; computing it reads the
+// graph's features and adjacency once per Fit. A model fitted, stepped or
+// given a state before (whose training goes on from there) trains as
+// without a cache.
 //
 // Fits of the same training running at once wait for the first, which
 // trains; if it fails, the next one trains. A TrainingCache keeps the most
@@ -101,8 +101,11 @@ func (c *TrainingCache) fit(ctx context.Context, key [sha256.Size]byte, m *Model
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		if !e.ok {
-			continue // the training failed: the next Fit trains
+		if !e.ok { // the training failed: the next Fit trains
+			c.mu.Lock()
+			c.drop(key, e)
+			c.mu.Unlock()
+			continue
 		}
 		if err := m.SetState(e.state); err != nil {
 			return nil, fmt.Errorf("cuq: %s: a shared training does not fit: %w", m.name, err)
@@ -115,33 +118,38 @@ func (c *TrainingCache) fit(ctx context.Context, key [sha256.Size]byte, m *Model
 
 // own trains m as the first Fit of key and stores the outcome, or drops
 // the entry when training fails.
-func (c *TrainingCache) own(key [sha256.Size]byte, e *sharedTraining, m *Model, train func() (*History, error)) (hist *History, err error) {
-	defer func() {
-		c.mu.Lock()
-		if e.ok {
-			c.evict()
-		} else if c.entries[key] == e {
-			delete(c.entries, key)
-		}
-		c.mu.Unlock()
-		close(e.done)
-	}()
-	if hist, err = train(); err != nil {
-		return hist, err
+func (c *TrainingCache) own(key [sha256.Size]byte, e *sharedTraining, m *Model, train func() (*History, error)) (*History, error) {
+	defer close(e.done)
+	hist, err := train()
+	var state State
+	if err == nil {
+		state, err = m.State()
 	}
-	if e.state, err = m.State(); err != nil {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		c.drop(key, e)
 		return hist, err
 	}
 	h := *hist
 	h.Epochs = slices.Clone(hist.Epochs)
-	e.hist, e.ok = &h, true
+	e.state, e.hist, e.ok = state, &h, true
 	e.bytes = int64(len(h.Epochs)) * int64(unsafe.Sizeof(EpochStats{}))
-	for _, part := range [][][]float64{e.state.Params, e.state.Buffers, {e.state.LogPrior}} {
+	for _, part := range [][][]float64{state.Params, state.Buffers, {state.LogPrior}} {
 		for _, v := range part {
 			e.bytes += 8 * int64(len(v))
 		}
 	}
+	c.evict()
 	return hist, nil
+}
+
+// drop removes the unfinished entry e of key, unless another has taken its
+// place; c.mu is held.
+func (c *TrainingCache) drop(key [sha256.Size]byte, e *sharedTraining) {
+	if c.entries[key] == e {
+		delete(c.entries, key)
+	}
 }
 
 // touch marks e as used now; c.mu is held.
