@@ -222,6 +222,11 @@ func (res *Results) RunTable() (*chart.Table, error) {
 			a.collapsed = append(a.collapsed, fmt.Sprintf("split %d init %d (validation %.1f%%, chance %.1f%%)", r.Split, r.Init, 100*r.ValAccuracy, 100*r.ValChance))
 		}
 	}
+	header := []string{"Dataset", "Model", "Graph", "Runs", "Collapsed", "Mean epochs", "Mean train s", "Total train s"}
+	shared := res.sharedTrainings()
+	if shared {
+		header = append(header, "Shared trainings")
+	}
 	var rows [][]string
 	for _, ds := range res.Datasets {
 		for m := range numModels {
@@ -243,15 +248,11 @@ func (res *Results) RunTable() (*chart.Table, error) {
 				}
 				row := []string{ds, m.String(), graph, strconv.Itoa(a.runs), collapsed,
 					fmt.Sprintf("%.1f", a.epochs/float64(a.runs)), fmt.Sprintf("%.2f", a.train/float64(a.runs)), fmt.Sprintf("%.1f", a.train)}
-				rows = append(rows, append(row, strconv.Itoa(a.shared)))
+				if shared {
+					row = append(row, strconv.Itoa(a.shared))
+				}
+				rows = append(rows, row)
 			}
-		}
-	}
-	header := []string{"Dataset", "Model", "Graph", "Runs", "Collapsed", "Mean epochs", "Mean train s", "Total train s", "Shared trainings"}
-	if !res.sharedTrainings() {
-		header = header[:len(header)-1]
-		for k := range rows {
-			rows[k] = rows[k][:len(header)]
 		}
 	}
 	return chart.NewTable("Training runs", header, rows)
