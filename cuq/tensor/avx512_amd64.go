@@ -19,6 +19,9 @@ func binarySum512(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bi
 func spmmRow64(o, val *float64, ind *int, nnz int, b *float64, ldb int)
 
 //go:noescape
+func scatterBlock512(o *float64, ldo int, masks *uint32, nj int, b *float64, ldb, cols int, scale *float64)
+
+//go:noescape
 func gemm8x16(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)
 
 // gemmRows8 is gemmRows4 for a block of eight rows: it adds the leading

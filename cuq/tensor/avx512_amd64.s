@@ -271,3 +271,79 @@ boneloop:
 bdone:
 	VZEROUPPER
 	RET
+
+// func scatterBlock512(o *float64, ldo int, masks *uint32, nj int, b *float64, ldb, cols int, scale *float64)
+//
+// scatterBlockAVX with 64-column blocks: for each j < nj with masks[j] ≠ 0
+// and each 64-column block of the first cols (a multiple of 64), the block
+// of row j of o in Z1–Z8, then for every set bit r of masks[j], lowest
+// first, o += scale[r]·b[r·ldb + …], one fused multiply-add per element,
+// then stored.
+TEXT ·scatterBlock512(SB), NOSPLIT, $0-64
+	MOVQ o+0(FP), DI
+	MOVQ ldo+8(FP), R8
+	SHLQ $3, R8
+	MOVQ masks+16(FP), SI
+	MOVQ nj+24(FP), R9
+	MOVQ b+32(FP), R10
+	MOVQ ldb+40(FP), R11
+	SHLQ $3, R11
+	MOVQ cols+48(FP), CX
+	MOVQ scale+56(FP), BX
+
+zrow:
+	TESTQ   R9, R9
+	JZ      zdone
+	MOVLQZX (SI), DX
+	TESTQ   DX, DX
+	JZ      znext
+	XORQ    AX, AX
+
+zblock:
+	VMOVUPD (DI)(AX*8), Z1
+	VMOVUPD 64(DI)(AX*8), Z2
+	VMOVUPD 128(DI)(AX*8), Z3
+	VMOVUPD 192(DI)(AX*8), Z4
+	VMOVUPD 256(DI)(AX*8), Z5
+	VMOVUPD 320(DI)(AX*8), Z6
+	VMOVUPD 384(DI)(AX*8), Z7
+	VMOVUPD 448(DI)(AX*8), Z8
+	MOVLQZX (SI), DX
+
+zbit:
+	BSFQ         DX, R12
+	BTRQ         R12, DX
+	VBROADCASTSD (BX)(R12*8), Z0
+	IMULQ        R11, R12
+	ADDQ         R10, R12
+	VFMADD231PD  (R12)(AX*8), Z0, Z1
+	VFMADD231PD  64(R12)(AX*8), Z0, Z2
+	VFMADD231PD  128(R12)(AX*8), Z0, Z3
+	VFMADD231PD  192(R12)(AX*8), Z0, Z4
+	VFMADD231PD  256(R12)(AX*8), Z0, Z5
+	VFMADD231PD  320(R12)(AX*8), Z0, Z6
+	VFMADD231PD  384(R12)(AX*8), Z0, Z7
+	VFMADD231PD  448(R12)(AX*8), Z0, Z8
+	TESTQ        DX, DX
+	JNZ          zbit
+	VMOVUPD      Z1, (DI)(AX*8)
+	VMOVUPD      Z2, 64(DI)(AX*8)
+	VMOVUPD      Z3, 128(DI)(AX*8)
+	VMOVUPD      Z4, 192(DI)(AX*8)
+	VMOVUPD      Z5, 256(DI)(AX*8)
+	VMOVUPD      Z6, 320(DI)(AX*8)
+	VMOVUPD      Z7, 384(DI)(AX*8)
+	VMOVUPD      Z8, 448(DI)(AX*8)
+	ADDQ         $64, AX
+	CMPQ         AX, CX
+	JLT          zblock
+
+znext:
+	ADDQ R8, DI
+	ADDQ $4, SI
+	DECQ R9
+	JMP  zrow
+
+zdone:
+	VZEROUPPER
+	RET

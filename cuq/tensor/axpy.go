@@ -24,14 +24,14 @@ func axpyGo(o, b []float64, v float64) {
 
 // scatterRows is the number of rows of b that one pass of scatterBlock
 // adds: bit r of a mask selects row r.
-const scatterRows = 8
+const scatterRows = 32
 
 // scatterBlockGo adds the rows of b that masks select to the rows of o:
 // o[j·ldo + c] += scale[r]·b[r·ldb + c] for every j < len(masks), every set
 // bit r of masks[j], lowest first, and c < cols, one fused multiply-add
 // (madd) per term. Each row of o is loaded and stored once per eight
 // columns, whatever the number of its bits.
-func scatterBlockGo(o []float64, ldo int, masks []uint8, b []float64, ldb, cols int, scale []float64) {
+func scatterBlockGo(o []float64, ldo int, masks []uint32, b []float64, ldb, cols int, scale []float64) {
 	for j, mask := range masks {
 		if mask == 0 {
 			continue
@@ -42,7 +42,7 @@ func scatterBlockGo(o []float64, ldo int, masks []uint8, b []float64, ldb, cols 
 			r := row[c : c+8]
 			s0, s1, s2, s3, s4, s5, s6, s7 := r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
 			for m := mask; m != 0; m &= m - 1 {
-				k := bits.TrailingZeros8(m)
+				k := bits.TrailingZeros32(m)
 				v, e := scale[k], b[k*ldb+c:k*ldb+c+8]
 				s0, s1, s2, s3 = madd(v, e[0], s0), madd(v, e[1], s1), madd(v, e[2], s2), madd(v, e[3], s3)
 				s4, s5, s6, s7 = madd(v, e[4], s4), madd(v, e[5], s5), madd(v, e[6], s6), madd(v, e[7], s7)
@@ -52,7 +52,7 @@ func scatterBlockGo(o []float64, ldo int, masks []uint8, b []float64, ldb, cols 
 		for ; c < cols; c++ {
 			acc := row[c]
 			for m := mask; m != 0; m &= m - 1 {
-				k := bits.TrailingZeros8(m)
+				k := bits.TrailingZeros32(m)
 				acc = madd(scale[k], b[k*ldb+c], acc)
 			}
 			row[c] = acc

@@ -20,7 +20,7 @@ func axpy4AVX(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
 func axpyAVX(o, b *float64, n int, v float64)
 
 //go:noescape
-func scatterBlockAVX(o *float64, ldo int, masks *uint8, nj int, b *float64, ldb, cols int, scale *float64)
+func scatterBlockAVX(o *float64, ldo int, masks *uint32, nj int, b *float64, ldb, cols int, scale *float64)
 
 // axpy4 computes o[j] += v0·b0[j] + v1·b1[j] + v2·b2[j] + v3·b3[j] for
 // j < len(o); the b slices must be at least as long as o. With AVX2 every
@@ -60,13 +60,21 @@ func axpy(o, b []float64, v float64) {
 }
 
 // scatterBlock adds the rows of b that masks select to the rows of o, as
-// scatterBlockGo: with AVX2 the leading 32-column blocks of each row of o
-// stay in eight registers while its bits add their rows of b; the
+// scatterBlockGo: the leading 64-column blocks of each row of o stay in
+// eight AVX-512 registers while its bits add their rows of b (with
+// AVX-512), the next 32-column blocks in eight AVX2 registers, and the
 // remaining columns are Go's.
-func scatterBlock(o []float64, ldo int, masks []uint8, b []float64, ldb, cols int, scale []float64) {
+func scatterBlock(o []float64, ldo int, masks []uint32, b []float64, ldb, cols int, scale []float64) {
 	if !useAVX {
 		scatterBlockGo(o, ldo, masks, b, ldb, cols, scale)
 		return
+	}
+	if c64 := cols &^ 63; useAVX512 && c64 > 0 {
+		scatterBlockWith(scatterBlock512, 64, o, ldo, masks, b, ldb, c64, scale)
+		if c64 == cols {
+			return
+		}
+		o, b, cols = o[c64:], b[c64:], cols-c64
 	}
 	scatterBlockWith(scatterBlockAVX, 32, o, ldo, masks, b, ldb, cols, scale)
 }

@@ -571,7 +571,7 @@ browsdone:
 	VZEROUPPER
 	RET
 
-// func scatterBlockAVX(o *float64, ldo int, masks *uint8, nj int, b *float64, ldb, cols int, scale *float64)
+// func scatterBlockAVX(o *float64, ldo int, masks *uint32, nj int, b *float64, ldb, cols int, scale *float64)
 // For each j < nj with masks[j] ≠ 0 and each 32-column block of the first
 // cols (a multiple of 32): the block of row j of o in Y1–Y8, then for
 // every set bit r of masks[j], lowest first, o += scale[r]·b[r·ldb + …],
@@ -591,7 +591,7 @@ TEXT ·scatterBlockAVX(SB), NOSPLIT, $0-64
 brow:
 	TESTQ   R9, R9
 	JZ      bdone
-	MOVBQZX (SI), DX
+	MOVLQZX (SI), DX
 	TESTQ   DX, DX
 	JZ      bnext
 	XORQ    AX, AX
@@ -605,7 +605,7 @@ bblock:
 	VMOVUPD 160(DI)(AX*8), Y6
 	VMOVUPD 192(DI)(AX*8), Y7
 	VMOVUPD 224(DI)(AX*8), Y8
-	MOVBQZX (SI), DX
+	MOVLQZX (SI), DX
 
 bbit:
 	BSFQ         DX, R12
@@ -637,7 +637,7 @@ bbit:
 
 bnext:
 	ADDQ R8, DI
-	INCQ SI
+	ADDQ $4, SI
 	DECQ R9
 	JMP  brow
 

@@ -17,7 +17,7 @@ func spmmRow8NEON(o, val *float64, ind *int, nnz int, b *float64, ldb int)
 func gemm4x8NEON(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)
 
 //go:noescape
-func scatterBlockNEON(o *float64, ldo int, masks *uint8, nj int, b *float64, ldb, cols int, scale *float64)
+func scatterBlockNEON(o *float64, ldo int, masks *uint32, nj int, b *float64, ldb, cols int, scale *float64)
 
 //go:noescape
 func binarySumNEON(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
@@ -42,7 +42,7 @@ func axpy(o, b []float64, v float64) { axpyGo(o, b, v) }
 // scatterBlockGo: with NEON the leading 8-column blocks of each row of o
 // stay in four registers while its bits add their rows of b; the
 // remaining columns are Go's.
-func scatterBlock(o []float64, ldo int, masks []uint8, b []float64, ldb, cols int, scale []float64) {
+func scatterBlock(o []float64, ldo int, masks []uint32, b []float64, ldb, cols int, scale []float64) {
 	if !useNEON {
 		scatterBlockGo(o, ldo, masks, b, ldb, cols, scale)
 		return

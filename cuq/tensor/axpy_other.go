@@ -8,7 +8,7 @@ func axpy4(o, b0, b1, b2, b3 []float64, v0, v1, v2, v3 float64) {
 
 func axpy(o, b []float64, v float64) { axpyGo(o, b, v) }
 
-func scatterBlock(o []float64, ldo int, masks []uint8, b []float64, ldb, cols int, scale []float64) {
+func scatterBlock(o []float64, ldo int, masks []uint32, b []float64, ldb, cols int, scale []float64) {
 	scatterBlockGo(o, ldo, masks, b, ldb, cols, scale)
 }
 

@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -31,9 +30,13 @@ import (
 // product, skips the zeros of X and keeps the dense product's bits (see
 // TMulTo).
 type ScaledBinary struct {
-	x      *Dense
-	scale  []float64
-	pat    []uint8 // rows × chunks: the bits b_{i,4c..4c+3} of row i at [i·chunks + c]
+	x     *Dense
+	scale []float64
+	pat   []uint8 // rows × chunks: the bits b_{i,4c..4c+3} of row i at [i·chunks + c]
+	// masks holds X's non-zeros for TMulTo, column by column in blocks of
+	// scatterRows rows: bit r of masks[k·cols + j] is set when
+	// x_{k·scatterRows + r, j} ≠ 0.
+	masks  []uint32
 	chunks int
 	nnz    int // the non-zeros of X
 }
@@ -50,7 +53,9 @@ const binarySlice = 32
 // otherwise. x is not copied: do not modify it afterwards.
 func NewScaledBinary(x *Dense) (s *ScaledBinary, ok bool) {
 	chunks := (x.Cols + binaryChunk - 1) / binaryChunk
-	s = &ScaledBinary{x: x, scale: make([]float64, x.Rows), pat: make([]uint8, x.Rows*chunks), chunks: chunks}
+	blocks := (x.Rows + scatterRows - 1) / scatterRows
+	s = &ScaledBinary{x: x, scale: make([]float64, x.Rows), pat: make([]uint8, x.Rows*chunks), chunks: chunks,
+		masks: make([]uint32, blocks*x.Cols)}
 	for i := 0; i < x.Rows; i++ {
 		row, pat := x.Row(i), s.pat[i*chunks:(i+1)*chunks]
 		for j, v := range row {
@@ -64,6 +69,7 @@ func NewScaledBinary(x *Dense) (s *ScaledBinary, ok bool) {
 				return nil, false
 			}
 			pat[j/binaryChunk] |= 1 << (j % binaryChunk)
+			s.masks[i/scatterRows*x.Cols+j] |= 1 << (i % scatterRows)
 			s.nnz++
 		}
 	}
@@ -104,7 +110,7 @@ func (s *ScaledBinary) MulAddRowTo(dst, b *Dense, r []float64) {
 // chain of the dense product MulTo(dst, X, true, b, false) without its
 // zero terms, which add nothing, so the result has the dense product's
 // bits whenever b is finite, in a third of its multiply-adds at Amazon's
-// 35% density. The rows of X go eight at a time: each row j of dst is
+// 35% density. The rows of X go 32 at a time: each row j of dst is
 // loaded and stored once per block, and the block's rows with x_ij ≠ 0
 // add s_i·b_i to it in between (docs/records/performance.md measures it
 // on every kernel path). The rows of dst are split among the workers. It
@@ -118,35 +124,15 @@ func (s *ScaledBinary) TMulTo(dst, b *Dense) {
 	if m == 0 {
 		return
 	}
-	// The workers split the chunks, and so the rows of dst. For each block
-	// of scatterRows rows of X, masks[j] holds bit r where x_{i0+r, j} ≠ 0,
-	// the patterns of a chunk's four columns transposed at once.
-	ParallelFor(s.chunks, s.nnz*m, func(lo, hi int) {
-		jlo, jhi := lo*binaryChunk, min(hi*binaryChunk, dst.Rows)
-		masks := make([]uint8, (hi-lo)*binaryChunk)
-		for i0 := 0; i0 < s.x.Rows; i0 += scatterRows {
+	// The workers split the rows of dst.
+	cols := s.x.Cols
+	ParallelFor(cols, s.nnz*m, func(jlo, jhi int) {
+		for i0, k := 0, 0; i0 < s.x.Rows; i0, k = i0+scatterRows, k+1 {
 			i1 := min(i0+scatterRows, s.x.Rows)
-			for c := lo; c < hi; c++ {
-				var word uint32
-				for i := i0; i < i1; i++ {
-					word |= nibbleBytes[s.pat[i*s.chunks+c]] << (i - i0)
-				}
-				binary.LittleEndian.PutUint32(masks[(c-lo)*binaryChunk:], word)
-			}
-			scatterBlock(dst.Data[jlo*m:jhi*m], m, masks[:jhi-jlo], b.Data[i0*m:i1*m], m, m, s.scale[i0:i1])
+			scatterBlock(dst.Data[jlo*m:jhi*m], m, s.masks[k*cols+jlo:k*cols+jhi], b.Data[i0*m:i1*m], m, m, s.scale[i0:i1])
 		}
 	})
 }
-
-// nibbleBytes[p] holds bit k of the 4-bit pattern p in bit 0 of byte k.
-var nibbleBytes = func() (t [16]uint32) {
-	for p := range t {
-		for k := range binaryChunk {
-			t[p] |= uint32(p>>k&1) << (8 * k)
-		}
-	}
-	return t
-}()
 
 // mul computes dst = X·b plus the row r (none when nil), a slice of
 // binarySlice columns at a time; a last slice that is narrower is computed

@@ -150,7 +150,7 @@ func TestScaledBinaryTransposedBits(t *testing.T) {
 		t.Fatal("not recognised")
 	}
 	forEachKernelSet(t, func(t *testing.T) {
-		for _, m := range []int{1, 3, 4, 5, 16, 17, 64, 70} {
+		for _, m := range []int{1, 3, 4, 5, 16, 17, 64, 70, 96, 135} {
 			g := randomDense(rng, 301, m)
 			got := randomDense(rng, 767, m)
 			sb.TMulTo(got, g)

@@ -161,7 +161,7 @@ gemmstore:
 	VST1	[V12.D2, V13.D2, V14.D2, V15.D2], (R10)
 	RET
 
-// func scatterBlockNEON(o *float64, ldo int, masks *uint8, nj int, b *float64, ldb, cols int, scale *float64)
+// func scatterBlockNEON(o *float64, ldo int, masks *uint32, nj int, b *float64, ldb, cols int, scale *float64)
 // For each j < nj with masks[j] ≠ 0 and each 8-column block of the first
 // cols (a multiple of 8): the block of row j of o in V0–V3, then for every
 // set bit r of masks[j], lowest first, o = fma(scale[r], b[r·ldb + …], o),
@@ -180,14 +180,14 @@ TEXT ·scatterBlockNEON(SB), NOSPLIT, $0-64
 
 blockrow:
 	CBZ	R3, blockdone
-	MOVBU	(R2), R8
+	MOVWU	(R2), R8
 	CBZ	R8, blocknext
 	MOVD	$0, R9
 
 blockcols:
 	ADD	R9<<3, R0, R10
 	VLD1	(R10), [V0.D2, V1.D2, V2.D2, V3.D2]
-	MOVBU	(R2), R8
+	MOVWU	(R2), R8
 
 blockbit:
 	RBIT	R8, R11
@@ -213,7 +213,7 @@ blockbit:
 
 blocknext:
 	ADD	R1, R0
-	ADD	$1, R2
+	ADD	$4, R2
 	SUB	$1, R3
 	B	blockrow
 

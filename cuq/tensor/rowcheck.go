@@ -18,20 +18,20 @@ func checkRowIndices(ind []int, rows int) {
 // the leading columns in blocks of width (a power of two), its bounds
 // checked here, and scatterBlockGo the remaining columns; with no whole
 // block, scatterBlockGo all of them.
-func scatterBlockWith(kernel func(o *float64, ldo int, masks *uint8, nj int, b *float64, ldb, cols int, scale *float64),
-	width int, o []float64, ldo int, masks []uint8, b []float64, ldb, cols int, scale []float64) {
+func scatterBlockWith(kernel func(o *float64, ldo int, masks *uint32, nj int, b *float64, ldb, cols int, scale *float64),
+	width int, o []float64, ldo int, masks []uint32, b []float64, ldb, cols int, scale []float64) {
 	blocks := cols &^ (width - 1)
 	if blocks == 0 || len(masks) == 0 {
 		scatterBlockGo(o, ldo, masks, b, ldb, cols, scale)
 		return
 	}
-	var any uint8
+	var any uint32
 	for _, m := range masks {
 		any |= m
 	}
 	_ = o[(len(masks)-1)*ldo+cols-1]
 	if any != 0 {
-		top := 7 - bits.LeadingZeros8(any)
+		top := 31 - bits.LeadingZeros32(any)
 		_, _ = b[top*ldb+cols-1], scale[top]
 	}
 	kernel(&o[0], ldo, &masks[0], len(masks), &b[0], ldb, blocks, &scale[0])
