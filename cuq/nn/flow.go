@@ -63,6 +63,9 @@ func (f *RadialFlows) Params() []*ad.Value { return []*ad.Value{f.X0, f.A, f.B} 
 // and gradients.
 const lanes = 8
 
+// allLanes lists the lanes of a block in order.
+var allLanes = [lanes]int{0, 1, 2, 3, 4, 5, 6, 7}
+
 // chunkNodes is the number of nodes (a multiple of lanes) whose parameter
 // gradients are summed together before the chunks' sums are added in
 // chunk order: the order of every sum is fixed by the node indices alone,
@@ -95,7 +98,7 @@ func (f *RadialFlows) LogDensity(t *ad.Tape, z *ad.Value) *ad.Value {
 					c++
 					continue
 				}
-				f.forwardBlock(work, c, s, &res, nil)
+				f.forwardBlock(work, c, s, &res, nil, allLanes[:m])
 				for k := 0; k < m; k++ {
 					out.Data[(i0+k)*C+c] = logDensity(D, res.sq[k], res.produ[k], res.prodq[k])
 				}
@@ -164,48 +167,84 @@ func (f *RadialFlows) recordSize() int { return (f.Dim + 2) * lanes }
 // float64's range) give Σ_l log|det_l| at two logarithms per chain instead
 // of two per layer. When rec is not nil, layer l records its input, r and
 // h at rec[l·recordSize():].
-func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blockResult, rec []float64) {
+//
+// The assembly kernels compute all eight lanes. The portable code computes
+// the lanes listed in active (the others keep undefined values) and runs
+// them layer by layer, so that the square roots and divisions of different
+// lanes, which do not depend on each other, overlap in the processor
+// instead of each lane's chain waiting on its own.
+func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blockResult, rec []float64, active []int) {
 	if f.forwardKernel(zt, c, s, res, rec) {
 		return
 	}
 	D, C, R := f.Dim, f.Classes, f.recordSize()
-	for k := 0; k < lanes; k++ {
-		pu, pq := 1.0, 1.0
+	var small [64]float64
+	buf := small[:0]
+	if 2*D <= len(small) {
+		buf = small[:2*D]
+	} else {
+		buf = make([]float64, 2*D)
+	}
+	za, zb := buf[:D], buf[D:2*D]
+	for p := 0; p < len(active); p += 2 {
+		// Two lanes at a time, so that the processor overlaps their
+		// square roots and divisions; a last odd lane is computed twice.
+		ka, kb := active[p], active[min(p+1, len(active)-1)]
+		for j := range za {
+			za[j], zb[j] = zt[lanes*j+ka], zt[lanes*j+kb]
+		}
+		pua, pqa, pub, pqb := 1.0, 1.0, 1.0, 1.0
 		for l := 0; l < f.Layers; l++ {
 			idx := l*C + c
 			x0 := f.X0.Data.Data[idx*D : (idx+1)*D]
-			var part [4]float64
-			for j := range x0 {
-				d := zt[lanes*j+k] - x0[j]
-				if j < 4 {
-					part[j] = d * d
-				} else {
-					part[j%4] = math.FMA(d, d, part[j%4])
+			x0, zb := x0[:len(za)], zb[:len(za)]
+			// d·d and fma(d, d, 0) are the same number, so every partial
+			// sum can start from zero.
+			var a0, a1, a2, a3, b0, b1, b2, b3 float64
+			j := 0
+			for ; j+4 <= len(za); j += 4 {
+				d0, d1, d2, d3 := za[j]-x0[j], za[j+1]-x0[j+1], za[j+2]-x0[j+2], za[j+3]-x0[j+3]
+				a0, a1, a2, a3 = math.FMA(d0, d0, a0), math.FMA(d1, d1, a1), math.FMA(d2, d2, a2), math.FMA(d3, d3, a3)
+				d0, d1, d2, d3 = zb[j]-x0[j], zb[j+1]-x0[j+1], zb[j+2]-x0[j+2], zb[j+3]-x0[j+3]
+				b0, b1, b2, b3 = math.FMA(d0, d0, b0), math.FMA(d1, d1, b1), math.FMA(d2, d2, b2), math.FMA(d3, d3, b3)
+			}
+			for t := 0; j+t < len(za); t++ {
+				da, db := za[j+t]-x0[j+t], zb[j+t]-x0[j+t]
+				switch t {
+				case 0:
+					a0, b0 = math.FMA(da, da, a0), math.FMA(db, db, b0)
+				case 1:
+					a1, b1 = math.FMA(da, da, a1), math.FMA(db, db, b1)
+				default:
+					a2, b2 = math.FMA(da, da, a2), math.FMA(db, db, b2)
 				}
 			}
-			r := math.Sqrt((part[0] + part[1]) + (part[2] + part[3]))
-			h := 1 / (s.a[idx] + r)
-			u := float64(s.b[idx] * h)
-			pu *= 1 + u
-			pq *= (1 + u) - float64(u*h*r)
+			ra, rb := math.Sqrt((a0+a1)+(a2+a3)), math.Sqrt((b0+b1)+(b2+b3))
+			ha, hb := 1/(s.a[idx]+ra), 1/(s.a[idx]+rb)
+			ua, ub := float64(s.b[idx]*ha), float64(s.b[idx]*hb)
+			pua, pub = pua*(1+ua), pub*(1+ub)
+			pqa, pqb = pqa*((1+ua)-float64(ua*ha*ra)), pqb*((1+ub)-float64(ub*hb*rb))
 			if rec != nil {
 				layer := rec[l*R : (l+1)*R]
-				for j := range x0 {
-					layer[lanes*j+k] = zt[lanes*j+k]
+				for j := range za {
+					layer[lanes*j+ka], layer[lanes*j+kb] = za[j], zb[j]
 				}
-				layer[lanes*D+k], layer[lanes*(D+1)+k] = r, h
+				layer[lanes*D+ka], layer[lanes*(D+1)+ka] = ra, ha
+				layer[lanes*D+kb], layer[lanes*(D+1)+kb] = rb, hb
 			}
-			for j := range x0 {
-				zj := zt[lanes*j+k]
-				zt[lanes*j+k] = math.FMA(zj-x0[j], u, zj)
+			for j, x := range x0 {
+				va, vb := za[j], zb[j]
+				za[j], zb[j] = math.FMA(va-x, ua, va), math.FMA(vb-x, ub, vb)
 			}
 		}
-		sq := 0.0
-		for j := 0; j < D; j++ {
-			v := zt[lanes*j+k]
-			sq = math.FMA(v, v, sq)
+		sqa, sqb := 0.0, 0.0
+		for j := range za {
+			va, vb := za[j], zb[j]
+			sqa, sqb = math.FMA(va, va, sqa), math.FMA(vb, vb, sqb)
+			zt[lanes*j+ka], zt[lanes*j+kb] = va, vb
 		}
-		res.produ[k], res.prodq[k], res.sq[k] = pu, pq, sq
+		res.produ[ka], res.prodq[ka], res.sq[ka] = pua, pqa, sqa
+		res.produ[kb], res.prodq[kb], res.sq[kb] = pub, pqb, sqb
 	}
 }
 
@@ -241,6 +280,7 @@ func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tens
 		zt, work, gz := make([]float64, lanes*D), make([]float64, lanes*D), make([]float64, lanes*D)
 		rec := make([]float64, L*f.recordSize())
 		var res blockResult
+		var activeBuf [lanes]int
 		for ch := lo; ch < hi; ch++ {
 			for i0 := ch * chunkNodes; i0 < min(n, (ch+1)*chunkNodes); i0 += lanes {
 				m := min(lanes, n-i0)
@@ -250,17 +290,19 @@ func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tens
 				transposeBlock(zt, z, i0)
 				for c := 0; c < C; c++ {
 					var gi [lanes]float64
-					any := false
+					active := activeBuf[:0]
 					for k := 0; k < m; k++ {
 						gi[k] = g.Data[(i0+k)*C+c]
-						any = any || gi[k] != 0
+						if gi[k] != 0 {
+							active = append(active, k)
+						}
 					}
-					if !any {
+					if len(active) == 0 {
 						continue
 					}
 					copy(work, zt)
-					f.forwardBlock(work, c, s, &res, rec)
-					f.backwardBlock(rec, work, &gi, c, s, gz, acc)
+					f.forwardBlock(work, c, s, &res, rec, active)
+					f.backwardBlock(rec, work, &gi, c, s, gz, acc, active)
 					if grads[0] == nil {
 						continue
 					}
@@ -322,7 +364,7 @@ func hasGradient(g *tensor.Dense, i, count int) bool {
 // by forwardBlock in rec and ending in zL (lane layout), with output
 // gradients gi: it writes each lane's gradient with respect to its chain
 // input into gz and adds the parameter gradients to acc. Lanes whose gi is
-// zero are left out: their gz is undefined and acc does not change, so a
+// zero are left out (active lists the others, in order): their gz is undefined and acc does not change, so a
 // non-finite chain that no gradient needs cannot reach the sums. Per lane
 // and layer, from the last to the first, with d = in − x₀, u = b·h and
 // q = u − (u·h)·r, starting from gz = −gi·z_L:
@@ -333,54 +375,85 @@ func hasGradient(g *tensor.Dense, i, count int) bool {
 //	gd_j = fma(d_j, g_r/r, u·gz_j)  (g_r/r taken as 0 unless r > 0)
 //	gz_j += gd_j,  ∂x₀_j −= gd_j
 //	∂a′ += (g_a − g_b)·σ(a′),  ∂b′ += g_b·σ(b′)
-func (f *RadialFlows) backwardBlock(rec, zL []float64, gi *[lanes]float64, c int, s layerScalars, gz []float64, acc laneGrads) {
+func (f *RadialFlows) backwardBlock(rec, zL []float64, gi *[lanes]float64, c int, s layerScalars, gz []float64, acc laneGrads, active []int) {
 	if f.backwardKernel(rec, zL, gi, c, s, gz, acc) {
 		return
 	}
 	D, C, R := f.Dim, f.Classes, f.recordSize()
-	for k, g := range gi {
-		if g == 0 {
-			continue
-		}
-		ng := 0 - g
-		for j := 0; j < D; j++ {
-			gz[lanes*j+k] = zL[lanes*j+k] * ng
+	var small [64]float64
+	buf := small[:0]
+	if 2*D <= len(small) {
+		buf = small[:2*D]
+	} else {
+		buf = make([]float64, 2*D)
+	}
+	gza, gzb := buf[:D], buf[D:2*D]
+	for p := 0; p < len(active); p += 2 {
+		// Two lanes at a time, as in forwardBlock; a last odd lane is
+		// computed twice and its gradients added once.
+		ka, kb := active[p], active[min(p+1, len(active)-1)]
+		pair := ka != kb
+		for j := range gza {
+			gza[j], gzb[j] = zL[lanes*j+ka]*(0-gi[ka]), zL[lanes*j+kb]*(0-gi[kb])
 		}
 		for l := f.Layers - 1; l >= 0; l-- {
 			idx := l*C + c
 			x0 := f.X0.Data.Data[idx*D : (idx+1)*D]
 			layer := rec[l*R : (l+1)*R]
-			r, h, b := layer[lanes*D+k], layer[lanes*(D+1)+k], s.b[idx]
-			u := float64(b * h)
-			q := u - float64(u*h*r)
-			var even, odd float64
-			for j := range x0 {
-				d := layer[lanes*j+k] - x0[j]
+			x0, gzb := x0[:len(gza)], gzb[:len(gza)]
+			var evenA, oddA, evenB, oddB float64 // Σ d_j gz_j over even and odd j
+			for j := 0; j < len(gza); j++ {
+				da, db := layer[lanes*j+ka]-x0[j], layer[lanes*j+kb]-x0[j]
 				if j%2 == 0 {
-					even = math.FMA(d, gz[lanes*j+k], even)
+					evenA, evenB = math.FMA(da, gza[j], evenA), math.FMA(db, gzb[j], evenB)
 				} else {
-					odd = math.FMA(d, gz[lanes*j+k], odd)
+					oddA, oddB = math.FMA(da, gza[j], oddA), math.FMA(db, gzb[j], oddB)
 				}
 			}
-			gu := (even + odd) + float64(g*float64(D-1))/(1+u)
-			gq := g / (1 + q)
-			h2 := h * h
-			gb := float64(gu*h) + float64(gq*(h-float64(h2*r)))
-			gh := float64(gu*b) + float64(gq*(b-float64((b+b)*h*r)))
-			gr := (0 - float64(gq*b*h*h)) - float64(gh*h*h)
-			ga := 0 - float64(gh*h*h)
-			acc.a[idx*lanes+k] = float64((ga-gb)*s.sigA[idx]) + acc.a[idx*lanes+k]
-			acc.b[idx*lanes+k] = float64(gb*s.sigB[idx]) + acc.b[idx*lanes+k]
-			scale := 0.0
-			if r > 0 {
-				scale = gr / r
+			ua, scaleA := f.layerGradients(layer, ka, idx, gi[ka], evenA+oddA, s, acc)
+			ub, scaleB := ua, scaleA
+			if pair {
+				ub, scaleB = f.layerGradients(layer, kb, idx, gi[kb], evenB+oddB, s, acc)
 			}
 			ax := acc.x0[idx*D*lanes:]
-			for j := range x0 {
-				gd := math.FMA(layer[lanes*j+k]-x0[j], scale, float64(u*gz[lanes*j+k]))
-				gz[lanes*j+k] += gd
-				ax[lanes*j+k] -= gd
+			for j, x := range x0 {
+				gda := math.FMA(layer[lanes*j+ka]-x, scaleA, float64(ua*gza[j]))
+				gdb := math.FMA(layer[lanes*j+kb]-x, scaleB, float64(ub*gzb[j]))
+				gza[j] += gda
+				gzb[j] += gdb
+				ax[lanes*j+ka] -= gda
+				if pair {
+					ax[lanes*j+kb] -= gdb
+				}
 			}
 		}
+		for j := range gza {
+			gz[lanes*j+ka], gz[lanes*j+kb] = gza[j], gzb[j]
+		}
 	}
+}
+
+// layerGradients computes, for lane k of a block at the layer and class
+// idx recorded in layer, with output gradient g and dot = Σ_j d_j gz_j
+// (the even and the odd j summed apart, then added), the terms of
+// backwardBlock: it adds ∂a′ and ∂b′ to acc and returns u and the factor
+// g_r/r of d_j in gd_j.
+func (f *RadialFlows) layerGradients(layer []float64, k, idx int, g, dot float64, s layerScalars, acc laneGrads) (u, scale float64) {
+	D := f.Dim
+	r, h, b := layer[lanes*D+k], layer[lanes*(D+1)+k], s.b[idx]
+	u = float64(b * h)
+	q := u - float64(u*h*r)
+	gu := dot + float64(g*float64(D-1))/(1+u)
+	gq := g / (1 + q)
+	h2 := h * h
+	gb := float64(gu*h) + float64(gq*(h-float64(h2*r)))
+	gh := float64(gu*b) + float64(gq*(b-float64((b+b)*h*r)))
+	gr := (0 - float64(gq*b*h*h)) - float64(gh*h*h)
+	ga := 0 - float64(gh*h*h)
+	acc.a[idx*lanes+k] = float64((ga-gb)*s.sigA[idx]) + acc.a[idx*lanes+k]
+	acc.b[idx*lanes+k] = float64(gb*s.sigB[idx]) + acc.b[idx*lanes+k]
+	if r > 0 {
+		scale = gr / r
+	}
+	return u, scale
 }

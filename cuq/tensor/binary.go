@@ -220,22 +220,31 @@ func (s *ScaledBinary) sumRows(o []float64, ldo, lo, hi int, tables, bias []floa
 	if binarySumKernel(o, ldo, s.pat[lo*s.chunks:hi*s.chunks], s.chunks, tables, s.scale[lo:hi], bias) {
 		return
 	}
-	// Eight columns at a time, their sums held in registers over all of
-	// the row's chunks; each sum adds the chunks in order, as the kernels'.
 	const entry = binarySlice
 	for i := lo; i < hi; i++ {
 		pat := s.pat[i*s.chunks : (i+1)*s.chunks]
 		row := o[(i-lo)*ldo : (i-lo)*ldo+entry]
 		for g := 0; g < entry; g += 8 {
-			var a0, a1, a2, a3, a4, a5, a6, a7 float64
-			for c, p := range pat {
-				e := tables[(c*16+int(p))*entry+g : (c*16+int(p))*entry+g+8]
-				a0, a1, a2, a3 = a0+e[0], a1+e[1], a2+e[2], a3+e[3]
-				a4, a5, a6, a7 = a4+e[4], a5+e[5], a6+e[6], a7+e[7]
-			}
+			a := sumChunks8(tables[g:], pat)
 			r, b, si := row[g:g+8], bias[g:g+8], s.scale[i]
-			r[0], r[1], r[2], r[3] = math.FMA(si, a0, b[0]), math.FMA(si, a1, b[1]), math.FMA(si, a2, b[2]), math.FMA(si, a3, b[3])
-			r[4], r[5], r[6], r[7] = math.FMA(si, a4, b[4]), math.FMA(si, a5, b[5]), math.FMA(si, a6, b[6]), math.FMA(si, a7, b[7])
+			r[0], r[1], r[2], r[3] = math.FMA(si, a[0], b[0]), math.FMA(si, a[1], b[1]), math.FMA(si, a[2], b[2]), math.FMA(si, a[3], b[3])
+			r[4], r[5], r[6], r[7] = math.FMA(si, a[4], b[4]), math.FMA(si, a[5], b[5]), math.FMA(si, a[6], b[6]), math.FMA(si, a[7], b[7])
 		}
 	}
+}
+
+// sumChunks8 returns Σ_c T_c[pat[c]] for the eight columns that start at
+// tables[0], the chunks added in order starting from zero. The sums stay in
+// registers over all of the row's chunks: a function of its own, so that
+// nothing else competes for them.
+func sumChunks8(tables []float64, pat []uint8) [8]float64 {
+	const entry = binarySlice
+	var a0, a1, a2, a3, a4, a5, a6, a7 float64
+	for c, p := range pat {
+		e := tables[(c*16+int(p))*entry:]
+		e = e[:8]
+		a0, a1, a2, a3 = a0+e[0], a1+e[1], a2+e[2], a3+e[3]
+		a4, a5, a6, a7 = a4+e[4], a5+e[5], a6+e[6], a7+e[7]
+	}
+	return [8]float64{a0, a1, a2, a3, a4, a5, a6, a7}
 }
