@@ -251,8 +251,11 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 // logDensity assembles log p(z | c) = −(D/2)·log 2π − ½‖z_L‖² + Σ log|det|
 // from ‖z_L‖² and the products Π(1+u_l), Π(1+q_l) of a chain.
 func logDensity(d int, sq, produ, prodq float64) float64 {
-	return float64(-0.5*float64(d)*math.Log(2*math.Pi)) - float64(0.5*sq) + float64(float64(d-1)*math.Log(produ)) + math.Log(prodq)
+	return float64(-0.5*float64(d)*log2Pi) - float64(0.5*sq) + float64(float64(d-1)*math.Log(produ)) + math.Log(prodq)
 }
+
+// log2Pi is log 2π, computed once rather than in every logDensity.
+var log2Pi = math.Log(2 * math.Pi)
 
 // laneGrads holds one worker's per-lane accumulators of the flow parameter
 // gradients, in the lane layout: ∂x₀ of (layer, class) idx, component j,

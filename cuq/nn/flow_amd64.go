@@ -6,15 +6,16 @@ import "golang.org/x/sys/cpu"
 
 // The assembly kernels run the chains of a block of eight nodes for the
 // paper's latent size, D = 16: with AVX-512 all eight lanes at once, with
-// AVX2 and FMA four at a time (two calls per block). Both compute exactly
-// what the portable forwardBlock and backwardBlock compute.
+// AVX2 and FMA as two groups of four (the backward pass in two calls per
+// block). Both compute exactly what the portable forwardBlock and
+// backwardBlock compute.
 var (
 	flowAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 	flowAVX512 = flowAVX2 && cpu.X86.HasAVX512F
 )
 
 //go:noescape
-func radialForward4(zt, x0, a, b *float64, layers, classes int, out, rec *float64)
+func radialForward4x2(zt, x0, a, b *float64, layers, classes int, out, rec *float64)
 
 //go:noescape
 func radialForward8(zt, x0, a, b *float64, layers, classes int, out, rec *float64)
@@ -44,13 +45,7 @@ func (f *RadialFlows) forwardKernel(zt []float64, c int, s layerScalars, res *bl
 	if flowAVX512 {
 		radialForward8(&zt[0], x0, a, b, f.Layers, f.Classes, &out[0], r)
 	} else {
-		for half := 0; half < lanes; half += 4 {
-			var rh *float64
-			if rec != nil {
-				rh = &rec[half]
-			}
-			radialForward4(&zt[half], x0, a, b, f.Layers, f.Classes, &out[half], rh)
-		}
+		radialForward4x2(&zt[0], x0, a, b, f.Layers, f.Classes, &out[0], r)
 	}
 	copy(res.produ[:], out[:lanes])
 	copy(res.prodq[:], out[lanes:2*lanes])
