@@ -118,7 +118,7 @@ var errNoBuilder = errors.New("cuq: no model builder")
 type config struct {
 	name string
 	// newFamily builds the parts that set the model's kind apart on g.
-	newFamily func(c *config, g *graph.Graph, init, dropout *rand.Rand) (family, error)
+	newFamily func(c *config, g *graph.Graph, init *rand.Rand, dropout rand.Source) (family, error)
 
 	encoder    *MLPConfig
 	conv       nn.ConvConfig // PostNet: nil, the encoder feeds the head
@@ -159,7 +159,7 @@ func (c *config) done(g *graph.Graph) (*Model, error) {
 	// its own stream, so init k has the same weights on every split (as
 	// the reference, which re-seeds before each run); dropout draws from
 	// a second stream.
-	fam, err := c.newFamily(c, g, stream(c.seeding, initStream), stream(c.seeding, dropoutStream))
+	fam, err := c.newFamily(c, g, rand.New(stream(c.seeding, initStream)), stream(c.seeding, dropoutStream))
 	if err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", c.name, err)
 	}
@@ -178,13 +178,15 @@ const (
 	edgeSamplesStream        // DropEdge in Predict, anew each call
 )
 
-// stream returns random stream k of the seed and init of s.
-func stream(s Seeding, k uint64) *rand.Rand {
+// stream returns random stream k of the seed and init of s. It is a
+// *rand.PCG, not a *rand.Rand, so that ad.Dropout can draw from it on all
+// cores; rand.New of it draws the same numbers.
+func stream(s Seeding, k uint64) *rand.PCG {
 	var t uint64
 	if k != initStream {
 		t = s.Stream
 	}
-	return rand.New(rand.NewPCG(s.Seed, uint64(s.Init)+k<<32+t<<40))
+	return rand.NewPCG(s.Seed, uint64(s.Init)+k<<32+t<<40)
 }
 
 // checkPropagation checks the propagation of evidence or logits.

@@ -19,8 +19,8 @@ import (
 // decomposition gives AU and EU.
 type firstOrder struct {
 	head     logitHead
-	rng      *rand.Rand // dropout in training
-	edges    *rand.Rand // DropEdge in training
+	rng      rand.Source // dropout in training
+	edges    *rand.Rand  // DropEdge in training
 	sampling sampling
 	seeding  Seeding // of the prediction streams
 	ops      cache[nn.Operator]
@@ -35,11 +35,11 @@ type logitHead interface {
 	operator(adj *tensor.CSR) (nn.Operator, error)
 	// logits returns the N×C logits of g's nodes on t, drawing dropout
 	// from rng when t records.
-	logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value
+	logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng rand.Source) *ad.Value
 	// embed returns the N×d input of the output layer on t (the
 	// embeddings of GEBM), drawing dropout from rng when t records; logits
 	// computes it on the way.
-	embed(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value
+	embed(t *ad.Tape, g *graph.Graph, op nn.Operator, rng rand.Source) *ad.Value
 	// params returns the trainable parameters.
 	params() []*ad.Value
 	// dropout returns the dropout probability of the hidden layers.
@@ -91,7 +91,7 @@ func (s sampling) check(h logitHead) error {
 // newFirstOrder checks the builder's configuration of a first-order model
 // and draws its parameters from init: APPNP's head without a convolution,
 // a GCN head with a GCN convolution.
-func newFirstOrder(b *config, g *graph.Graph, init, dropout *rand.Rand) (family, error) {
+func newFirstOrder(b *config, g *graph.Graph, init *rand.Rand, dropout rand.Source) (family, error) {
 	var h logitHead
 	var err error
 	switch {
@@ -110,7 +110,7 @@ func newFirstOrder(b *config, g *graph.Graph, init, dropout *rand.Rand) (family,
 	if err := b.sampling.check(h); err != nil {
 		return nil, err
 	}
-	return &firstOrder{head: h, rng: dropout, edges: stream(b.seeding, edgeStream), sampling: b.sampling, seeding: b.seeding}, nil
+	return &firstOrder{head: h, rng: dropout, edges: rand.New(stream(b.seeding, edgeStream)), sampling: b.sampling, seeding: b.seeding}, nil
 }
 
 func (f *firstOrder) params() (flows, others []*ad.Value) { return nil, f.head.params() }
@@ -133,7 +133,7 @@ func (f *firstOrder) prepare(g *graph.Graph) (nn.Operator, error) {
 
 // forward computes on tape t the log-probabilities log softmax(z) on graph
 // g with operator op, one row per node.
-func (f *firstOrder) forward(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
+func (f *firstOrder) forward(t *ad.Tape, g *graph.Graph, op nn.Operator, rng rand.Source) *ad.Value {
 	return t.LogSoftmax(f.head.logits(t, g, op, rng))
 }
 
@@ -173,12 +173,11 @@ func (f *firstOrder) predict(p *Prediction) error {
 		p.Measures, err = uq.Categorical(p.Prob.Data, p.Classes)
 		return err
 	}
-	var rng *rand.Rand
+	src := stream(f.seeding, edgeSamplesStream)
 	if s.kind == mcDropout {
-		rng = stream(f.seeding, mcDropoutStream)
-	} else {
-		rng = stream(f.seeding, edgeSamplesStream)
+		src = stream(f.seeding, mcDropoutStream)
 	}
+	rng := rand.New(src) // the same draws as src
 	probs := make([][]float64, s.samples)
 	p.Logits = tensor.New(p.Graph.N, p.Classes)
 	for k := range probs {
@@ -194,7 +193,7 @@ func (f *firstOrder) predict(p *Prediction) error {
 				return err
 			}
 		}
-		z := f.head.logits(t, p.Graph, op, rng)
+		z := f.head.logits(t, p.Graph, op, src)
 		addScaled(p.Logits.Data, z.Data.Data, 1/float64(s.samples))
 		probs[k] = exp(t.LogSoftmax(z).Data).Data
 	}
@@ -294,13 +293,13 @@ func (h *appnpHead) operator(adj *tensor.CSR) (nn.Operator, error) {
 	return graph.NewPPR(graph.SymNorm(adj), h.prop.Teleport, h.prop.K)
 }
 
-func (h *appnpHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
+func (h *appnpHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng rand.Source) *ad.Value {
 	return nn.Propagate(t, op.(*graph.PPR), h.out.Forward(t, h.embed(t, g, op, rng)))
 }
 
 // embed returns the encoder's output enc(X), which does not depend on the
 // graph's edges.
-func (h *appnpHead) embed(t *ad.Tape, g *graph.Graph, _ nn.Operator, rng *rand.Rand) *ad.Value {
+func (h *appnpHead) embed(t *ad.Tape, g *graph.Graph, _ nn.Operator, rng rand.Source) *ad.Value {
 	return h.enc.forward(t, g, rng)
 }
 
@@ -366,7 +365,7 @@ func (h *gcnHead) hidden() int {
 }
 
 // logits applies the output layer to the embeddings (embed).
-func (h *gcnHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
+func (h *gcnHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng rand.Source) *ad.Value {
 	e := h.embed(t, g, op, rng)
 	if h.out != nil {
 		return h.out.Forward(t, e)
@@ -377,7 +376,7 @@ func (h *gcnHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.R
 // embed returns the input of the output layer, Dropout(BN(σ(h⁽ᴸ⁾))) for
 // the last hidden layer's output h⁽ᴸ⁾. It multiplies the (dense or
 // sparse) features by W⁽⁰⁾ as a constant input, then propagates.
-func (h *gcnHead) embed(t *ad.Tape, g *graph.Graph, op nn.Operator, rng *rand.Rand) *ad.Value {
+func (h *gcnHead) embed(t *ad.Tape, g *graph.Graph, op nn.Operator, rng rand.Source) *ad.Value {
 	adj := op.(*tensor.CSR)
 	first := h.layers[0].Lin
 	xw := (&nn.Linear{W: first.W, In: first.In, Out: first.Out}).ForwardConst(t, h.input(g.Features))
@@ -399,7 +398,7 @@ func (h *gcnHead) input(x tensor.Matrix) tensor.Matrix {
 }
 
 // between returns Dropout(BN(σ(x))) for the output x of hidden layer k.
-func (h *gcnHead) between(t *ad.Tape, k int, x *ad.Value, rng *rand.Rand) *ad.Value {
+func (h *gcnHead) between(t *ad.Tape, k int, x *ad.Value, rng rand.Source) *ad.Value {
 	x = h.act.Apply(t, x)
 	if h.norms != nil {
 		x = h.norms[k].Forward(t, x)

@@ -54,7 +54,7 @@ func (b *GKDEBuilder) Classifier(g *graph.Graph) (Classifier, error) {
 }
 
 // newKernelEstimate checks GKDE's cutoff and kernel width.
-func newKernelEstimate(c *config, _ *graph.Graph, _, _ *rand.Rand) (family, error) {
+func newKernelEstimate(c *config, _ *graph.Graph, _ *rand.Rand, _ rand.Source) (family, error) {
 	if c.gkdeCutoff < 0 || !(c.gkdeSigma > 0) {
 		return nil, fmt.Errorf("cutoff %d and sigma %v (need cutoff ≥ 0, sigma > 0)", c.gkdeCutoff, c.gkdeSigma)
 	}

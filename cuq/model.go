@@ -191,7 +191,7 @@ func newEncoder(c *MLPConfig, in int, init *rand.Rand) (*encoder, error) {
 func (e *encoder) width() int { return e.layers[len(e.layers)-1].Out }
 
 // forward encodes g's node features on t, drawing dropout from rng.
-func (e *encoder) forward(t *ad.Tape, g *graph.Graph, rng *rand.Rand) *ad.Value {
+func (e *encoder) forward(t *ad.Tape, g *graph.Graph, rng rand.Source) *ad.Value {
 	var h *ad.Value
 	for i, l := range e.layers {
 		if i == 0 {

@@ -26,7 +26,7 @@ type postNet struct {
 	prop     nn.APPNPConfig // log-linear and linear pooling
 	pruneAt  float64        // linear pooling: sparse pruned Π when > 0
 	logPrior []float64      // log p(c) from the training labels
-	rng      *rand.Rand     // dropout
+	rng      rand.Source    // dropout
 	ops      cache[*postNetOps]
 	tapes
 }
@@ -40,7 +40,7 @@ type postNetOps struct {
 
 // newPostNet checks the builder's configuration of a PostNet and draws its
 // parameters from init: encoder, convolution, latent projection, flows.
-func newPostNet(b *config, g *graph.Graph, init, dropout *rand.Rand) (family, error) {
+func newPostNet(b *config, g *graph.Graph, init *rand.Rand, dropout rand.Source) (family, error) {
 	switch b.pooling {
 	case Behavioral:
 	case LogLinear, Linear:
@@ -82,7 +82,7 @@ type direct struct{ width int }
 
 func (direct) Operator(*tensor.CSR) (nn.Operator, error) { return nil, nil }
 
-func (direct) ForwardProjected(t *ad.Tape, _ nn.Operator, x *ad.Value, l *nn.Linear, _ *rand.Rand) *ad.Value {
+func (direct) ForwardProjected(t *ad.Tape, _ nn.Operator, x *ad.Value, l *nn.Linear, _ rand.Source) *ad.Value {
 	return l.Forward(t, x)
 }
 

@@ -91,40 +91,80 @@ func (t *Tape) LeftMul(m tensor.Matrix, x *Value) *Value {
 // Dropout zeroes each element of x with probability p and scales the others
 // by 1/(1−p) (inverted dropout), drawing from rng. On an evaluation tape, or
 // with p = 0, it returns x unchanged. Each 64-bit draw decides two elements
-// (32 random bits each, so p is resolved to 2⁻³²).
-func (t *Tape) Dropout(x *Value, p float64, rng *rand.Rand) *Value {
+// (32 random bits each, so p is resolved to 2⁻³²): draw k the elements 2k
+// and 2k+1, in order. When rng is a *rand.PCG the draws are made on all
+// cores, each core jumping ahead to its own part of the sequence (see pcg),
+// with the same numbers and the same final state of rng as one core
+// drawing them in turn; any other source is drawn from in turn.
+func (t *Tape) Dropout(x *Value, p float64, rng rand.Source) *Value {
 	if !t.recording || p == 0 {
 		return x
 	}
 	if p < 0 || p >= 1 {
 		panic(fmt.Sprintf("ad.Dropout: probability %v not in [0, 1)", p))
 	}
-	scale := 1 / (1 - p)
-	threshold := uint32(math.Min(p*(1<<32), math.MaxUint32))
-	// keep holds 1 for a kept element and 0 for a dropped one; −keep is
-	// then a mask of all ones or zeros, and masking the bits of the scaled
-	// value (or gradient) gives it or +0 without a branch on random bits,
-	// which the processor cannot predict.
-	keep := make([]uint8, len(x.Data.Data))
+	d := dropout{scale: 1 / (1 - p), threshold: uint32(math.Min(p*(1<<32), math.MaxUint32))}
+	d.keep = make([]uint8, len(x.Data.Data))
 	out := t.AllocUninit(x.Data.Rows, x.Data.Cols)
-	xd, od := x.Data.Data, out.Data
-	for i := 0; i < len(xd); i += 2 {
-		bits := rng.Uint64()
-		keep[i] = b2u(uint32(bits) >= threshold)
-		od[i] = math.Float64frombits(math.Float64bits(xd[i]*scale) & -uint64(keep[i]))
-		if i+1 < len(xd) {
-			keep[i+1] = b2u(uint32(bits>>32) >= threshold)
-			od[i+1] = math.Float64frombits(math.Float64bits(xd[i+1]*scale) & -uint64(keep[i+1]))
-		}
+	n := len(d.keep)
+	draws := (n + 1) / 2
+	if src, ok := rng.(*rand.PCG); ok {
+		s := loadPCG(src)
+		tensor.ParallelFor(draws, 8*n, func(lo, hi int) {
+			w := s
+			w.advance(uint64(lo))
+			d.apply(out.Data, x.Data.Data, lo, hi, w.fill)
+		})
+		s.advance(uint64(draws))
+		s.store(src)
+	} else {
+		d.apply(out.Data, x.Data.Data, 0, draws, func(halves []uint32) {
+			for k := 0; k+1 < len(halves); k += 2 {
+				v := rng.Uint64()
+				halves[k], halves[k+1] = uint32(v), uint32(v>>32)
+			}
+		})
 	}
 	return t.record(out, func(g *tensor.Dense) {
-		gx := gradOf(x).Data
-		gx = gx[:len(keep)]
-		gd := g.Data[:len(keep)]
-		for i, k := range keep {
-			gx[i] += math.Float64frombits(math.Float64bits(scale*gd[i]) & -uint64(k))
-		}
+		gx, gd := gradOf(x).Data[:n], g.Data[:n]
+		tensor.ParallelFor(n, 2*n, func(lo, hi int) {
+			for i, k := range d.keep[lo:hi] {
+				gx[lo+i] += math.Float64frombits(math.Float64bits(d.scale*gd[lo+i]) & -uint64(k))
+			}
+		})
 	}, x)
+}
+
+// dropout holds what a Dropout needs for its elements: the scale of the
+// kept ones, the threshold a draw's 32 bits must reach to keep its element,
+// and the decisions, 1 for a kept element and 0 for a dropped one.
+type dropout struct {
+	scale     float64
+	threshold uint32
+	keep      []uint8
+}
+
+// apply decides the elements of the draws lo ≤ k < hi, a block at a time
+// whose 32-bit halves fill writes (see pcg.fill), and writes the kept
+// elements scaled into od. −keep is a mask of all ones or zeros, and
+// masking the bits of the scaled value gives it or +0 without a branch on
+// random bits, which the processor cannot predict.
+func (d *dropout) apply(od, xd []float64, lo, hi int, fill func(halves []uint32)) {
+	var buf [1024]uint32
+	scale, threshold := d.scale, d.threshold
+	for b := 2 * lo; b < 2*hi; b += len(buf) {
+		halves := buf[:min(len(buf), 2*hi-b)]
+		fill(halves)
+		e := min(b+len(halves), len(xd))
+		x := xd[b:e]
+		halves, o, keep := halves[:len(x)], od[b:e], d.keep[b:e]
+		o, keep = o[:len(x)], keep[:len(x)]
+		for i, r := range halves {
+			k := b2u(r >= threshold)
+			keep[i] = k
+			o[i] = math.Float64frombits(math.Float64bits(x[i]*scale) & -uint64(k))
+		}
+	}
 }
 
 // b2u returns 1 for true and 0 for false; the compiler makes it a

@@ -95,7 +95,7 @@ func NewGAT(name string, in, out, heads int, concat bool, rng *rand.Rand) *GAT {
 
 // Forward returns the attention-weighted aggregation over the attention
 // graph a; rng draws the attention dropout when it is positive.
-func (g *GAT) Forward(t *ad.Tape, a *AttentionGraph, x *ad.Value, rng *rand.Rand) *ad.Value {
+func (g *GAT) Forward(t *ad.Tape, a *AttentionGraph, x *ad.Value, rng rand.Source) *ad.Value {
 	h := t.MatMul(x, g.W)
 	heads := make([]*ad.Value, g.Heads)
 	for k := range heads {
@@ -126,7 +126,7 @@ func (g *GAT) Forward(t *ad.Tape, a *AttentionGraph, x *ad.Value, rng *rand.Rand
 // sparse aggregations carry l.Out columns instead of the layer's width. It
 // agrees with l.Forward(t, g.Forward(t, a, x, rng)) up to rounding (and
 // draws the same attention dropout).
-func (g *GAT) ForwardProjected(t *ad.Tape, a *AttentionGraph, x *ad.Value, l *Linear, rng *rand.Rand) *ad.Value {
+func (g *GAT) ForwardProjected(t *ad.Tape, a *AttentionGraph, x *ad.Value, l *Linear, rng rand.Source) *ad.Value {
 	if l.In != g.B.Data.Cols {
 		panic(fmt.Sprintf("nn.GAT: projection of input size %d after a layer of %d features", l.In, g.B.Data.Cols))
 	}
@@ -357,7 +357,7 @@ func (s *GATStack) Operator(adj *tensor.CSR) (Operator, error) {
 
 // ForwardProjected returns l(y) for the stack's output y; the last layer
 // is projected before its aggregation (GAT.ForwardProjected).
-func (s *GATStack) ForwardProjected(t *ad.Tape, op Operator, x *ad.Value, l *Linear, rng *rand.Rand) *ad.Value {
+func (s *GATStack) ForwardProjected(t *ad.Tape, op Operator, x *ad.Value, l *Linear, rng rand.Source) *ad.Value {
 	a := op.(*AttentionGraph)
 	last := len(s.Layers) - 1
 	for _, layer := range s.Layers[:last] {

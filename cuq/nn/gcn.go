@@ -151,7 +151,7 @@ func (s *GCNStack) Operator(adj *tensor.CSR) (Operator, error) { return graph.Sy
 
 // ForwardProjected returns l(y) for the stack's output y; the last layer
 // is projected before its propagation (GCN.ForwardProjected).
-func (s *GCNStack) ForwardProjected(t *ad.Tape, op Operator, x *ad.Value, l *Linear, rng *rand.Rand) *ad.Value {
+func (s *GCNStack) ForwardProjected(t *ad.Tape, op Operator, x *ad.Value, l *Linear, rng rand.Source) *ad.Value {
 	adj := op.(*tensor.CSR)
 	last := len(s.Layers) - 1
 	for k, layer := range s.Layers[:last] {

@@ -81,7 +81,7 @@ func (c *APPNP) Operator(adj *tensor.CSR) (Operator, error) {
 
 // ForwardProjected returns l(Π·x), computed as Π·(x·W) + b
 // (PropagateProjected). It draws no randomness.
-func (c *APPNP) ForwardProjected(t *ad.Tape, op Operator, x *ad.Value, l *Linear, _ *rand.Rand) *ad.Value {
+func (c *APPNP) ForwardProjected(t *ad.Tape, op Operator, x *ad.Value, l *Linear, _ rand.Source) *ad.Value {
 	return PropagateProjected(t, op.(*graph.PPR), x, l)
 }
 
