@@ -179,8 +179,8 @@ const (
 )
 
 // stream returns random stream k of the seed and init of s. It is a
-// *rand.PCG, not a *rand.Rand, so that ad.Dropout can draw from it on all
-// cores; rand.New of it draws the same numbers.
+// *rand.PCG, not a *rand.Rand, so that ad.Tape.Dropout can draw from it
+// on all cores; rand.New of it draws the same numbers.
 func stream(s Seeding, k uint64) *rand.PCG {
 	var t uint64
 	if k != initStream {

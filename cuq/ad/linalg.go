@@ -93,9 +93,11 @@ func (t *Tape) LeftMul(m tensor.Matrix, x *Value) *Value {
 // with p = 0, it returns x unchanged. Each 64-bit draw decides two elements
 // (32 random bits each, so p is resolved to 2⁻³²): draw k the elements 2k
 // and 2k+1, in order. When rng is a *rand.PCG the draws are made on all
-// cores, each core jumping ahead to its own part of the sequence (see pcg),
-// with the same numbers and the same final state of rng as one core
-// drawing them in turn; any other source is drawn from in turn.
+// cores, each core jumping ahead to its own part of the generator's
+// sequence (a linear congruential generator reaches its n-th state in
+// O(log n) steps), with the same numbers and the same final state of rng
+// as one core drawing them in turn; any other source is drawn from in
+// turn.
 func (t *Tape) Dropout(x *Value, p float64, rng rand.Source) *Value {
 	if !t.recording || p == 0 {
 		return x

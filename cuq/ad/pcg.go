@@ -68,8 +68,7 @@ func dxsm(hi, lo uint64) uint64 {
 func (s *pcg) fill(halves []uint32) {
 	w := *s // in registers for the loop
 	for k := 0; k+1 < len(halves); k += 2 {
-		w.step()
-		v := dxsm(w.hi, w.lo)
+		v := w.uint64()
 		halves[k], halves[k+1] = uint32(v), uint32(v>>32)
 	}
 	*s = w

@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -80,6 +81,29 @@ func TestDropoutSameOnEverySource(t *testing.T) {
 		}
 		if a, b := parallel.Uint64(), serial.Uint64(); a != b {
 			t.Fatalf("%d cores: the generator's next draw is %#x, drawn in turn %#x", procs, a, b)
+		}
+	}
+}
+
+// Dropout on a hidden layer of CoraML's size (2,995 × 64) and of Amazon
+// Computers' (13,752 × 64), its memory reused as in training: drawn in turn
+// from a *rand.Rand, and from a *rand.PCG on all cores.
+func BenchmarkDropout(b *testing.B) {
+	for _, rows := range []int{2995, 13752} {
+		x := Const(tensor.New(rows, 64))
+		for _, source := range []string{"Rand", "PCG"} {
+			b.Run(fmt.Sprintf("%dx64/%s", rows, source), func(b *testing.B) {
+				var rng rand.Source = rand.New(rand.NewPCG(1, 2))
+				if source == "PCG" {
+					rng = rand.NewPCG(1, 2)
+				}
+				pool := NewPool()
+				for b.Loop() {
+					tp := NewTape().WithPool(pool)
+					tp.Dropout(x, 0.5, rng)
+					tp.Release()
+				}
+			})
 		}
 	}
 }

@@ -26,7 +26,7 @@ type Conv interface {
 	// l.Out columns instead of Width; the result agrees with l applied to
 	// y up to rounding. op must come from Operator of the same Conv.
 	// Dropout between layers is drawn from rng while t records (see
-	// ad.Dropout: a *rand.PCG is drawn from on all cores).
+	// ad.Tape.Dropout: a *rand.PCG is drawn from on all cores).
 	ForwardProjected(t *ad.Tape, op Operator, x *ad.Value, l *Linear, rng rand.Source) *ad.Value
 	// Width is the number of features of y, the input size of l.
 	Width() int
