@@ -375,6 +375,44 @@ func (r flowRun) part(name string) []float64 {
 	return map[string][]float64{"log p": r.logp, "∂x0": r.x0, "∂a": r.a, "∂b": r.b, "∂z": r.z}[name]
 }
 
+// flowKernelCase returns flows of the paper's latent size (16) and latents
+// and output gradients on which an assembly kernel must agree with the
+// portable code: full and partial blocks, masked lanes (zero output
+// gradient) in both halves of a block and in the tail block, a latent on
+// the centre of a layer (r = 0), and a non-finite chain in a masked lane.
+func flowKernelCase(t *testing.T) (f *RadialFlows, z, g *tensor.Dense) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n, classes = 21, 3
+	f = scaledFlows(t, rng, classes, 10, 16, 4)
+	z = Uniform(rng, n, 16, 1.5)
+	copy(z.Row(2), f.X0.Data.Row(1)) // node 2 sits on the centre of class 1, layer 0
+	g = Uniform(rng, n, classes, 1)
+	for _, i := range []int{0, 5, 6, 11, 19} {
+		g.Set(i, 2, 0)
+	}
+	for c := 0; c < classes; c++ { // a whole masked half
+		for i := 8; i < 12; i++ {
+			g.Set(i, c, 0)
+		}
+	}
+	z.Set(9, 3, math.Inf(1)) // a non-finite chain nothing needs
+	return f, z, g
+}
+
+// requireSameFlowRun fails the test unless got, from the kernel name,
+// equals want to the bit (a NaN equals any NaN).
+func requireSameFlowRun(t *testing.T, name string, got, want flowRun) {
+	t.Helper()
+	for _, part := range flowRunParts {
+		w, v := want.part(part), got.part(part)
+		for i := range w {
+			if math.Float64bits(w[i]) != math.Float64bits(v[i]) && !(math.IsNaN(w[i]) && math.IsNaN(v[i])) {
+				t.Fatalf("%s: %s[%d] = %v, portable code %v", name, part, i, v[i], w[i])
+			}
+		}
+	}
+}
+
 // runFlows evaluates f on the latents z and back-propagates g.
 func runFlows(t *testing.T, f *RadialFlows, z, g *tensor.Dense) flowRun {
 	t.Helper()
