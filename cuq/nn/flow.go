@@ -179,13 +179,7 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 	}
 	D, C, R := f.Dim, f.Classes, f.recordSize()
 	var small [64]float64
-	buf := small[:0]
-	if 2*D <= len(small) {
-		buf = small[:2*D]
-	} else {
-		buf = make([]float64, 2*D)
-	}
-	za, zb := buf[:D], buf[D:2*D]
+	za, zb := laneVectors(D, &small)
 	for p := 0; p < len(active); p += 2 {
 		// Two lanes at a time, so that the processor overlaps their
 		// square roots and divisions; a last odd lane is computed twice.
@@ -246,6 +240,16 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 		res.produ[ka], res.prodq[ka], res.sq[ka] = pua, pqa, sqa
 		res.produ[kb], res.prodq[kb], res.sq[kb] = pub, pqb, sqb
 	}
+}
+
+// laneVectors returns two vectors of d values for a pair of lanes, in small
+// when it holds both.
+func laneVectors(d int, small *[64]float64) (a, b []float64) {
+	buf := small[:]
+	if 2*d > len(buf) {
+		buf = make([]float64, 2*d)
+	}
+	return buf[:d], buf[d : 2*d]
 }
 
 // logDensity assembles log p(z | c) = −(D/2)·log 2π − ½‖z_L‖² + Σ log|det|
@@ -384,13 +388,7 @@ func (f *RadialFlows) backwardBlock(rec, zL []float64, gi *[lanes]float64, c int
 	}
 	D, C, R := f.Dim, f.Classes, f.recordSize()
 	var small [64]float64
-	buf := small[:0]
-	if 2*D <= len(small) {
-		buf = small[:2*D]
-	} else {
-		buf = make([]float64, 2*D)
-	}
-	gza, gzb := buf[:D], buf[D:2*D]
+	gza, gzb := laneVectors(D, &small)
 	for p := 0; p < len(active); p += 2 {
 		// Two lanes at a time, as in forwardBlock; a last odd lane is
 		// computed twice and its gradients added once.
