@@ -191,29 +191,7 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 		for l := 0; l < f.Layers; l++ {
 			idx := l*C + c
 			x0 := f.X0.Data.Data[idx*D : (idx+1)*D]
-			x0, zb := x0[:len(za)], zb[:len(za)]
-			// d·d and fma(d, d, 0) are the same number, so every partial
-			// sum can start from zero.
-			var a0, a1, a2, a3, b0, b1, b2, b3 float64
-			j := 0
-			for ; j+4 <= len(za); j += 4 {
-				d0, d1, d2, d3 := za[j]-x0[j], za[j+1]-x0[j+1], za[j+2]-x0[j+2], za[j+3]-x0[j+3]
-				a0, a1, a2, a3 = math.FMA(d0, d0, a0), math.FMA(d1, d1, a1), math.FMA(d2, d2, a2), math.FMA(d3, d3, a3)
-				d0, d1, d2, d3 = zb[j]-x0[j], zb[j+1]-x0[j+1], zb[j+2]-x0[j+2], zb[j+3]-x0[j+3]
-				b0, b1, b2, b3 = math.FMA(d0, d0, b0), math.FMA(d1, d1, b1), math.FMA(d2, d2, b2), math.FMA(d3, d3, b3)
-			}
-			for t := 0; j+t < len(za); t++ {
-				da, db := za[j+t]-x0[j+t], zb[j+t]-x0[j+t]
-				switch t {
-				case 0:
-					a0, b0 = math.FMA(da, da, a0), math.FMA(db, db, b0)
-				case 1:
-					a1, b1 = math.FMA(da, da, a1), math.FMA(db, db, b1)
-				default:
-					a2, b2 = math.FMA(da, da, a2), math.FMA(db, db, b2)
-				}
-			}
-			ra, rb := math.Sqrt((a0+a1)+(a2+a3)), math.Sqrt((b0+b1)+(b2+b3))
+			ra, rb := pairDistances(za, zb, x0)
 			ha, hb := 1/(s.a[idx]+ra), 1/(s.a[idx]+rb)
 			ua, ub := float64(s.b[idx]*ha), float64(s.b[idx]*hb)
 			pua, pub = pua*(1+ua), pub*(1+ub)
@@ -226,7 +204,7 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 				layer[lanes*D+ka], layer[lanes*(D+1)+ka] = ra, ha
 				layer[lanes*D+kb], layer[lanes*(D+1)+kb] = rb, hb
 			}
-			for j, x := range x0 {
+			for j, x := range x0[:len(za)] {
 				va, vb := za[j], zb[j]
 				za[j], zb[j] = math.FMA(va-x, ua, va), math.FMA(vb-x, ub, vb)
 			}
@@ -240,6 +218,34 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 		res.produ[ka], res.prodq[ka], res.sq[ka] = pua, pqa, sqa
 		res.produ[kb], res.prodq[kb], res.sq[kb] = pub, pqb, sqb
 	}
+}
+
+// pairDistances returns r = ‖z − x₀‖ for two lanes' latents za and zb as
+// forwardBlock defines it: r² = (s₀ + s₁) + (s₂ + s₃), s_m the fused sum of
+// d_j² over j ≡ m mod 4 in order of j. d·d and fma(d, d, 0) are the same
+// number, so every partial sum starts from zero.
+func pairDistances(za, zb, x0 []float64) (ra, rb float64) {
+	x0, zb = x0[:len(za)], zb[:len(za)]
+	var a0, a1, a2, a3, b0, b1, b2, b3 float64
+	j := 0
+	for ; j+4 <= len(za); j += 4 {
+		d0, d1, d2, d3 := za[j]-x0[j], za[j+1]-x0[j+1], za[j+2]-x0[j+2], za[j+3]-x0[j+3]
+		a0, a1, a2, a3 = math.FMA(d0, d0, a0), math.FMA(d1, d1, a1), math.FMA(d2, d2, a2), math.FMA(d3, d3, a3)
+		d0, d1, d2, d3 = zb[j]-x0[j], zb[j+1]-x0[j+1], zb[j+2]-x0[j+2], zb[j+3]-x0[j+3]
+		b0, b1, b2, b3 = math.FMA(d0, d0, b0), math.FMA(d1, d1, b1), math.FMA(d2, d2, b2), math.FMA(d3, d3, b3)
+	}
+	for t := 0; j+t < len(za); t++ { // the last one to three components
+		da, db := za[j+t]-x0[j+t], zb[j+t]-x0[j+t]
+		switch t {
+		case 0:
+			a0, b0 = math.FMA(da, da, a0), math.FMA(db, db, b0)
+		case 1:
+			a1, b1 = math.FMA(da, da, a1), math.FMA(db, db, b1)
+		default:
+			a2, b2 = math.FMA(da, da, a2), math.FMA(db, db, b2)
+		}
+	}
+	return math.Sqrt((a0 + a1) + (a2 + a3)), math.Sqrt((b0 + b1) + (b2 + b3))
 }
 
 // laneVectors returns two vectors of d values for a pair of lanes, in small
@@ -371,8 +377,9 @@ func hasGradient(g *tensor.Dense, i, count int) bool {
 // by forwardBlock in rec and ending in zL (lane layout), with output
 // gradients gi: it writes each lane's gradient with respect to its chain
 // input into gz and adds the parameter gradients to acc. Lanes whose gi is
-// zero are left out (active lists the others, in order): their gz is undefined and acc does not change, so a
-// non-finite chain that no gradient needs cannot reach the sums. Per lane
+// zero are left out (active lists the others, in order): their gz is
+// undefined and acc does not change, so a non-finite chain that no
+// gradient needs cannot reach the sums. Per lane
 // and layer, from the last to the first, with d = in − x₀, u = b·h and
 // q = u − (u·h)·r, starting from gz = −gi·z_L:
 //
