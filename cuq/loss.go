@@ -78,19 +78,28 @@ func uceLoss(t *ad.Tape, alpha *ad.Value, train, labels []int, reg float64) *ad.
 // it: with mixture weights Πᵢⱼ for the training rows,
 //
 //	UCE = Σᵢ Σⱼ Πᵢⱼ [ψ(α₀ⱼ) − ψ(αⱼ,yᵢ)]
-//	REG = reg · Σᵢ [Σⱼ Πᵢⱼ(−H(Dir(αⱼ))) − H_cat(Πᵢ)].
-func mixtureLoss(t *ad.Tape, alphaFt *ad.Value, piTrain *tensor.CSR, labels []int, reg float64) *ad.Value {
+//	REG = reg · Σᵢ [Σⱼ Πᵢⱼ(−H(Dir(αⱼ))) − H_cat(Πᵢ)],
+//
+// where weightEntropy = Σᵢ H_cat(Πᵢ) (see mixtureEntropy), which no
+// parameter changes, is computed once per training run.
+func mixtureLoss(t *ad.Tape, alphaFt *ad.Value, piTrain *tensor.CSR, weightEntropy float64, labels []int, reg float64) *ad.Value {
 	d := t.Sub(t.Digamma(t.SumRows(alphaFt)), t.Digamma(alphaFt))
 	uce := t.Sum(t.Pick(t.LeftMul(piTrain, d), labels))
 	if reg == 0 {
 		return uce
 	}
-	weightEntropy := 0.0
-	for i := 0; i < piTrain.Rows; i++ {
-		weightEntropy += uq.CategoricalEntropy(piTrain.Val[piTrain.Ptr[i]:piTrain.Ptr[i+1]])
-	}
 	negH := t.Sum(t.LeftMul(piTrain, t.Neg(dirichletEntropy(t, alphaFt))))
 	return t.Add(uce, t.Scale(t.AddConst(negH, -weightEntropy), reg))
+}
+
+// mixtureEntropy is Σᵢ H_cat(Πᵢ), the entropies of the rows of the
+// mixture weights pi summed in row order.
+func mixtureEntropy(pi *tensor.CSR) float64 {
+	h := 0.0
+	for i := 0; i < pi.Rows; i++ {
+		h += uq.CategoricalEntropy(pi.Val[pi.Ptr[i]:pi.Ptr[i+1]])
+	}
+	return h
 }
 
 // nllLoss is the mean negative log-likelihood of the labels of the nodes

@@ -231,6 +231,7 @@ func (p *postNet) fit(g *graph.Graph, split graph.Split, trainY []int, s Schedul
 	}
 	if ops.mixture != nil {
 		o.piTrain, o.piVal = rowsOf(ops.mixture, split.Train), rowsOf(ops.mixture, split.Val)
+		o.piTrainEntropy = mixtureEntropy(o.piTrain)
 	}
 	return o, nil
 }
@@ -356,6 +357,7 @@ type postNetObjective struct {
 	reg            float64     // entropy regulariser of the loss
 	local          []int       // 0..len(Train)−1: training rows of a head run on them alone
 	piTrain, piVal *tensor.CSR // linear pooling: the rows of Π of the training and validation nodes
+	piTrainEntropy float64     // linear pooling: Σᵢ H_cat(Πᵢ) over the training rows
 }
 
 func (o *postNetObjective) tape() *ad.Tape { return o.p.training() }
@@ -363,7 +365,7 @@ func (o *postNetObjective) tape() *ad.Tape { return o.p.training() }
 func (o *postNetObjective) loss(t *ad.Tape) (*ad.Value, error) {
 	out := o.p.forward(t, o.g, o.ops, o.split.Train)
 	if o.piTrain != nil {
-		return mixtureLoss(t, out, o.piTrain, o.trainY, o.reg), nil
+		return mixtureLoss(t, out, o.piTrain, o.piTrainEntropy, o.trainY, o.reg), nil
 	}
 	rows := o.split.Train
 	if o.p.headRows(rows) {
