@@ -83,20 +83,15 @@ func (a *Adam) Step() {
 			v := a.v[p]
 			a.steps[p]++
 			t := float64(a.steps[p])
-			bc1 := 1 - math.Pow(a.Beta1, t)
-			bc2 := math.Sqrt(1 - math.Pow(a.Beta2, t))
-			step := g.LR / bc1
+			c := coefficients{
+				wd: g.WeightDecay, b1: a.Beta1, c1: 1 - a.Beta1, b2: a.Beta2, c2: 1 - a.Beta2,
+				step: g.LR / (1 - math.Pow(a.Beta1, t)), bc2: math.Sqrt(1 - math.Pow(a.Beta2, t)), eps: a.Eps,
+			}
 			pd, gd, md, vd := p.Data.Data, p.Grad.Data, m.Data, v.Data
-			b1, b2, eps, wd := a.Beta1, a.Beta2, a.Eps, g.WeightDecay
 			// Elements are independent: large weight matrices (the encoder's
 			// input layer) are updated by several workers.
 			tensor.ParallelFor(len(pd), 8*len(pd), func(lo, hi int) {
-				for i := lo; i < hi; i++ {
-					grad := gd[i] + float64(wd*pd[i])
-					md[i] = float64(b1*md[i]) + float64((1-b1)*grad)
-					vd[i] = float64(b2*vd[i]) + float64((1-b2)*grad*grad)
-					pd[i] -= step * md[i] / (math.Sqrt(vd[i])/bc2 + eps)
-				}
+				update(pd[lo:hi], gd[lo:hi], md[lo:hi], vd[lo:hi], &c)
 			})
 		}
 	}
