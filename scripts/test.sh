@@ -7,7 +7,7 @@
 #   2. go test ./... (real datasets from $CUQ_TEST_DATA, else shared/datasets
 #      beside the repository, see docs/guide/data.md;
 #      under CI=true their absence is a failure, elsewhere those tests skip);
-#   3. the tests of the kernels, the flows and the measures built for arm64
+#   3. the tests of the kernels, the flows, the measures and Adam built for arm64
 #      and run under qemu-user (Debian's
 #      qemu-user-static): the portable kernels that Apple and other arm64
 #      machines run compute the same fused chains, bit for bit, as the
@@ -36,7 +36,7 @@ echo "== go test"
 go test -timeout 30m ./...
 echo "== arm64 kernels under qemu-user"
 if command -v qemu-aarch64-static >/dev/null; then
-	GOARCH=arm64 go test -exec qemu-aarch64-static ./cuq/tensor/ ./cuq/nn/ ./cuq/uq/
+	GOARCH=arm64 go test -exec qemu-aarch64-static ./cuq/tensor/ ./cuq/nn/ ./cuq/uq/ ./cuq/optim/
 elif [[ ${CI:-} == true ]]; then
 	echo "qemu-aarch64-static not found (apt-get install -y qemu-user-static)" >&2
 	exit 1

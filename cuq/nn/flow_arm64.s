@@ -2,9 +2,9 @@
 
 #include "textflag.h"
 
-// The NEON kernel of the radial flows' forward chains for 16-dimensional
-// latents: forwardBlock (flow.go) for the eight lanes of a block, two
-// lanes per 128-bit register, in the lane layout (component j of lane k at
+// The NEON kernels of the radial flows for 16-dimensional latents:
+// forwardBlock (flow.go) for the eight lanes of a block and backwardBlock
+// for four of them, two lanes per 128-bit register, in the lane layout (component j of lane k at
 // [8j + k]; a layer's record is its 16×8 inputs, then r, then h, 1152
 // bytes). Per lane it follows the portable code operation by operation,
 // so that it gives the same bits. Go's assembler has no vector FADD,
@@ -234,4 +234,236 @@ f8norm:
 	VST1	[V28.D2, V29.D2, V30.D2, V31.D2], (R10)
 	ADD	$128, R8, R10
 	VST1	[V0.D2, V1.D2, V2.D2, V3.D2], (R10)
+	RET
+
+// func radialBackward4NEON(rec, zt, gi, x0, b, sigA, sigB *float64, layers, classes int, gz, accX0, accA, accB *float64)
+//
+// Four lanes of backwardBlock, from the last layer to the first, two
+// lanes per register: the arguments are those of the AVX2 kernel
+// radialBackward4 (flow_amd64.s), the pointers into the eight-lane layout
+// offset to the first of the four lanes, so that a component's four lanes
+// are 32 bytes at a stride of 64. The accumulators of lanes whose gi is
+// zero keep their values (BIF with the mask gi = 0).
+//
+// Registers: V0–V1 gi; V2–V3 the mask gi = 0; V4 ones; V5 fifteen (D−1);
+// per layer V6–V7 r, V8–V9 h, V10–V11 u = b·h, V12 b, V13–V14 the even
+// sums and then g_u, V15–V16 the odd sums and then g_q, V17–V18 q and then
+// g_b, V26–V27 g_r/r; V19–V25 and V28–V31 scratch. R0 the layer's record,
+// R3 its centre, R4–R6 its b, σ(a′), σ(b′), R7 layers left, R8 the scalar
+// stride, R9 gz, R10 accX0, R11 accA, R12 accB; R13–R15 and R19–R20
+// walk a loop's operands, R21 counts its iterations.
+TEXT ·radialBackward4NEON(SB), NOSPLIT, $0-104
+	MOVD	rec+0(FP), R0
+	MOVD	zt+8(FP), R1
+	MOVD	gi+16(FP), R2
+	MOVD	x0+24(FP), R3
+	MOVD	b+32(FP), R4
+	MOVD	sigA+40(FP), R5
+	MOVD	sigB+48(FP), R6
+	MOVD	layers+56(FP), R7
+	MOVD	classes+64(FP), R8
+	LSL	$3, R8	// scalar stride in bytes: classes·8
+	MOVD	gz+72(FP), R9
+	MOVD	accX0+80(FP), R10
+	MOVD	accA+88(FP), R11
+	MOVD	accB+96(FP), R12
+	VLD1	(R2), [V0.D2, V1.D2]
+	WORD	$0x4ee0d802	// FCMEQ V2.2D, V0.2D, #0.0
+	WORD	$0x4ee0d823	// FCMEQ V3.2D, V1.2D, #0.0
+	FMOVD	$1.0, F4
+	VDUP	V4.D[0], V4.D2
+	FMOVD	$15.0, F5
+	VDUP	V5.D[0], V5.D2
+	// gz = z_L·(0 − gi)
+	VEOR	V19.B16, V19.B16, V19.B16
+	WORD	$0x4ee0d674	// FSUB V20.2D, V19.2D, V0.2D
+	WORD	$0x4ee1d675	// FSUB V21.2D, V19.2D, V1.2D
+	MOVD	R1, R13
+	MOVD	R9, R14
+	MOVD	$16, R21
+
+b4ngz:
+	VLD1	(R13), [V22.D2, V23.D2]
+	WORD	$0x6e74ded6	// FMUL V22.2D, V22.2D, V20.2D
+	WORD	$0x6e75def7	// FMUL V23.2D, V23.2D, V21.2D
+	VST1	[V22.D2, V23.D2], (R14)
+	ADD	$64, R13
+	ADD	$64, R14
+	SUB	$1, R21
+	CBNZ	R21, b4ngz
+
+b4nlayer:
+	CBZ	R7, b4ndone
+	ADD	$1024, R0, R13
+	VLD1	(R13), [V6.D2, V7.D2]	// r
+	ADD	$1088, R0, R13
+	VLD1	(R13), [V8.D2, V9.D2]	// h
+	VLD1R	(R4), [V12.D2]	// b
+	WORD	$0x6e6cdd0a	// FMUL V10.2D, V8.2D, V12.2D
+	WORD	$0x6e6cdd2b	// FMUL V11.2D, V9.2D, V12.2D
+	WORD	$0x6e68dd51	// FMUL V17.2D, V10.2D, V8.2D
+	WORD	$0x6e69dd72	// FMUL V18.2D, V11.2D, V9.2D
+	WORD	$0x6e66de31	// FMUL V17.2D, V17.2D, V6.2D
+	WORD	$0x6e67de52	// FMUL V18.2D, V18.2D, V7.2D
+	WORD	$0x4ef1d551	// FSUB V17.2D, V10.2D, V17.2D
+	WORD	$0x4ef2d572	// FSUB V18.2D, V11.2D, V18.2D
+	// Σ_{j even} d_j·gz_j and Σ_{j odd} d_j·gz_j
+	VEOR	V13.B16, V13.B16, V13.B16
+	VEOR	V14.B16, V14.B16, V14.B16
+	VEOR	V15.B16, V15.B16, V15.B16
+	VEOR	V16.B16, V16.B16, V16.B16
+	MOVD	R0, R13
+	MOVD	R3, R14
+	MOVD	R9, R15
+	MOVD	$8, R21
+
+b4ndot:
+	VLD1R.P	8(R14), [V19.D2]
+	VLD1	(R13), [V20.D2, V21.D2]
+	WORD	$0x4ef3d694	// FSUB V20.2D, V20.2D, V19.2D
+	WORD	$0x4ef3d6b5	// FSUB V21.2D, V21.2D, V19.2D
+	VLD1	(R15), [V22.D2, V23.D2]
+	VFMLA	V22.D2, V20.D2, V13.D2
+	VFMLA	V23.D2, V21.D2, V14.D2
+	ADD	$64, R13
+	ADD	$64, R15
+	VLD1R.P	8(R14), [V19.D2]
+	VLD1	(R13), [V20.D2, V21.D2]
+	WORD	$0x4ef3d694	// FSUB V20.2D, V20.2D, V19.2D
+	WORD	$0x4ef3d6b5	// FSUB V21.2D, V21.2D, V19.2D
+	VLD1	(R15), [V22.D2, V23.D2]
+	VFMLA	V22.D2, V20.D2, V15.D2
+	VFMLA	V23.D2, V21.D2, V16.D2
+	ADD	$64, R13
+	ADD	$64, R15
+	SUB	$1, R21
+	CBNZ	R21, b4ndot
+	WORD	$0x4e6fd5ad	// FADD V13.2D, V13.2D, V15.2D
+	WORD	$0x4e70d5ce	// FADD V14.2D, V14.2D, V16.2D
+	WORD	$0x6e65dc13	// FMUL V19.2D, V0.2D, V5.2D
+	WORD	$0x6e65dc34	// FMUL V20.2D, V1.2D, V5.2D
+	WORD	$0x4e6ad495	// FADD V21.2D, V4.2D, V10.2D
+	WORD	$0x4e6bd496	// FADD V22.2D, V4.2D, V11.2D
+	WORD	$0x6e75fe73	// FDIV V19.2D, V19.2D, V21.2D
+	WORD	$0x6e76fe94	// FDIV V20.2D, V20.2D, V22.2D
+	WORD	$0x4e73d5ad	// FADD V13.2D, V13.2D, V19.2D
+	WORD	$0x4e74d5ce	// FADD V14.2D, V14.2D, V20.2D
+	WORD	$0x4e71d491	// FADD V17.2D, V4.2D, V17.2D
+	WORD	$0x4e72d492	// FADD V18.2D, V4.2D, V18.2D
+	WORD	$0x6e71fc0f	// FDIV V15.2D, V0.2D, V17.2D
+	WORD	$0x6e72fc30	// FDIV V16.2D, V1.2D, V18.2D
+	WORD	$0x6e68dd13	// FMUL V19.2D, V8.2D, V8.2D
+	WORD	$0x6e69dd34	// FMUL V20.2D, V9.2D, V9.2D
+	WORD	$0x6e66de73	// FMUL V19.2D, V19.2D, V6.2D
+	WORD	$0x6e67de94	// FMUL V20.2D, V20.2D, V7.2D
+	WORD	$0x4ef3d513	// FSUB V19.2D, V8.2D, V19.2D
+	WORD	$0x4ef4d534	// FSUB V20.2D, V9.2D, V20.2D
+	WORD	$0x6e73ddf3	// FMUL V19.2D, V15.2D, V19.2D
+	WORD	$0x6e74de14	// FMUL V20.2D, V16.2D, V20.2D
+	WORD	$0x6e68ddb5	// FMUL V21.2D, V13.2D, V8.2D
+	WORD	$0x6e69ddd6	// FMUL V22.2D, V14.2D, V9.2D
+	WORD	$0x4e73d6b1	// FADD V17.2D, V21.2D, V19.2D
+	WORD	$0x4e74d6d2	// FADD V18.2D, V22.2D, V20.2D
+	WORD	$0x4e6cd597	// FADD V23.2D, V12.2D, V12.2D
+	WORD	$0x6e68def8	// FMUL V24.2D, V23.2D, V8.2D
+	WORD	$0x6e69def9	// FMUL V25.2D, V23.2D, V9.2D
+	WORD	$0x6e66df18	// FMUL V24.2D, V24.2D, V6.2D
+	WORD	$0x6e67df39	// FMUL V25.2D, V25.2D, V7.2D
+	WORD	$0x4ef8d598	// FSUB V24.2D, V12.2D, V24.2D
+	WORD	$0x4ef9d599	// FSUB V25.2D, V12.2D, V25.2D
+	WORD	$0x6e78ddf8	// FMUL V24.2D, V15.2D, V24.2D
+	WORD	$0x6e79de19	// FMUL V25.2D, V16.2D, V25.2D
+	WORD	$0x6e6cddb5	// FMUL V21.2D, V13.2D, V12.2D
+	WORD	$0x6e6cddd6	// FMUL V22.2D, V14.2D, V12.2D
+	WORD	$0x4e78d6b5	// FADD V21.2D, V21.2D, V24.2D
+	WORD	$0x4e79d6d6	// FADD V22.2D, V22.2D, V25.2D
+	WORD	$0x6e6cddf3	// FMUL V19.2D, V15.2D, V12.2D
+	WORD	$0x6e6cde14	// FMUL V20.2D, V16.2D, V12.2D
+	WORD	$0x6e68de73	// FMUL V19.2D, V19.2D, V8.2D
+	WORD	$0x6e69de94	// FMUL V20.2D, V20.2D, V9.2D
+	WORD	$0x6e68de73	// FMUL V19.2D, V19.2D, V8.2D
+	WORD	$0x6e69de94	// FMUL V20.2D, V20.2D, V9.2D
+	WORD	$0x6e68deb5	// FMUL V21.2D, V21.2D, V8.2D
+	WORD	$0x6e69ded6	// FMUL V22.2D, V22.2D, V9.2D
+	WORD	$0x6e68deb5	// FMUL V21.2D, V21.2D, V8.2D
+	WORD	$0x6e69ded6	// FMUL V22.2D, V22.2D, V9.2D
+	VEOR	V23.B16, V23.B16, V23.B16
+	WORD	$0x4ef3d6f3	// FSUB V19.2D, V23.2D, V19.2D
+	WORD	$0x4ef4d6f4	// FSUB V20.2D, V23.2D, V20.2D
+	WORD	$0x4ef5d673	// FSUB V19.2D, V19.2D, V21.2D
+	WORD	$0x4ef6d694	// FSUB V20.2D, V20.2D, V22.2D
+	WORD	$0x4ef5d6f5	// FSUB V21.2D, V23.2D, V21.2D
+	WORD	$0x4ef6d6f6	// FSUB V22.2D, V23.2D, V22.2D
+	WORD	$0x4ef1d6b5	// FSUB V21.2D, V21.2D, V17.2D
+	WORD	$0x4ef2d6d6	// FSUB V22.2D, V22.2D, V18.2D
+	VLD1R	(R5), [V24.D2]	// σ(a′)
+	WORD	$0x6e78deb5	// FMUL V21.2D, V21.2D, V24.2D
+	WORD	$0x6e78ded6	// FMUL V22.2D, V22.2D, V24.2D
+	VLD1	(R11), [V28.D2, V29.D2]
+	WORD	$0x4e7cd6b5	// FADD V21.2D, V21.2D, V28.2D
+	WORD	$0x4e7dd6d6	// FADD V22.2D, V22.2D, V29.2D
+	VBIF	V2.B16, V21.B16, V28.B16
+	VBIF	V3.B16, V22.B16, V29.B16
+	VST1	[V28.D2, V29.D2], (R11)
+	VLD1R	(R6), [V24.D2]	// σ(b′)
+	WORD	$0x6e78de31	// FMUL V17.2D, V17.2D, V24.2D
+	WORD	$0x6e78de52	// FMUL V18.2D, V18.2D, V24.2D
+	VLD1	(R12), [V28.D2, V29.D2]
+	WORD	$0x4e7cd631	// FADD V17.2D, V17.2D, V28.2D
+	WORD	$0x4e7dd652	// FADD V18.2D, V18.2D, V29.2D
+	VBIF	V2.B16, V17.B16, V28.B16
+	VBIF	V3.B16, V18.B16, V29.B16
+	VST1	[V28.D2, V29.D2], (R12)
+	WORD	$0x6e66fe7a	// FDIV V26.2D, V19.2D, V6.2D
+	WORD	$0x6e67fe9b	// FDIV V27.2D, V20.2D, V7.2D
+	WORD	$0x4ee0c8d8	// FCMGT V24.2D, V6.2D, #0.0
+	WORD	$0x4ee0c8f9	// FCMGT V25.2D, V7.2D, #0.0
+	VAND	V24.B16, V26.B16, V26.B16
+	VAND	V25.B16, V27.B16, V27.B16
+	// gd_j = fma(d_j, g_r/r, u·gz_j); gz_j += gd_j; accX0_j −= gd_j
+	MOVD	R0, R13
+	MOVD	R3, R14
+	MOVD	R9, R15
+	MOVD	R10, R19
+	MOVD	$16, R21
+
+b4ngrad:
+	VLD1R.P	8(R14), [V28.D2]
+	VLD1	(R13), [V20.D2, V21.D2]
+	WORD	$0x4efcd694	// FSUB V20.2D, V20.2D, V28.2D
+	WORD	$0x4efcd6b5	// FSUB V21.2D, V21.2D, V28.2D
+	VLD1	(R15), [V22.D2, V23.D2]
+	WORD	$0x6e76dd58	// FMUL V24.2D, V10.2D, V22.2D
+	WORD	$0x6e77dd79	// FMUL V25.2D, V11.2D, V23.2D
+	VFMLA	V26.D2, V20.D2, V24.D2
+	VFMLA	V27.D2, V21.D2, V25.D2
+	WORD	$0x4e78d6d6	// FADD V22.2D, V22.2D, V24.2D
+	WORD	$0x4e79d6f7	// FADD V23.2D, V23.2D, V25.2D
+	VST1	[V22.D2, V23.D2], (R15)
+	VLD1	(R19), [V29.D2, V30.D2]
+	WORD	$0x4ef8d7b4	// FSUB V20.2D, V29.2D, V24.2D
+	WORD	$0x4ef9d7d5	// FSUB V21.2D, V30.2D, V25.2D
+	VBIF	V2.B16, V20.B16, V29.B16
+	VBIF	V3.B16, V21.B16, V30.B16
+	VST1	[V29.D2, V30.D2], (R19)
+	ADD	$64, R13
+	ADD	$64, R15
+	ADD	$64, R19
+	SUB	$1, R21
+	CBNZ	R21, b4ngrad
+	SUB	$1152, R0
+	SUB	R8, R4
+	SUB	R8, R5
+	SUB	R8, R6
+	LSL	$3, R8, R13	// classes·64: the lanes of accA, accB
+	SUB	R13, R11
+	SUB	R13, R12
+	LSL	$4, R8, R13	// classes·128: the centres
+	SUB	R13, R3
+	LSL	$7, R8, R13	// classes·1024: the lanes of accX0
+	SUB	R13, R10
+	SUB	$1, R7
+	B	b4nlayer
+
+b4ndone:
 	RET

@@ -385,7 +385,8 @@ func flowKernelCase(t *testing.T) (f *RadialFlows, z, g *tensor.Dense) {
 	const n, classes = 21, 3
 	f = scaledFlows(t, rng, classes, 10, 16, 4)
 	z = Uniform(rng, n, 16, 1.5)
-	copy(z.Row(2), f.X0.Data.Row(1)) // node 2 sits on the centre of class 1, layer 0
+	copy(z.Row(2), f.X0.Data.Row(1))  // node 2 sits on the centre of class 1, layer 0,
+	copy(z.Row(12), f.X0.Data.Row(0)) // node 12, first lane of a group of four, on class 0's
 	g = Uniform(rng, n, classes, 1)
 	for _, i := range []int{0, 5, 6, 11, 19} {
 		g.Set(i, 2, 0)
