@@ -6,9 +6,12 @@ import "golang.org/x/sys/cpu"
 
 // The kernels of update_amd64.s update four (AVX) or eight (AVX-512)
 // elements per instruction; the division and square root, which the
-// scalar loop issues one element at a time, dominate an update.
+// scalar loop issues one element at a time, dominate an update. The
+// four-lane kernel runs where the products' AVX2 kernels do (it needs
+// only AVX), so that GODEBUG=cpu.avx2=off selects the portable code
+// throughout, as docs/records/performance.md describes.
 var (
-	updateAVX    = cpu.X86.HasAVX
+	updateAVX    = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 	updateAVX512 = updateAVX && cpu.X86.HasAVX512F
 )
 
