@@ -188,10 +188,13 @@ func (t *Tape) SegmentSoftmax(e *Value, ptr []int) *Value {
 			for _, v := range ed[a:b] {
 				m = maxFloat(m, v)
 			}
-			sum := 0.0
 			for k := a; k < b; k++ {
-				od[k] = math.Exp(ed[k] - m)
-				sum += od[k]
+				od[k] = ed[k] - m
+			}
+			tensor.MathExp(od[a:b], od[a:b])
+			sum := 0.0
+			for _, v := range od[a:b] {
+				sum += v
 			}
 			for k := a; k < b; k++ {
 				od[k] /= sum

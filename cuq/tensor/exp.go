@@ -82,3 +82,26 @@ func expScalar(x float64) float64 {
 
 // pow2 returns 2ᵏ for −1022 ≤ k ≤ 1023.
 func pow2(k int) float64 { return math.Float64frombits(uint64(k+1023) << 52) }
+
+// MathExp sets dst[i] = math.Exp(src[i]) for i < len(src), to the bit;
+// dst must be at least as long as src and may be src itself. Where
+// math.Exp runs its fused multiply-add code (amd64 with AVX and FMA),
+// blocks of four elements go through a kernel that does its operations
+// lane by lane (rounding to the nearest integer, two fused reduction
+// steps, the scaled Taylor series in fused multiply-adds, four doublings
+// and the power of two); arguments outside [−708, 709], where math.Exp
+// would take its special branches, are left to math.Exp itself. Unlike
+// Exp, whose results are the same on every machine, MathExp's differ
+// between amd64 and arm64 as math.Exp's do; it speeds up code whose
+// results are defined by math.Exp.
+func MathExp(dst, src []float64) {
+	if len(dst) < len(src) {
+		panic("tensor.MathExp: destination shorter than source")
+	}
+	for i := 0; i < len(src); {
+		i += mathExpKernel(dst[i:len(src)], src[i:])
+		for end := min(i+4, len(src)); i < end; i++ {
+			dst[i] = math.Exp(src[i])
+		}
+	}
+}

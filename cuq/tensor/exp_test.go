@@ -133,6 +133,51 @@ func TestExpKernelMatchesScalar(t *testing.T) {
 	}
 }
 
+// MathExp gives math.Exp's bits for every element, on the kernel's path
+// and off it: random arguments over the whole range and near 0, the
+// bounds of the kernel's range and of math.Exp's special cases, whatever
+// the length and in place.
+func TestMathExpIsMathExp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(55, 56))
+	special := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), -708, 709, -708.0000001, 709.0000001,
+		7.09782712893384e+02, 710, -745.1, -744, -1e-300, 5e-324, 0x1p-30}
+	for n := 0; n < 300; n++ {
+		x := make([]float64, n%40+n/40*97)
+		for i := range x {
+			switch rng.IntN(4) {
+			case 0:
+				x[i] = -800 + 1600*rng.Float64()
+			case 1:
+				x[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(8)-6))
+			case 2:
+				x[i] = -30 * rng.Float64()
+			default:
+				if rng.IntN(3) == 0 {
+					x[i] = special[rng.IntN(len(special))]
+				} else {
+					x[i] = -708 + 1417*rng.Float64()
+				}
+			}
+		}
+		got := make([]float64, len(x))
+		MathExp(got, x)
+		inPlace := append([]float64(nil), x...)
+		MathExp(inPlace, inPlace)
+		for i, v := range x {
+			want := math.Exp(v)
+			if math.Float64bits(got[i]) != math.Float64bits(want) || math.Float64bits(inPlace[i]) != math.Float64bits(want) {
+				t.Fatalf("length %d, element %d: MathExp(%v) = %v (in place %v), math.Exp %v", len(x), i, v, got[i], inPlace[i], want)
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("MathExp accepted a destination shorter than its source")
+		}
+	}()
+	MathExp(make([]float64, 2), make([]float64, 3))
+}
+
 func BenchmarkExp(b *testing.B) {
 	x := make([]float64, 1<<14)
 	for i := range x {
@@ -142,6 +187,11 @@ func BenchmarkExp(b *testing.B) {
 	b.Run("Exp", func(b *testing.B) {
 		for b.Loop() {
 			Exp(dst, x)
+		}
+	})
+	b.Run("MathExp", func(b *testing.B) {
+		for b.Loop() {
+			MathExp(dst, x)
 		}
 	})
 	b.Run("math.Exp", func(b *testing.B) {
