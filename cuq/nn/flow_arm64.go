@@ -42,18 +42,13 @@ func (f *RadialFlows) backwardKernel(rec, zL []float64, gi *[lanes]float64, c in
 	if !flowNEON || f.Dim != 16 || f.Layers == 0 {
 		return false
 	}
-	L, C := f.Layers, f.Classes
-	_, _, _ = rec[L*f.recordSize()-1], zL[16*lanes-1], gz[16*lanes-1]
-	last := (L-1)*C + c
-	_, _, _ = acc.x0[(last+1)*16*lanes-1], acc.a[(last+1)*lanes-1], acc.b[(last+1)*lanes-1]
-	lastRec := (L - 1) * f.recordSize()
-	x0, b, sa, sb := &f.X0.Data.Data[last*16], &s.b[last], &s.sigA[last], &s.sigB[last]
+	a := f.backwardArgsOf(rec, zL, c, s, gz, acc)
 	for h := 0; h < lanes; h += 4 {
-		if gi[h] == 0 && gi[h+1] == 0 && gi[h+2] == 0 && gi[h+3] == 0 {
+		if noGradient4(gi, h) {
 			continue
 		}
-		radialBackward4NEON(&rec[lastRec+h], &zL[h], &gi[h], x0, b, sa, sb, L, C, &gz[h],
-			&acc.x0[last*16*lanes+h], &acc.a[last*lanes+h], &acc.b[last*lanes+h])
+		radialBackward4NEON(&rec[a.lastRec+h], &zL[h], &gi[h], a.x0, a.b, a.sigA, a.sigB, f.Layers, f.Classes, &gz[h],
+			&acc.x0[a.last*16*lanes+h], &acc.a[a.last*lanes+h], &acc.b[a.last*lanes+h])
 	}
 	return true
 }
