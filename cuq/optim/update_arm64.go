@@ -9,12 +9,12 @@ var useNEON = true
 //go:noescape
 func updateNEON(p, grad, m, v *float64, n int, c *coefficients)
 
-// update is updateGo, its leading multiple of four elements by the NEON
+// update is updateGo, its leading even number of elements by the NEON
 // kernel.
 func update(p, g, m, v []float64, c *coefficients) {
 	n := 0
 	if useNEON {
-		n = len(p) &^ 3
+		n = len(p) &^ 1
 	}
 	if n > 0 {
 		_, _, _ = g[n-1], m[n-1], v[n-1]
