@@ -2,6 +2,8 @@
 
 package tensor
 
+import "golang.org/x/sys/cpu"
+
 // expTable holds the constants of expAVX, each repeated in four lanes:
 // expKernelMin, expKernelMax, log₂e, ln2Hi, ln2Lo, the 14 coefficients of
 // expSeries, and 1023 + 1.5·2⁵² (adding it to an integral n leaves n + 1023
@@ -49,13 +51,16 @@ var mathExpTable = func() (t [17][4]float64) {
 //go:noescape
 func mathExpAVX(dst, src *float64, n int, table *[17][4]float64) int
 
+// useMathExpAVX selects mathExpAVX: where math.Exp runs its fused
+// multiply-add code (it tests AVX and FMA, which GODEBUG can switch off
+// one by one) and the kernel's AVX2 and FMA are there.
+var useMathExpAVX = useAVX && cpu.X86.HasAVX
+
 // mathExpKernel computes MathExp for the leading blocks of four elements
 // of src whose arguments all lie in [−708, 709] and returns how many it
-// computed, as expKernel does. math.Exp runs its fused multiply-add code
-// wherever this kernel runs (it needs AVX and FMA, the kernel AVX2 and
-// FMA).
+// computed, as expKernel does.
 func mathExpKernel(dst, src []float64) int {
-	if !useAVX || len(src) < 4 {
+	if !useMathExpAVX || len(src) < 4 {
 		return 0
 	}
 	_ = dst[len(src)-1]
