@@ -250,7 +250,7 @@ f8norm:
 // sums and then g_u, V15–V16 the odd sums and then g_q, V17–V18 q and then
 // g_b, V26–V27 g_r/r; V19–V25 and V28–V31 scratch. R0 the layer's record,
 // R3 its centre, R4–R6 its b, σ(a′), σ(b′), R7 layers left, R8 the scalar
-// stride, R9 gz, R10 accX0, R11 accA, R12 accB; R13–R15 and R19–R20
+// stride, R9 gz, R10 accX0, R11 accA, R12 accB; R13–R15 and R19
 // walk a loop's operands, R21 counts its iterations.
 TEXT ·radialBackward4NEON(SB), NOSPLIT, $0-104
 	MOVD	rec+0(FP), R0
