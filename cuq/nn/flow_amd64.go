@@ -37,19 +37,13 @@ func (f *RadialFlows) forwardKernel(zt []float64, c int, s layerScalars, res *bl
 	_ = zt[16*lanes-1]
 	var out [3 * lanes]float64
 	x0, a, b := &f.X0.Data.Data[c*16], &s.a[c], &s.b[c]
-	var r *float64
-	if rec != nil {
-		_ = rec[f.Layers*f.recordSize()-1]
-		r = &rec[0]
-	}
+	r := f.recordStart(rec)
 	if flowAVX512 {
 		radialForward8(&zt[0], x0, a, b, f.Layers, f.Classes, &out[0], r)
 	} else {
 		radialForward4x2(&zt[0], x0, a, b, f.Layers, f.Classes, &out[0], r)
 	}
-	copy(res.produ[:], out[:lanes])
-	copy(res.prodq[:], out[lanes:2*lanes])
-	copy(res.sq[:], out[2*lanes:])
+	res.set(&out)
 	return true
 }
 
@@ -62,10 +56,8 @@ func (f *RadialFlows) forwardPairKernel(za, zb []float64, c int, s layerScalars,
 	_, _ = za[16*lanes-1], zb[16*lanes-1]
 	var oa, ob [3 * lanes]float64
 	radialForward8x2(&za[0], &zb[0], &f.X0.Data.Data[c*16], &s.a[c], &s.b[c], f.Layers, f.Classes, &oa[0], &ob[0])
-	for k := 0; k < lanes; k++ {
-		ra.produ[k], ra.prodq[k], ra.sq[k] = oa[k], oa[lanes+k], oa[2*lanes+k]
-		rb.produ[k], rb.prodq[k], rb.sq[k] = ob[k], ob[lanes+k], ob[2*lanes+k]
-	}
+	ra.set(&oa)
+	rb.set(&ob)
 	return true
 }
 

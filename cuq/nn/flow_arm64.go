@@ -23,15 +23,8 @@ func (f *RadialFlows) forwardKernel(zt []float64, c int, s layerScalars, res *bl
 	}
 	_ = zt[16*lanes-1]
 	var out [3 * lanes]float64
-	var r *float64
-	if rec != nil {
-		_ = rec[f.Layers*f.recordSize()-1]
-		r = &rec[0]
-	}
-	radialForward8NEON(&zt[0], &f.X0.Data.Data[c*16], &s.a[c], &s.b[c], f.Layers, f.Classes, &out[0], r)
-	copy(res.produ[:], out[:lanes])
-	copy(res.prodq[:], out[lanes:2*lanes])
-	copy(res.sq[:], out[2*lanes:])
+	radialForward8NEON(&zt[0], &f.X0.Data.Data[c*16], &s.a[c], &s.b[c], f.Layers, f.Classes, &out[0], f.recordStart(rec))
+	res.set(&out)
 	return true
 }
 

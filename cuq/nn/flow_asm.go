@@ -2,6 +2,25 @@
 
 package nn
 
+// recordStart checks that rec holds the records of every layer, which a
+// forward kernel writes without bounds checks, and returns its first
+// element: nil when the forward pass records nothing (rec nil).
+func (f *RadialFlows) recordStart(rec []float64) *float64 {
+	if rec == nil {
+		return nil
+	}
+	_ = rec[f.Layers*f.recordSize()-1]
+	return &rec[0]
+}
+
+// set stores a forward kernel's output: Π(1+u) of each lane, then Π(1+q),
+// then ‖z_L‖².
+func (r *blockResult) set(out *[3 * lanes]float64) {
+	copy(r.produ[:], out[:lanes])
+	copy(r.prodq[:], out[lanes:2*lanes])
+	copy(r.sq[:], out[2*lanes:])
+}
+
 // backwardArgs are the arguments that every assembly kernel of the
 // backward pass (D = 16) shares for one block and class: where the last
 // layer's record and accumulators start, and the last layer's centre and
