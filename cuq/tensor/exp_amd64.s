@@ -2,6 +2,30 @@
 
 #include "textflag.h"
 
+// ARGS loads the arguments of both kernels: dst in DI, src in SI, n in CX,
+// the table in R8, and the index of the next block, 0, in AX.
+#define ARGS \
+	MOVQ dst+0(FP), DI \
+	MOVQ src+8(FP), SI \
+	MOVQ n+16(FP), CX \
+	MOVQ table+24(FP), R8 \
+	XORQ AX, AX
+
+// NEXT loads the block at AX into Y0, with the index after it in DX, and
+// jumps to done when there is no whole block left or a lane lies outside
+// [table[0], table[1]] (NaN included, the comparisons are ordered).
+#define NEXT(done) \
+	LEAQ 4(AX), DX \
+	CMPQ DX, CX \
+	JGT  done \
+	VMOVUPD (SI)(AX*8), Y0 \
+	VCMPPD  $0x1D, (R8), Y0, Y1 \
+	VCMPPD  $0x12, 32(R8), Y0, Y2 \
+	VANDPD  Y1, Y2, Y1 \
+	VMOVMSKPD Y1, BX \
+	CMPQ    BX, $15 \
+	JNE     done
+
 // func expAVX(dst, src *float64, n int, table *[20][4]float64) int
 // dst[i] = exp(src[i]) for the blocks of four elements i < n, four lanes at
 // a time, in the operations of expScalar (see exp.go); table is expTable.
@@ -9,23 +33,10 @@
 // (NaN included, the comparisons are ordered) and returns the number of
 // elements done.
 TEXT ·expAVX(SB), NOSPLIT, $0-40
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
-	MOVQ table+24(FP), R8
-	XORQ AX, AX
+	ARGS
 
 loop:
-	LEAQ 4(AX), DX
-	CMPQ DX, CX
-	JGT  done
-	VMOVUPD (SI)(AX*8), Y0
-	VCMPPD  $0x1D, (R8), Y0, Y1   // x ≥ min
-	VCMPPD  $0x12, 32(R8), Y0, Y2 // x ≤ max
-	VANDPD  Y1, Y2, Y1
-	VMOVMSKPD Y1, BX
-	CMPQ    BX, $15
-	JNE     done
+	NEXT(done)
 	VMULPD   64(R8), Y0, Y1       // x·log₂e
 	VROUNDPD $0, Y1, Y1           // n, to nearest even
 	VFNMADD231PD 96(R8), Y1, Y0   // r = x − n·ln2Hi
@@ -63,23 +74,10 @@ done:
 // (mathExpTable) repeats; it stops as expAVX does, at the first block with
 // a lane outside [table[0], table[1]] or NaN.
 TEXT ·mathExpAVX(SB), NOSPLIT, $0-40
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
-	MOVQ table+24(FP), R8
-	XORQ AX, AX
+	ARGS
 
 mloop:
-	LEAQ 4(AX), DX
-	CMPQ DX, CX
-	JGT  mdone
-	VMOVUPD (SI)(AX*8), Y0
-	VCMPPD  $0x1D, (R8), Y0, Y1   // x ≥ −708
-	VCMPPD  $0x12, 32(R8), Y0, Y2 // x ≤ 709
-	VANDPD  Y1, Y2, Y1
-	VMOVMSKPD Y1, BX
-	CMPQ    BX, $15
-	JNE     mdone
+	NEXT(mdone)
 	VMULPD   64(R8), Y0, Y1       // x·log₂e
 	VROUNDPD $0, Y1, Y1           // k, to nearest even (CVTSD2SL)
 	VFNMADD231PD 96(R8), Y1, Y0   // x − k·ln2 (upper part)
