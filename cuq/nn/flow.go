@@ -316,17 +316,8 @@ func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tens
 					copy(work, zt)
 					f.forwardBlock(work, c, s, &res, rec, active)
 					f.backwardBlock(rec, work, &gi, c, s, gz, acc, active)
-					if grads[0] == nil {
-						continue
-					}
-					for k := 0; k < m; k++ {
-						if gi[k] == 0 {
-							continue
-						}
-						row := grads[0].Row(i0 + k)
-						for j := range row {
-							row[j] += gz[lanes*j+k]
-						}
+					if grads[0] != nil {
+						addLaneGradients(grads[0], gz, &gi, i0, m)
 					}
 				}
 			}
@@ -343,6 +334,21 @@ func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tens
 			for j, v := range part {
 				dst.Data[j] += v
 			}
+		}
+	}
+}
+
+// addLaneGradients adds to row i0+k of dst, for each of the block's first
+// m lanes k with an output gradient (gi[k] ≠ 0), that lane's gradient with
+// respect to its chain input, gz in the lane layout.
+func addLaneGradients(dst *tensor.Dense, gz []float64, gi *[lanes]float64, i0, m int) {
+	for k := 0; k < m; k++ {
+		if gi[k] == 0 {
+			continue
+		}
+		row := dst.Row(i0 + k)
+		for j := range row {
+			row[j] += gz[lanes*j+k]
 		}
 	}
 }
