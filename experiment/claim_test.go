@@ -199,7 +199,9 @@ func TestClaimLeaseMinimum(t *testing.T) {
 // stealClaim writes the next generation of the claim of the job whose
 // record is record, as a worker "thief" that took the job over would (the
 // claim file layout of package cluster), so that the worker running the
-// job loses it.
+// job loses it. Like a worker it writes a temporary file and links it into
+// place: a claim file written in place can be read half-written by the
+// other grids, which take it over as damaged.
 func stealClaim(record, job string, lease time.Duration) error {
 	prefix := strings.TrimSuffix(record, ".json") + ".claim."
 	files, err := filepath.Glob(prefix + "*")
@@ -220,5 +222,10 @@ func stealClaim(record, job string, lease time.Duration) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(prefix+strconv.Itoa(top+1), b, 0o644)
+	tmp := filepath.Join(filepath.Dir(record), ".thief.tmp")
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	return os.Link(tmp, prefix+strconv.Itoa(top+1))
 }
