@@ -68,11 +68,10 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // that cannot be stored (a full or read-only disk) is returned with a
 // one-line warning on standard error. Outside GoNB Cache just calls fn.
 func Cache[T any](key Key, fn func() (T, error)) (T, error) {
-	dir := cacheDir()
-	if dir == "" {
+	path := cachePath(key)
+	if path == "" {
 		return fn()
 	}
-	path := filepath.Join(dir, unsafeName.ReplaceAllString(key.Name, "_")+"-"+key.Digest+".gob")
 	v, err := load[T](path)
 	switch {
 	case err == nil:
@@ -88,6 +87,26 @@ func Cache[T any](key Key, fn func() (T, error)) (T, error) {
 		fmt.Fprintf(warnings, "kernelext.Cache %q: result not cached, a later cell computes it again: %v\n", key.Name, err)
 	}
 	return v, nil
+}
+
+// cachePath returns the file that holds the result of key, "" outside
+// GoNB.
+func cachePath(key Key) string {
+	dir := cacheDir()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, unsafeName.ReplaceAllString(key.Name, "_")+"-"+key.Digest+".gob")
+}
+
+// stored reports whether a result of key is stored (damaged or not).
+func stored(key Key) bool {
+	path := cachePath(key)
+	if path == "" {
+		return false
+	}
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // warnings receives Cache's one-line reports of damaged and unwritable

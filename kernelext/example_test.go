@@ -7,6 +7,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
 	"github.com/cuqgnn/cuqgnn/datasets"
 	"github.com/cuqgnn/cuqgnn/kernelext"
 )
@@ -48,4 +49,21 @@ func ExampleTrain() {
 	// Output:
 	// CUQ-PPR 25 200
 	// false
+}
+
+// TrainInits trains several inits of one model, side by side; the
+// comparison displays average the runs of ChartRuns, mean ± standard error.
+func ExampleTrainInits() {
+	g, _ := datasets.CSBM(200, 3).Seed(1).Done()
+	split, _ := g.Split(graph.Stratified(0.1, 0.2, 0.7).Seed(1))
+	gpn := func(k int) cuq.ClassifierBuilder { return cuq.GPN().Init(k) }
+	runs, err := kernelext.TrainInits(gpn, g, split, 3, kernelext.MaxEpochs(20), kernelext.Quiet())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// One curve: the mean over the three inits, with a band ± its standard error.
+	err = kernelext.Show(chart.ARCOfRuns(kernelext.ChartRuns(split.Test, nil, runs...)...).Measures(uq.TU))
+	fmt.Println(len(runs), runs[2].Model, err)
+	// Output: 3 GPN <nil>
 }

@@ -194,40 +194,64 @@ func Train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, opts
 	if preset == nil || g == nil {
 		return nil, fmt.Errorf("kernelext.Train: nil preset or graph")
 	}
+	o, err := trainOptionsOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	run, fresh, err := cachedTrain(trainKey(preset, g, split, o), preset, g, split, o)
+	if err != nil {
+		return nil, err
+	}
+	if !fresh && !o.quiet {
+		noteCached(fmt.Sprintf("%s (%d epochs, %s)", run.Model, len(run.History.Epochs), run.History.Stopped))
+	}
+	return run, nil
+}
+
+// trainOptionsOf applies opts and checks the evaluation graphs.
+func trainOptionsOf(opts []TrainOption) (trainOptions, error) {
 	var o trainOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
 	for k, g := range o.graphs {
 		if g == nil {
-			return nil, fmt.Errorf("kernelext.Train: evaluation graph %q is nil", o.names[k])
+			return o, fmt.Errorf("kernelext.Train: evaluation graph %q is nil", o.names[k])
 		}
 	}
-	fresh := false
-	run, err := Cache(KeyOf("train", preset, g, split, o.names, o.graphs, o.schedule), func() (*Run, error) {
+	return o, nil
+}
+
+// trainKey is the cache key of the Run of preset on g and split with o.
+func trainKey(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, o trainOptions) Key {
+	return KeyOf("train", preset, g, split, o.names, o.graphs, o.schedule)
+}
+
+// cachedTrain returns the Run cached under key, or trains it (train) and
+// caches it, reporting whether it trained. It puts the graphs back into
+// the predictions and warns on standard error when the training collapsed.
+func cachedTrain(key Key, preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, o trainOptions) (run *Run, fresh bool, err error) {
+	run, err = Cache(key, func() (*Run, error) {
 		fresh = true
 		return train(preset, g, split, o)
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if run.Pred == nil || len(run.On) != len(o.names) {
-		return nil, fmt.Errorf("kernelext.Train: the cached run of %s is incomplete; call kernelext.Forget(\"train\")", run.Model)
+		return nil, false, fmt.Errorf("kernelext.Train: the cached run of %s is incomplete; call kernelext.Forget(\"train\")", run.Model)
 	}
 	// Graphs are not stored with the run: they are the caller's.
 	run.Pred.Graph = g
 	for k, name := range o.names {
 		run.On[name].Graph = o.graphs[k]
 	}
-	if !fresh && !o.quiet {
-		noteCached(fmt.Sprintf("%s (%d epochs, %s)", run.Model, len(run.History.Epochs), run.History.Stopped))
-	}
 	if run.Stats.Collapsed() {
 		fmt.Fprintf(warnings, "warning: %s's training on %s collapsed: validation accuracy %.1f%%, near chance (%.1f%%, the largest class's share); "+
 			"another init or dropout stream (the builder's Init, DropoutStream) usually trains normally (docs/records/faithfulness.md)\n",
 			run.Model, g.Name, 100*run.Stats.ValAccuracy, 100*run.Stats.Chance)
 	}
-	return run, nil
+	return run, fresh, nil
 }
 
 // train does Train's work on a cache miss.

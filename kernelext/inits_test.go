@@ -1,0 +1,175 @@
+package kernelext
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/chart"
+	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
+)
+
+// TestTrainInitsIsTrainPerInit trains three inits at once and checks each
+// against the same init trained alone by Train, bit for bit; the inits
+// differ from each other, a second call reads them from the cache, and the
+// comparison displays give their mean ± standard error.
+func TestTrainInitsIsTrainPerInit(t *testing.T) {
+	t.Cleanup(func() { Forget("train") })
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	g, split := csbm(t, 150, 5, graph.Stratified(0.1, 0.2, 0.7).Seed(1))
+	preset := func(k int) cuq.ClassifierBuilder { return cuq.CUQGCN().Init(k) }
+	runs, err := TrainInits(preset, g, split, 3, MaxEpochs(15), Quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 {
+		t.Fatalf("%d runs, want 3", len(runs))
+	}
+	again, err := TrainInits(preset, g, split, 3, MaxEpochs(15), Quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	Forget("train")
+	for k, r := range runs {
+		alone, err := Train(preset(k+1), g, split, MaxEpochs(15), Quiet())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Pred.Graph != g || again[k].Stats.FitSeconds != r.Stats.FitSeconds {
+			t.Errorf("init %d: graph not attached, or trained again instead of read from the cache", k+1)
+		}
+		for _, m := range []uq.Measure{uq.TU, uq.AU, uq.EU} {
+			a, err1 := r.Pred.Uncertainty(m)
+			b, err2 := alone.Pred.Uncertainty(m)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			for i := range a {
+				if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+					t.Fatalf("init %d, %v of node %d: %v trained with the others, %v alone", k+1, m, i, a[i], b[i])
+				}
+			}
+		}
+	}
+	if runs[0].Pred.TU[0] == runs[1].Pred.TU[0] && runs[1].Pred.TU[0] == runs[2].Pred.TU[0] {
+		t.Error("the three inits predict the same TU for node 0")
+	}
+
+	cr := ChartRuns(split.Test, nil, append(runs, nil)...)
+	if len(cr) != 3 || cr[0].Label != "CUQ-GCN" || cr[2].Pred != runs[2].Pred || len(cr[1].Nodes) != len(split.Test) {
+		t.Fatalf("chart runs %+v", cr)
+	}
+	var acc []float64
+	for _, r := range cr {
+		right, _, err := r.Pred.SplitByCorrectness(r.Nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc = append(acc, 100*float64(len(right))/float64(len(r.Nodes)))
+	}
+	tb, err := chart.Results("test accuracy").Add("CUQ-GCN", "", "acc", acc[0]).Add("CUQ-GCN", "", "acc", acc[1]).Add("CUQ-GCN", "", "acc", acc[2]).Done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := (acc[0] + acc[1] + acc[2]) / 3
+	var ss float64
+	for _, a := range acc {
+		ss += (a - mean) * (a - mean)
+	}
+	want := []string{"CUQ-GCN", "3", strconv.FormatFloat(mean, 'f', 1, 64) + " ± " + strconv.FormatFloat(math.Sqrt(ss/2)/math.Sqrt(3), 'f', 1, 64)}
+	if got := tb.Rows[0]; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("results row %q, want %q", got, want)
+	}
+}
+
+// TestTrainInitsErrors checks TrainInits' refusals, and that a failed init
+// leaves the others' runs.
+func TestTrainInitsErrors(t *testing.T) {
+	t.Cleanup(func() { Forget("train") })
+	g, split := csbm(t, 60, 1, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
+	gpn := func(k int) cuq.ClassifierBuilder { return cuq.GPN().Init(k) }
+	shared := cuq.GPN()
+	for _, c := range []struct {
+		preset func(int) cuq.ClassifierBuilder
+		n      int
+		want   string
+	}{
+		{nil, 2, "nil preset or graph"},
+		{gpn, 0, "0 inits, want at least 1"},
+		{func(int) cuq.ClassifierBuilder { return nil }, 2, "preset(1) gave no builder"},
+		{func(k int) cuq.ClassifierBuilder { return shared.Init(k) }, 2, "preset(1) and preset(2) gave the same builder"},
+		{func(int) cuq.ClassifierBuilder { return cuq.GPN() }, 3, "inits 1 and 2 describe the same model"},
+	} {
+		if _, err := TrainInits(c.preset, g, split, c.n, MaxEpochs(2), Quiet()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+	if _, err := TrainInits(gpn, g, split, 2, EvaluateOn("none", nil)); err == nil || !strings.Contains(err.Error(), `"none" is nil`) {
+		t.Errorf("nil evaluation graph: error %v", err)
+	}
+
+	var warned bytes.Buffer
+	defer func(w io.Writer) { warnings = w }(warnings)
+	warnings = &warned
+	// Init 2's dropout stream is out of range: it fails, 1 and 3 train.
+	broken := func(k int) cuq.ClassifierBuilder {
+		b := cuq.GPN().Init(k)
+		if k == 2 {
+			b.DropoutStream(1 << 30)
+		}
+		return b
+	}
+	runs, err := TrainInits(broken, g, split, 3, MaxEpochs(2), Quiet())
+	if err == nil || !strings.Contains(err.Error(), "1 of 3 inits failed") || !strings.Contains(err.Error(), "init 2: ") {
+		t.Fatalf("error %v, want one naming init 2", err)
+	}
+	if len(runs) != 3 || runs[0] == nil || runs[1] != nil || runs[2] == nil {
+		t.Fatalf("runs %v: want those of inits 1 and 3", runs)
+	}
+}
+
+// TestTrainInitsShowsWhatItTrains checks the cell output of TrainInits:
+// a progress bar over the inits it trains, and one note naming those it
+// read from the cache; no bar when it trains none.
+func TestTrainInitsShowsWhatItTrains(t *testing.T) {
+	t.Cleanup(func() { Forget("train") })
+	cachedMu.Lock()
+	cachedID, cachedNotes = "", nil
+	cachedMu.Unlock()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	g, split := csbm(t, 60, 2, graph.Stratified(0.2, 0.2, 0.6).Seed(1))
+	gpn := func(k int) cuq.ClassifierBuilder { return cuq.GPN().Init(k) }
+	if _, err := TrainInits(gpn, g, split, 1, MaxEpochs(3), Quiet()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TrainInits(gpn, g, split, 3, MaxEpochs(3)); err != nil {
+		t.Fatal(err)
+	}
+	var bar, note string
+	for bar == "" || note == "" {
+		h := nextHTML(t)
+		switch {
+		case strings.Contains(h, "&#10003; training 2 inits on"):
+			bar = h
+		case strings.Contains(h, "trained earlier"):
+			note = h
+		case !strings.Contains(h, "training 2 inits on "+g.Name+", 2 at once"):
+			t.Fatalf("unexpected output %q", h)
+		}
+	}
+	if !strings.Contains(bar, "2 trained in") || !strings.Contains(note, "GPN init 1: trained earlier") {
+		t.Errorf("bar %q and note %q: want 2 inits trained and init 1 read from the cache", bar, note)
+	}
+	if _, err := TrainInits(gpn, g, split, 3, MaxEpochs(3)); err != nil {
+		t.Fatal(err)
+	}
+	if h := nextHTML(t); !strings.Contains(h, "GPN init 1; GPN inits 1, 2, 3: trained earlier") {
+		t.Errorf("output %q, want only the note of the three cached inits", h)
+	}
+}
