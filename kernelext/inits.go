@@ -3,6 +3,7 @@ package kernelext
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -59,7 +60,7 @@ func TrainInits(preset func(init int) cuq.ClassifierBuilder, g *graph.Graph, spl
 			return nil, fmt.Errorf("%s: preset(%d) gave no builder", op, k+1)
 		}
 		for j, earlier := range builders[:k] {
-			if earlier == b {
+			if sameBuilder(earlier, b) {
 				return nil, fmt.Errorf("%s: preset(%d) and preset(%d) gave the same builder; build a new one for each init (cuq.GPN().Init(k))", op, j+1, k+1)
 			}
 		}
@@ -132,6 +133,14 @@ func TrainInits(preset func(init int) cuq.ClassifierBuilder, g *graph.Graph, spl
 		return runs, fmt.Errorf("%s: %d of %d inits failed: %w", op, len(failed), n, errors.Join(failed...))
 	}
 	return runs, nil
+}
+
+// sameBuilder reports whether a and b are one builder, the same pointer.
+// Builders of other kinds (values, which may not be comparable) are never
+// the same.
+func sameBuilder(a, b cuq.ClassifierBuilder) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer()
 }
 
 // initsWord is "init" for one init, "inits" for n.

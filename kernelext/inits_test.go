@@ -2,6 +2,7 @@ package kernelext
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math"
 	"runtime"
@@ -105,6 +106,9 @@ func TestTrainInitsErrors(t *testing.T) {
 		{func(int) cuq.ClassifierBuilder { return nil }, 2, "preset(1) gave no builder"},
 		{func(k int) cuq.ClassifierBuilder { return shared.Init(k) }, 2, "preset(1) and preset(2) gave the same builder"},
 		{func(int) cuq.ClassifierBuilder { return cuq.GPN() }, 3, "inits 1 and 2 describe the same model"},
+		// Builders that are not comparable are compared by their keys.
+		{func(k int) cuq.ClassifierBuilder { return listBuilder{k} }, 2, "2 of 2 inits failed: init 1: list builder [1] builds nothing\ninit 2: list builder [2] builds nothing"},
+		{func(k int) cuq.ClassifierBuilder { return listBuilder{} }, 1, "init 1: kernelext: the preset kernelext.listBuilder built no classifier"},
 	} {
 		if _, err := TrainInits(c.preset, g, split, c.n, MaxEpochs(2), Quiet()); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
@@ -172,4 +176,15 @@ func TestTrainInitsShowsWhatItTrains(t *testing.T) {
 	if h := nextHTML(t); !strings.Contains(h, "GPN init 1; GPN inits 1, 2, 3: trained earlier") {
 		t.Errorf("output %q, want only the note of the three cached inits", h)
 	}
+}
+
+// listBuilder is a builder that == cannot compare, and that builds nothing:
+// an error, or no error and no classifier when empty.
+type listBuilder []int
+
+func (l listBuilder) Classifier(*graph.Graph) (cuq.Classifier, error) {
+	if len(l) == 0 {
+		return nil, nil
+	}
+	return nil, fmt.Errorf("list builder %v builds nothing", []int(l))
 }

@@ -155,6 +155,9 @@ func build(preset cuq.ClassifierBuilder, g *graph.Graph) (built, error) {
 	if err != nil {
 		return built{}, err
 	}
+	if c == nil {
+		return built{}, fmt.Errorf("kernelext: the preset %T built no classifier", preset)
+	}
 	return built{c, g, numParams(c)}, nil
 }
 

@@ -270,6 +270,9 @@ func (s *SweepConfig) evaluate(h, snr float64, seed uint64) ([]Row, error) {
 	var rows []Row
 	for _, m := range s.models {
 		model, err := m.Preset.Classifier(p.Graph)
+		if err == nil && model == nil {
+			err = fmt.Errorf("the preset %T built no classifier", m.Preset)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Name, err)
 		}

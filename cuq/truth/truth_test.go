@@ -106,6 +106,7 @@ func TestSweepErrors(t *testing.T) {
 		{"empty grid", truth.Sweep(gpn).Signal(), "empty grid"},
 		{"generator", truth.Sweep(gpn).Homophily(2), "homophily 2, signal 0.5, seed 1: datasets.CSBM: homophily 2 outside [0, 1]"},
 		{"model", truth.Sweep(truth.Model{Name: "bad", Preset: cuq.GPN().Init(0)}), "bad: "},
+		{"no classifier", truth.Sweep(truth.Model{Name: "none", Preset: noClassifier{}}), "none: the preset truth_test.noClassifier built no classifier"},
 	} {
 		_, err := c.cfg.Done()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -119,6 +120,11 @@ func TestSweepErrors(t *testing.T) {
 // AUROC 0.80 to 0.89 on seeds 1 to 8) and GPN's AU correlates positively
 // with the ground-truth aleatoric uncertainty (0.12 to 0.26 on seeds 1
 // to 8). The thresholds leave a margin below the smallest values measured.
+// noClassifier is a preset that builds nothing and says nothing.
+type noClassifier struct{}
+
+func (noClassifier) Classifier(*graph.Graph) (cuq.Classifier, error) { return nil, nil }
+
 func TestSweepTrainedModels(t *testing.T) {
 	appnp := truth.Model{Name: "APPNP", Preset: cuq.APPNP()}
 	gpn := truth.Model{Name: "GPN", Preset: cuq.GPN()}
