@@ -8,8 +8,9 @@
   nbcheck.py dom HTML           DOM dumped by Chromium: every chart element holds a drawn canvas
                                 or svg, and no MathJax badge is left showing
   nbcheck.py png PNG MIN        screenshot has at least MIN coloured (chart) pixels
-  nbcheck.py size NB MAX        a saved (executed) notebook is at most MAX bytes: its charts
-                                carry ECharts compressed, not the whole library per cell
+  nbcheck.py size NB MAX        a saved (executed) notebook is at most MAX bytes per cell that
+                                shows a chart: its charts carry ECharts compressed (about
+                                450 kB), not the whole library (1 MB), once per cell
 
 Each command prints one line per file and exits with status 1 on the first failure.
 """
@@ -192,15 +193,21 @@ def png(path, minimum):
     print(f"ok: {path}: {w}x{h}, {coloured} coloured and {nonwhite} non-white pixels")
 
 
-def size(path, maximum):
+def size(path, per_cell):
     nb = load(path)
-    charts = sum(text(o.get("data", {}).get("text/html", "")).count('class="cuq-chart"')
-                 for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", []))
+    charts = cells = 0
+    for c in nb["cells"]:
+        if c["cell_type"] != "code":
+            continue
+        k = sum(text(o.get("data", {}).get("text/html", "")).count('class="cuq-chart"') for o in c.get("outputs", []))
+        charts += k
+        cells += k > 0
     with open(path, "rb") as f:
         n = len(f.read())
+    maximum = per_cell * max(cells, 1)
     if n > maximum:
-        fail(f"{path}: {n} bytes for {charts} charts; at most {maximum}")
-    print(f"ok: {path}: {n} bytes for {charts} charts (at most {maximum})")
+        fail(f"{path}: {n} bytes for {charts} charts in {cells} cells; at most {per_cell} per cell, {maximum}")
+    print(f"ok: {path}: {n} bytes for {charts} charts in {cells} cells (at most {per_cell} per cell, {maximum})")
 
 
 def main(argv):
