@@ -39,15 +39,94 @@ import (
 // error naming each failure.
 func TrainInits(preset func(init int) cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, n int, opts ...TrainOption) ([]*Run, error) {
 	const op = "kernelext.TrainInits"
-	switch {
-	case preset == nil || g == nil:
-		return nil, fmt.Errorf("%s: nil preset or graph", op)
-	case n < 1:
-		return nil, fmt.Errorf("%s: %d inits, want at least 1", op, n)
+	if g == nil {
+		return nil, fmt.Errorf("%s: nil graph", op)
 	}
 	o, err := trainOptionsOf(opts)
 	if err != nil {
 		return nil, err
+	}
+	builders, keys, err := initBuilders(op, preset, n, func(b cuq.ClassifierBuilder) Key { return trainKey(b, g, split, o) })
+	if err != nil {
+		return nil, err
+	}
+	quiet := o
+	quiet.quiet = true
+	runs := make([]*Run, n)
+	cached, err := sideBySide(op, "training", g, keys, o.quiet, func(k int) (initDone, error) {
+		run, fresh, err := cachedTrain(keys[k], builders[k], g, split, quiet)
+		if err != nil {
+			return initDone{}, err
+		}
+		runs[k] = run
+		return initDone{model: run.Model, note: fmt.Sprintf("%d epochs, validation accuracy %.1f%%", len(run.History.Epochs), 100*run.Stats.ValAccuracy), fresh: fresh}, nil
+	})
+	if len(cached) > 0 && !o.quiet {
+		noteCached(fmt.Sprintf("%s %s %s", cached[0].model, initsWord(len(cached)), initList(cached)))
+	}
+	return runs, err
+}
+
+// EvaluateShiftsInits is EvaluateShifts for inits 1 … n of one model,
+// evaluated side by side as TrainInits trains them: preset(k) describes
+// init k, a new builder each call. It returns the runs by setting:
+// runs[0] holds the inits' runs on g (the test nodes of split), runs[s+1]
+// theirs under the s-th shift, in init order, so that a display of one
+// setting shows the model's mean ± standard error over its inits:
+//
+//	chart.AUROCTableOfRuns(runs[1]...)
+//
+// Each init's runs are those EvaluateShifts gives for it, bit for bit, and
+// are cached as EvaluateShifts caches them. TrainOptions among the shifts
+// act as for EvaluateShifts; with Quiet no progress bar is shown. Its
+// errors are TrainInits'; when some inits fail, the runs of the others are
+// returned with an error naming each failure.
+func EvaluateShiftsInits(preset func(init int) cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, n int, shifts ...any) ([][]chart.Run, error) {
+	const op = "kernelext.EvaluateShiftsInits"
+	if g == nil {
+		return nil, fmt.Errorf("%s: nil graph", op)
+	}
+	plan, err := planShifts(op, g, split, shifts)
+	if err != nil {
+		return nil, err
+	}
+	builders, keys, err := initBuilders(op, preset, n, plan.key)
+	if err != nil {
+		return nil, err
+	}
+	perInit := make([][]chart.Run, n)
+	_, err = sideBySide(op, "evaluating", g, keys, plan.o.quiet, func(k int) (initDone, error) {
+		fresh := false
+		preds, err := Cache(keys[k], func() ([]*cuq.Prediction, error) {
+			fresh = true
+			return evaluateShifts(builders[k], g, split, plan.evals, plan.o.fitOptions(), true)
+		})
+		if err != nil {
+			return initDone{}, err
+		}
+		if perInit[k], err = plan.runs(op, preds); err != nil {
+			return initDone{}, err
+		}
+		return initDone{model: preds[0].Model, note: fmt.Sprintf("%d settings", len(preds)), fresh: fresh}, nil
+	})
+	runs := make([][]chart.Run, len(plan.evals)+1)
+	for _, r := range perInit {
+		for s := range r {
+			runs[s] = append(runs[s], r[s])
+		}
+	}
+	return runs, err
+}
+
+// initBuilders returns the builders preset gives for inits 1 … n and their
+// keys, or an error, prefixed with op, for n < 1, no preset or builder,
+// one builder twice or two inits of one key.
+func initBuilders(op string, preset func(init int) cuq.ClassifierBuilder, n int, key func(cuq.ClassifierBuilder) Key) ([]cuq.ClassifierBuilder, []Key, error) {
+	switch {
+	case preset == nil:
+		return nil, nil, fmt.Errorf("%s: nil preset", op)
+	case n < 1:
+		return nil, nil, fmt.Errorf("%s: %d inits, want at least 1", op, n)
 	}
 	// The builders and keys are taken one after the other, before any
 	// training reads the graph.
@@ -57,40 +136,63 @@ func TrainInits(preset func(init int) cuq.ClassifierBuilder, g *graph.Graph, spl
 	for k := range builders {
 		b := preset(k + 1)
 		if b == nil {
-			return nil, fmt.Errorf("%s: preset(%d) gave no builder", op, k+1)
+			return nil, nil, fmt.Errorf("%s: preset(%d) gave no builder", op, k+1)
 		}
 		for j, earlier := range builders[:k] {
 			if sameBuilder(earlier, b) {
-				return nil, fmt.Errorf("%s: preset(%d) and preset(%d) gave the same builder; build a new one for each init (cuq.GPN().Init(k))", op, j+1, k+1)
+				return nil, nil, fmt.Errorf("%s: preset(%d) and preset(%d) gave the same builder; build a new one for each init (cuq.GPN().Init(k))", op, j+1, k+1)
 			}
 		}
-		builders[k], keys[k] = b, trainKey(b, g, split, o)
+		builders[k], keys[k] = b, key(b)
 		if j, ok := initOf[keys[k]]; ok {
-			return nil, fmt.Errorf("%s: inits %d and %d describe the same model; let preset set the init (its builder's Init(k))", op, j, k+1)
+			return nil, nil, fmt.Errorf("%s: inits %d and %d describe the same model; let preset set the init (its builder's Init(k))", op, j, k+1)
 		}
 		initOf[keys[k]] = k + 1
 	}
+	return builders, keys, nil
+}
 
-	// The bar counts the inits not cached earlier.
+// initDone is what sideBySide's work reports of an init: its model's
+// name, a few words for the progress bar, and whether the result was
+// computed rather than read from the cache.
+type initDone struct {
+	model, note string
+	fresh       bool
+	init        int // 1-based; set by sideBySide
+}
+
+// initList writes the inits of done as "1, 2, 5".
+func initList(done []initDone) string {
+	s := make([]string, len(done))
+	for k, d := range done {
+		s[k] = fmt.Sprint(d.init)
+	}
+	return strings.Join(s, ", ")
+}
+
+// sideBySide calls work(k) for the inits k = 0 … len(keys)−1, up to
+// GOMAXPROCS at once; unless quiet, a progress bar titled by what (and g's
+// name) counts the inits whose keys are not cached. It returns the inits
+// whose results were read from the cache, and an error that names,
+// prefixed with op, each init that failed.
+func sideBySide(op, what string, g *graph.Graph, keys []Key, quiet bool, work func(k int) (initDone, error)) (cached []initDone, err error) {
+	n := len(keys)
 	pending := make([]bool, n)
-	toTrain := 0
+	toDo := 0
 	for k, key := range keys {
 		if pending[k] = !stored(key); pending[k] {
-			toTrain++
+			toDo++
 		}
 	}
 	at := min(n, runtime.GOMAXPROCS(0))
 	var bar *Progress
-	if toTrain > 0 && !o.quiet {
-		bar = NewProgress(fmt.Sprintf("training %d %s on %s, %d at once", toTrain, initsWord(toTrain), g.Name, min(toTrain, at)))
-		bar.unit = "trained"
-		bar.Update(0, toTrain, "")
+	if toDo > 0 && !quiet {
+		bar = NewProgress(fmt.Sprintf("%s %d %s on %s, %d at once", what, toDo, initsWord(toDo), g.Name, min(toDo, at)))
+		bar.unit = "done"
+		bar.Update(0, toDo, "")
 	}
-	quiet := o
-	quiet.quiet = true
-	runs := make([]*Run, n)
+	dones := make([]initDone, n)
 	errs := make([]error, n)
-	fresh := make([]bool, n)
 	var mu sync.Mutex
 	done := 0
 	next := make(chan int)
@@ -100,11 +202,16 @@ func TrainInits(preset func(init int) cuq.ClassifierBuilder, g *graph.Graph, spl
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				runs[k], fresh[k], errs[k] = cachedTrain(keys[k], builders[k], g, split, quiet)
+				dones[k], errs[k] = work(k)
+				dones[k].init = k + 1
 				if bar != nil && pending[k] {
+					note := fmt.Sprintf("init %d: %s, %s", k+1, dones[k].model, dones[k].note)
+					if errs[k] != nil {
+						note = fmt.Sprintf("init %d failed", k+1)
+					}
 					mu.Lock()
 					done++
-					bar.Update(done, toTrain, initNote(k+1, runs[k], errs[k]))
+					bar.Update(done, toDo, note)
 					mu.Unlock()
 				}
 			}
@@ -117,22 +224,18 @@ func TrainInits(preset func(init int) cuq.ClassifierBuilder, g *graph.Graph, spl
 	wg.Wait()
 
 	var failed []error
-	var cached []string
 	for k, err := range errs {
 		switch {
 		case err != nil:
 			failed = append(failed, fmt.Errorf("init %d: %w", k+1, err))
-		case !fresh[k]:
-			cached = append(cached, fmt.Sprint(k+1))
+		case !dones[k].fresh:
+			cached = append(cached, dones[k])
 		}
 	}
-	if len(cached) > 0 && !o.quiet {
-		noteCached(fmt.Sprintf("%s %s %s", runName(runs), initsWord(len(cached)), strings.Join(cached, ", ")))
-	}
 	if len(failed) > 0 {
-		return runs, fmt.Errorf("%s: %d of %d inits failed: %w", op, len(failed), n, errors.Join(failed...))
+		return cached, fmt.Errorf("%s: %d of %d inits failed: %w", op, len(failed), n, errors.Join(failed...))
 	}
-	return runs, nil
+	return cached, nil
 }
 
 // sameBuilder reports whether a and b are one builder, the same pointer.
@@ -149,24 +252,6 @@ func initsWord(n int) string {
 		return "init"
 	}
 	return "inits"
-}
-
-// initNote describes a finished init for the progress bar.
-func initNote(init int, r *Run, err error) string {
-	if err != nil {
-		return fmt.Sprintf("init %d failed", init)
-	}
-	return fmt.Sprintf("init %d: %s, %d epochs, validation accuracy %.1f%%", init, r.Model, len(r.History.Epochs), 100*r.Stats.ValAccuracy)
-}
-
-// runName returns the model name of the first run that has one.
-func runName(runs []*Run) string {
-	for _, r := range runs {
-		if r != nil {
-			return r.Model
-		}
-	}
-	return ""
 }
 
 // ChartRuns returns the predictions of runs on the training graph as runs

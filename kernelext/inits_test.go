@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,7 +102,7 @@ func TestTrainInitsErrors(t *testing.T) {
 		n      int
 		want   string
 	}{
-		{nil, 2, "nil preset or graph"},
+		{nil, 2, "nil preset"},
 		{gpn, 0, "0 inits, want at least 1"},
 		{func(int) cuq.ClassifierBuilder { return nil }, 2, "preset(1) gave no builder"},
 		{func(k int) cuq.ClassifierBuilder { return shared.Init(k) }, 2, "preset(1) and preset(2) gave the same builder"},
@@ -167,7 +168,7 @@ func TestTrainInitsShowsWhatItTrains(t *testing.T) {
 			t.Fatalf("unexpected output %q", h)
 		}
 	}
-	if !strings.Contains(bar, "2 trained in") || !strings.Contains(note, "GPN init 1: trained earlier") {
+	if !strings.Contains(bar, "2 done in") || !strings.Contains(note, "GPN init 1: trained earlier") {
 		t.Errorf("bar %q and note %q: want 2 inits trained and init 1 read from the cache", bar, note)
 	}
 	if _, err := TrainInits(gpn, g, split, 3, MaxEpochs(3)); err != nil {
@@ -187,4 +188,83 @@ func (l listBuilder) Classifier(*graph.Graph) (cuq.Classifier, error) {
 		return nil, nil
 	}
 	return nil, fmt.Errorf("list builder %v builds nothing", []int(l))
+}
+
+// TestEvaluateShiftsInits evaluates two inits under Gaussian noise and
+// leave-out classes side by side and checks every run against
+// EvaluateShifts of the same init, bit for bit; the AUROC table of a
+// setting then averages the two inits.
+func TestEvaluateShiftsInits(t *testing.T) {
+	t.Cleanup(func() { Forget("shifts") })
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	g, split := csbm(t, 150, 5, graph.Stratified(0.1, 0.2, 0.7).Seed(2))
+	noisy, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, err := graph.LookupSetting("loc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, err := loc.Apply(g, split, graph.ShiftOptions{LeftOut: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	preset := func(k int) cuq.ClassifierBuilder { return cuq.CUQPPR().Init(k) }
+	runs, err := EvaluateShiftsInits(preset, g, split, 2, noisy, MaxEpochs(6), left, Quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 || len(runs[0]) != 2 || len(runs[1]) != 2 || len(runs[2]) != 2 {
+		t.Fatalf("runs %v: want 3 settings of 2 inits", runs)
+	}
+	Forget("shifts")
+	for k := range 2 {
+		alone, err := EvaluateShifts(preset(k+1), g, split, noisy, MaxEpochs(6), left, Quiet())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s, want := range alone {
+			got := runs[s][k]
+			if got.Label != want.Label || !slices.Equal(got.Nodes, want.Nodes) || !slices.Equal(got.OOD, want.OOD) {
+				t.Fatalf("setting %d, init %d: run %s with %d / %d nodes, want %s with %d / %d", s, k+1,
+					got.Label, len(got.Nodes), len(got.OOD), want.Label, len(want.Nodes), len(want.OOD))
+			}
+			a, b := got.Pred.(*cuq.Prediction), want.Pred.(*cuq.Prediction)
+			if a.Graph != b.Graph {
+				t.Errorf("setting %d, init %d: predicted on another graph", s, k+1)
+			}
+			for _, m := range []uq.Measure{uq.TU, uq.AU, uq.EU} {
+				if !slices.EqualFunc(a.Get(m), b.Get(m), func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }) {
+					t.Fatalf("setting %d, init %d: %v differs from EvaluateShifts'", s, k+1, m)
+				}
+			}
+		}
+	}
+	if slices.Equal(runs[1][0].Pred.(*cuq.Prediction).TU, runs[1][1].Pred.(*cuq.Prediction).TU) {
+		t.Error("the two inits predict the same TU under noise")
+	}
+	tb, err := chart.AUROCTableOfRuns(runs[2]...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := tb.Rows[0]; row[0] != "CUQ-PPR" || row[1] != "2" || !strings.Contains(row[2], " ± ") {
+		t.Errorf("AUROC row %q, want CUQ-PPR over 2 runs with a standard error", row)
+	}
+
+	for _, c := range []struct {
+		shifts []any
+		n      int
+		want   string
+	}{
+		{[]any{noisy}, 0, "0 inits, want at least 1"},
+		{[]any{"loc"}, 2, "shift 0 is a string"},
+	} {
+		if _, err := EvaluateShiftsInits(preset, g, split, c.n, c.shifts...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+	if _, err := EvaluateShiftsInits(preset, nil, split, 2); err == nil || !strings.Contains(err.Error(), "nil graph") {
+		t.Errorf("nil graph: error %v", err)
+	}
 }

@@ -31,7 +31,8 @@ import (
 // graph) is an OOD node only.
 //
 // Among the shifts, TrainOptions (Schedule, MaxEpochs, QuickEpochs) set
-// the schedule of every training, as for Train.
+// the schedule of every training, as for Train, and Quiet hides the
+// trainings' progress bars.
 //
 // The predictions are cached for the kernel session as Train's runs are,
 // under a key of the preset's configuration, the schedule, g, the split
@@ -41,50 +42,82 @@ func EvaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Sp
 	if preset == nil || g == nil {
 		return nil, fmt.Errorf("%s: nil model preset or graph", op)
 	}
-	var o trainOptions
-	shifts = slices.DeleteFunc(slices.Clone(shifts), func(s any) bool {
+	plan, err := planShifts(op, g, split, shifts)
+	if err != nil {
+		return nil, err
+	}
+	preds, err := Cache(plan.key(preset), func() ([]*cuq.Prediction, error) {
+		return evaluateShifts(preset, g, split, plan.evals, plan.o.fitOptions(), plan.o.quiet)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return plan.runs(op, preds)
+}
+
+// shiftPlan is what EvaluateShifts makes of its arguments: the graph and
+// split, the shifts to evaluate and the training options among them.
+type shiftPlan struct {
+	g      *graph.Graph
+	split  graph.Split
+	shifts []any // the shifts as given, options removed
+	evals  []shiftEval
+	o      trainOptions
+}
+
+// planShifts separates the TrainOptions from the shifts and checks each
+// shift; errors are prefixed with op.
+func planShifts(op string, g *graph.Graph, split graph.Split, shifts []any) (shiftPlan, error) {
+	plan := shiftPlan{g: g, split: split}
+	plan.shifts = slices.DeleteFunc(slices.Clone(shifts), func(s any) bool {
 		opt, ok := s.(TrainOption)
 		if ok && opt != nil {
-			opt(&o)
+			opt(&plan.o)
 		}
 		return ok
 	})
-	evals := make([]shiftEval, len(shifts))
-	for k, s := range shifts {
+	plan.evals = make([]shiftEval, len(plan.shifts))
+	for k, s := range plan.shifts {
 		switch s := s.(type) {
 		case *graph.Shifted:
 			if s == nil || s.Train == nil || len(s.Views) == 0 {
-				return nil, fmt.Errorf("%s: shift %d: a nil or empty *graph.Shifted", op, k)
+				return plan, fmt.Errorf("%s: shift %d: a nil or empty *graph.Shifted", op, k)
 			}
 			e := shiftEval{train: s.Train, split: s.Split, id: s.IDTest, ood: s.OODTest}
 			for _, v := range s.Views {
 				e.views = append(e.views, shiftView{v.Graph, v.ID, v.OOD})
 			}
-			evals[k] = e
+			plan.evals[k] = e
 		case *graph.Perturbed:
 			if s == nil || s.Graph == nil {
-				return nil, fmt.Errorf("%s: shift %d: a nil *graph.Perturbed", op, k)
+				return plan, fmt.Errorf("%s: shift %d: a nil *graph.Perturbed", op, k)
 			}
 			p := s.Graph
-			evals[k] = shiftEval{train: g, split: split, id: s.IDTest, ood: s.OODTest,
+			plan.evals[k] = shiftEval{train: g, split: split, id: s.IDTest, ood: s.OODTest,
 				views: []shiftView{{func() *graph.Graph { return p }, s.IDTest, s.OODTest}}}
 		default:
-			return nil, fmt.Errorf("%s: shift %d is a %T, want a *graph.Shifted or a *graph.Perturbed", op, k, s)
+			return plan, fmt.Errorf("%s: shift %d is a %T, want a *graph.Shifted or a *graph.Perturbed", op, k, s)
 		}
 	}
-	preds, err := Cache(KeyOf("shifts", preset, g, split, shifts, o.schedule), func() ([]*cuq.Prediction, error) {
-		return evaluateShifts(preset, g, split, evals, o.fitOptions())
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	if len(preds) != len(evals)+1 {
+	return plan, nil
+}
+
+// key is the cache key of the predictions of preset's model under the
+// plan.
+func (plan shiftPlan) key(preset cuq.ClassifierBuilder) Key {
+	return KeyOf("shifts", preset, plan.g, plan.split, plan.shifts, plan.o.schedule)
+}
+
+// runs returns the runs of the predictions evaluateShifts made for the
+// plan, with their graphs put back; errors are prefixed with op.
+func (plan shiftPlan) runs(op string, preds []*cuq.Prediction) ([]chart.Run, error) {
+	if len(preds) != len(plan.evals)+1 {
 		return nil, fmt.Errorf("%s: the cached result is incomplete; call kernelext.Forget(\"shifts\")", op)
 	}
 	// Graphs are not stored with the predictions: they are the caller's.
-	preds[0].Graph = g
-	runs := []chart.Run{{Label: preds[0].Model, Pred: preds[0], Nodes: split.Test}}
-	for k, e := range evals {
+	preds[0].Graph = plan.g
+	runs := []chart.Run{{Label: preds[0].Model, Pred: preds[0], Nodes: plan.split.Test}}
+	for k, e := range plan.evals {
 		preds[k+1].Graph = e.views[0].graph()
 		id := slices.DeleteFunc(slices.Clone(e.id), func(i int) bool { _, found := slices.BinarySearch(e.ood, i); return found })
 		runs = append(runs, chart.Run{Label: preds[k+1].Model, Pred: preds[k+1], Nodes: id, OOD: e.ood})
@@ -109,8 +142,8 @@ type shiftView struct {
 
 // evaluateShifts does EvaluateShifts' work on a cache miss: the prediction
 // on g, then one per shift, without their graphs.
-func evaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, evals []shiftEval, opts []cuq.FitOption) ([]*cuq.Prediction, error) {
-	clean, err := fitShift(preset, g, split, opts)
+func evaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, evals []shiftEval, opts []cuq.FitOption, quiet bool) ([]*cuq.Prediction, error) {
+	clean, err := fitShift(preset, g, split, opts, quiet)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +154,7 @@ func evaluateShifts(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Sp
 		f := clean
 		if k >= 0 {
 			f = models[k]
-		} else if f, err = fitShift(preset, e.train, e.split, opts); err != nil {
+		} else if f, err = fitShift(preset, e.train, e.split, opts, quiet); err != nil {
 			return nil, err
 		} else {
 			models = append(models, f)
@@ -147,16 +180,13 @@ type shiftFit struct {
 }
 
 // fitShift trains preset's model on h and split s with opts, showing its
-// progress.
-func fitShift(preset cuq.ClassifierBuilder, h *graph.Graph, s graph.Split, opts []cuq.FitOption) (shiftFit, error) {
+// progress unless quiet.
+func fitShift(preset cuq.ClassifierBuilder, h *graph.Graph, s graph.Split, opts []cuq.FitOption, quiet bool) (shiftFit, error) {
 	m, err := build(preset, h)
 	if err != nil {
 		return shiftFit{}, err
 	}
-	bar := NewTraining(fmt.Sprintf("training %s on %s (%d parameters)", m.Name(), m.graph.Name, m.params))
-	hist, err := m.Fit(s, append(opts, bar.OnEpoch())...)
-	bar.Done(hist, err)
-	if err != nil {
+	if _, err := fitTimed(m, s, quiet, opts); err != nil {
 		return shiftFit{}, err
 	}
 	f := shiftFit{model: m, split: s}
