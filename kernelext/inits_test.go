@@ -196,19 +196,7 @@ func (l listBuilder) Classifier(*graph.Graph) (cuq.Classifier, error) {
 func TestEvaluateShiftsInits(t *testing.T) {
 	t.Cleanup(func() { Forget("shifts") })
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	g, split := csbm(t, 150, 5, graph.Stratified(0.1, 0.2, 0.7).Seed(2))
-	noisy, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc, err := graph.LookupSetting("loc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	left, err := loc.Apply(g, split, graph.ShiftOptions{LeftOut: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, split, noisy, left := shiftsCase(t)
 	preset := func(k int) cuq.ClassifierBuilder { return cuq.CUQPPR().Init(k) }
 	runs, err := EvaluateShiftsInits(preset, g, split, 2, noisy, MaxEpochs(6), left, Quiet())
 	if err != nil {

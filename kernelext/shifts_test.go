@@ -12,19 +12,7 @@ import (
 
 func TestEvaluateShifts(t *testing.T) {
 	t.Cleanup(func() { Forget("shifts"); Forget("train") })
-	g, split := csbm(t, 150, 5, graph.Stratified(0.1, 0.2, 0.7).Seed(2))
-	noisy, err := graph.PerturbFeatures(g, split, graph.Gaussian, 0.1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc, err := graph.LookupSetting("loc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	left, err := loc.Apply(g, split, graph.ShiftOptions{LeftOut: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, split, noisy, left := shiftsCase(t)
 	iso, err := graph.PerturbFeaturesIsolated(g, split, graph.FeatureShift{Noise: graph.Gaussian, Budget: 0.1, Severity: 1, Seed: 3}, 3)
 	if err != nil {
 		t.Fatal(err)
