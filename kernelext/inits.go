@@ -24,7 +24,8 @@ import (
 // and ChartRuns gives the comparison displays their mean ± standard error
 // s/√n, s the sample standard deviation.
 //
-// Up to GOMAXPROCS inits train at once, under one progress bar. A small
+// Up to GOMAXPROCS inits train at once (AtOnce sets another cap), under
+// one progress bar. A small
 // graph's epoch leaves cores idle, so inits side by side finish sooner:
 // four inits of GPN, CUQ-GCN or APPNP on CoraML or CiteSeer, two at a time
 // on two cores, took 58–81% of their time one after another. Each run is
@@ -53,7 +54,7 @@ func TrainInits(preset func(init int) cuq.ClassifierBuilder, g *graph.Graph, spl
 	quiet := o
 	quiet.quiet = true
 	runs := make([]*Run, n)
-	cached, err := sideBySide(op, "training", g, keys, o.quiet, func(k int) (initDone, error) {
+	cached, err := sideBySide(op, "training", g, keys, o, func(k int) (initDone, error) {
 		run, fresh, err := cachedTrain(keys[k], builders[k], g, split, quiet)
 		if err != nil {
 			return initDone{}, err
@@ -78,7 +79,8 @@ func TrainInits(preset func(init int) cuq.ClassifierBuilder, g *graph.Graph, spl
 //
 // Each init's runs are those EvaluateShifts gives for it, bit for bit, and
 // are cached as EvaluateShifts caches them. TrainOptions among the shifts
-// act as for EvaluateShifts; with Quiet no progress bar is shown. Its
+// act as for EvaluateShifts, AtOnce caps the inits evaluated at once, and
+// with Quiet no progress bar is shown. Its
 // errors are TrainInits'; when some inits fail, the runs of the others are
 // returned with an error naming each failure.
 func EvaluateShiftsInits(preset func(init int) cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, n int, shifts ...any) ([][]chart.Run, error) {
@@ -95,7 +97,7 @@ func EvaluateShiftsInits(preset func(init int) cuq.ClassifierBuilder, g *graph.G
 		return nil, err
 	}
 	perInit := make([][]chart.Run, n)
-	_, err = sideBySide(op, "evaluating", g, keys, plan.o.quiet, func(k int) (initDone, error) {
+	_, err = sideBySide(op, "evaluating", g, keys, plan.o, func(k int) (initDone, error) {
 		fresh := false
 		preds, err := Cache(keys[k], func() ([]*cuq.Prediction, error) {
 			fresh = true
@@ -171,11 +173,11 @@ func initList(done []initDone) string {
 }
 
 // sideBySide calls work(k) for the inits k = 0 … len(keys)−1, up to
-// GOMAXPROCS at once; unless quiet, a progress bar titled by what (and g's
-// name) counts the inits whose keys are not cached. It returns the inits
+// GOMAXPROCS (or o.atOnce) at once; unless o.quiet, a progress bar titled
+// by what (and g's name) counts the inits whose keys are not cached. It returns the inits
 // whose results were read from the cache, and an error that names,
 // prefixed with op, each init that failed.
-func sideBySide(op, what string, g *graph.Graph, keys []Key, quiet bool, work func(k int) (initDone, error)) (cached []initDone, err error) {
+func sideBySide(op, what string, g *graph.Graph, keys []Key, o trainOptions, work func(k int) (initDone, error)) (cached []initDone, err error) {
 	n := len(keys)
 	pending := make([]bool, n)
 	toDo := 0
@@ -185,8 +187,11 @@ func sideBySide(op, what string, g *graph.Graph, keys []Key, quiet bool, work fu
 		}
 	}
 	at := min(n, runtime.GOMAXPROCS(0))
+	if o.atOnce > 0 {
+		at = min(n, o.atOnce)
+	}
 	var bar *Progress
-	if toDo > 0 && !quiet {
+	if toDo > 0 && !o.quiet {
 		bar = NewProgress(fmt.Sprintf("%s %d %s on %s, %d at once", what, toDo, initsWord(toDo), g.Name, min(toDo, at)))
 		bar.unit = "done"
 		bar.Update(0, toDo, "")

@@ -152,7 +152,7 @@ func TestTrainInitsShowsWhatItTrains(t *testing.T) {
 	if _, err := TrainInits(gpn, g, split, 1, MaxEpochs(3), Quiet()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := TrainInits(gpn, g, split, 3, MaxEpochs(3)); err != nil {
+	if _, err := TrainInits(gpn, g, split, 3, MaxEpochs(3), AtOnce(1)); err != nil {
 		t.Fatal(err)
 	}
 	var bar, note string
@@ -163,7 +163,7 @@ func TestTrainInitsShowsWhatItTrains(t *testing.T) {
 			bar = h
 		case strings.Contains(h, "trained earlier"):
 			note = h
-		case !strings.Contains(h, "training 2 inits on "+g.Name+", 2 at once"):
+		case !strings.Contains(h, "training 2 inits on "+g.Name+", 1 at once"):
 			t.Fatalf("unexpected output %q", h)
 		}
 	}

@@ -94,6 +94,7 @@ type trainOptions struct {
 	names  []string
 	graphs []*graph.Graph
 	quiet  bool
+	atOnce int // > 0: TrainInits' and EvaluateShiftsInits' cap on inits at once
 	schedule
 }
 
@@ -136,6 +137,12 @@ func QuickEpochs(n int) TrainOption {
 func EvaluateOn(name string, g *graph.Graph) TrainOption {
 	return func(o *trainOptions) { o.names, o.graphs = append(o.names, name), append(o.graphs, g) }
 }
+
+// AtOnce makes TrainInits and EvaluateShiftsInits run at most k inits at
+// once instead of up to GOMAXPROCS, as when each run needs a large share of
+// the machine's memory (a few GB on OGBN Arxiv); k ≤ 0 changes nothing.
+// Train and EvaluateShifts ignore it.
+func AtOnce(k int) TrainOption { return func(o *trainOptions) { o.atOnce = k } }
 
 // Quiet makes Train show nothing: no progress bar while it trains, and no
 // note when it returns a run trained earlier in the kernel session (without
