@@ -43,7 +43,7 @@ func TrainInits(preset func(init int) cuq.ClassifierBuilder, g *graph.Graph, spl
 	if g == nil {
 		return nil, fmt.Errorf("%s: nil graph", op)
 	}
-	o, err := trainOptionsOf(opts)
+	o, err := trainOptionsOf(op, opts)
 	if err != nil {
 		return nil, err
 	}

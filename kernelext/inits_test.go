@@ -114,7 +114,7 @@ func TestTrainInitsErrors(t *testing.T) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}
-	if _, err := TrainInits(gpn, g, split, 2, EvaluateOn("none", nil)); err == nil || !strings.Contains(err.Error(), `"none" is nil`) {
+	if _, err := TrainInits(gpn, g, split, 2, EvaluateOn("none", nil)); err == nil || !strings.Contains(err.Error(), `kernelext.TrainInits: evaluation graph "none" is nil`) {
 		t.Errorf("nil evaluation graph: error %v", err)
 	}
 

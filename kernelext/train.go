@@ -204,7 +204,7 @@ func Train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, opts
 	if preset == nil || g == nil {
 		return nil, fmt.Errorf("kernelext.Train: nil preset or graph")
 	}
-	o, err := trainOptionsOf(opts)
+	o, err := trainOptionsOf("kernelext.Train", opts)
 	if err != nil {
 		return nil, err
 	}
@@ -218,15 +218,16 @@ func Train(preset cuq.ClassifierBuilder, g *graph.Graph, split graph.Split, opts
 	return run, nil
 }
 
-// trainOptionsOf applies opts and checks the evaluation graphs.
-func trainOptionsOf(opts []TrainOption) (trainOptions, error) {
+// trainOptionsOf applies opts and checks the evaluation graphs; errors are
+// prefixed with op.
+func trainOptionsOf(op string, opts []TrainOption) (trainOptions, error) {
 	var o trainOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
 	for k, g := range o.graphs {
 		if g == nil {
-			return o, fmt.Errorf("kernelext.Train: evaluation graph %q is nil", o.names[k])
+			return o, fmt.Errorf("%s: evaluation graph %q is nil", op, o.names[k])
 		}
 	}
 	return o, nil
