@@ -25,12 +25,13 @@ import (
 // s/√n, s the sample standard deviation.
 //
 // Up to GOMAXPROCS inits train at once (AtOnce sets another cap), under
-// one progress bar. A small
-// graph's epoch leaves cores idle, so inits side by side finish sooner:
-// four inits of GPN, CUQ-GCN or APPNP on CoraML or CiteSeer, two at a time
-// on two cores, took 58–81% of their time one after another. Each run is
-// that of Train with the same options, bit for bit, and is cached as Train
-// caches it: the runs share only the graphs, which they read.
+// one progress bar. A small graph's epoch leaves cores idle, so inits side
+// by side finish sooner: four inits of GPN, CUQ-GCN or APPNP on CoraML or
+// CiteSeer, two at a time on two cores, took 58–81% of their time one
+// after another (BenchmarkTrainInits times GPN on datasets.Synthetic).
+// Each run is that of Train with the same options, bit for bit, and is
+// cached as Train caches it: the runs share only the graphs, which they
+// read.
 //
 // TrainInits returns an error for n < 1, for a preset that gives no
 // builder or one builder twice (a builder is changed by its options, so

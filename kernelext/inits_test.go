@@ -14,6 +14,8 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/uq"
+	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 // TestTrainInitsIsTrainPerInit trains three inits at once and checks each
@@ -254,4 +256,31 @@ func TestEvaluateShiftsInits(t *testing.T) {
 	if _, err := EvaluateShiftsInits(preset, nil, split, 2); err == nil || !strings.Contains(err.Error(), "nil graph") {
 		t.Errorf("nil graph: error %v", err)
 	}
+}
+
+// BenchmarkTrainInits trains four inits of GPN on datasets.Synthetic (a
+// CoraML-shaped graph) for 50 epochs each, one after another with Train
+// and side by side with TrainInits; compare the two sub-benchmarks' times.
+func BenchmarkTrainInits(b *testing.B) {
+	g, split := testenv.Split(b, datasets.Synthetic, graph.Stratified(0.05, 0.15, 0.8))
+	gpn := func(k int) cuq.ClassifierBuilder { return cuq.GPN().Init(k) }
+	b.Run("serial", func(b *testing.B) {
+		for b.Loop() {
+			Forget("train")
+			for k := 1; k <= 4; k++ {
+				if _, err := Train(gpn(k), g, split, MaxEpochs(50), Quiet()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("side_by_side", func(b *testing.B) {
+		for b.Loop() {
+			Forget("train")
+			if _, err := TrainInits(gpn, g, split, 4, MaxEpochs(50), Quiet()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	Forget("train")
 }
