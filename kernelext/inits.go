@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -64,7 +65,11 @@ func TrainInits(preset func(init int) cuq.ClassifierBuilder, g *graph.Graph, spl
 		return initDone{model: run.Model, note: fmt.Sprintf("%d epochs, validation accuracy %.1f%%", len(run.History.Epochs), 100*run.Stats.ValAccuracy), fresh: fresh}, nil
 	})
 	if len(cached) > 0 && !o.quiet {
-		noteCached(fmt.Sprintf("%s %s %s", cached[0].model, initsWord(len(cached)), initList(cached)))
+		inits := make([]string, len(cached))
+		for k, i := range cached {
+			inits[k] = strconv.Itoa(i)
+		}
+		noteCached(fmt.Sprintf("%s %s %s", runs[cached[0]-1].Model, initsWord(len(cached)), strings.Join(inits, ", ")))
 	}
 	return runs, err
 }
@@ -161,24 +166,14 @@ func initBuilders(op string, preset func(init int) cuq.ClassifierBuilder, n int,
 type initDone struct {
 	model, note string
 	fresh       bool
-	init        int // 1-based; set by sideBySide
-}
-
-// initList writes the inits of done as "1, 2, 5".
-func initList(done []initDone) string {
-	s := make([]string, len(done))
-	for k, d := range done {
-		s[k] = fmt.Sprint(d.init)
-	}
-	return strings.Join(s, ", ")
 }
 
 // sideBySide calls work(k) for the inits k = 0 … len(keys)−1, up to
 // GOMAXPROCS (or o.atOnce) at once; unless o.quiet, a progress bar titled
-// by what (and g's name) counts the inits whose keys are not cached. It returns the inits
-// whose results were read from the cache, and an error that names,
-// prefixed with op, each init that failed.
-func sideBySide(op, what string, g *graph.Graph, keys []Key, o trainOptions, work func(k int) (initDone, error)) (cached []initDone, err error) {
+// by what (and g's name) counts the inits whose keys are not cached. It
+// returns the inits (1-based) whose results were read from the cache, and
+// an error that names, prefixed with op, each init that failed.
+func sideBySide(op, what string, g *graph.Graph, keys []Key, o trainOptions, work func(k int) (initDone, error)) (cached []int, err error) {
 	n := len(keys)
 	pending := make([]bool, n)
 	toDo := 0
@@ -201,25 +196,48 @@ func sideBySide(op, what string, g *graph.Graph, keys []Key, o trainOptions, wor
 	errs := make([]error, n)
 	var mu sync.Mutex
 	done := 0
+	eachConcurrently(n, at, func(k int) {
+		dones[k], errs[k] = work(k)
+		if bar == nil || !pending[k] {
+			return
+		}
+		note := fmt.Sprintf("init %d: %s, %s", k+1, dones[k].model, dones[k].note)
+		if errs[k] != nil {
+			note = fmt.Sprintf("init %d failed", k+1)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		bar.Update(done, toDo, note)
+	})
+
+	var failed []error
+	for k, err := range errs {
+		switch {
+		case err != nil:
+			failed = append(failed, fmt.Errorf("init %d: %w", k+1, err))
+		case !dones[k].fresh:
+			cached = append(cached, k+1)
+		}
+	}
+	if len(failed) > 0 {
+		return cached, fmt.Errorf("%s: %d of %d inits failed: %w", op, len(failed), n, errors.Join(failed...))
+	}
+	return cached, nil
+}
+
+// eachConcurrently calls f(k) for k = 0 … n−1 on the given number of
+// goroutines, each taking the next k as it finishes one, and returns when
+// every call has returned.
+func eachConcurrently(n, goroutines int, f func(k int)) {
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range at {
+	for range goroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				dones[k], errs[k] = work(k)
-				dones[k].init = k + 1
-				if bar != nil && pending[k] {
-					note := fmt.Sprintf("init %d: %s, %s", k+1, dones[k].model, dones[k].note)
-					if errs[k] != nil {
-						note = fmt.Sprintf("init %d failed", k+1)
-					}
-					mu.Lock()
-					done++
-					bar.Update(done, toDo, note)
-					mu.Unlock()
-				}
+				f(k)
 			}
 		}()
 	}
@@ -228,20 +246,6 @@ func sideBySide(op, what string, g *graph.Graph, keys []Key, o trainOptions, wor
 	}
 	close(next)
 	wg.Wait()
-
-	var failed []error
-	for k, err := range errs {
-		switch {
-		case err != nil:
-			failed = append(failed, fmt.Errorf("init %d: %w", k+1, err))
-		case !dones[k].fresh:
-			cached = append(cached, dones[k])
-		}
-	}
-	if len(failed) > 0 {
-		return cached, fmt.Errorf("%s: %d of %d inits failed: %w", op, len(failed), n, errors.Join(failed...))
-	}
-	return cached, nil
 }
 
 // sameBuilder reports whether a and b are one builder, the same pointer.
