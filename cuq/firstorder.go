@@ -115,6 +115,12 @@ func newFirstOrder(b *config, g *graph.Graph, init *rand.Rand, dropout rand.Sour
 
 func (f *firstOrder) params() (flows, others []*ad.Value) { return nil, f.head.params() }
 
+func (f *firstOrder) keepProducts(on bool) {
+	if k, ok := f.head.(productKeeper); ok {
+		k.keepProducts(on)
+	}
+}
+
 func (f *firstOrder) buffers() []*ad.Value {
 	if b, ok := f.head.(nn.Buffered); ok {
 		return b.Buffers()
@@ -309,6 +315,8 @@ func (h *appnpHead) params() []*ad.Value {
 
 func (h *appnpHead) dropout() float64 { return h.enc.dropout }
 
+func (h *appnpHead) keepProducts(on bool) { h.enc.keepProducts(on) }
+
 // gcnHead is the GCN classifier's head (Kipf and Welling): hidden GCN
 // layers h⁽ˡ⁺¹⁾ = Â·Dropout(BN(σ(h⁽ˡ⁾)))·W⁽ˡ⁾ + b⁽ˡ⁾ on h⁽⁰⁾ = X (no
 // activation, normalisation and dropout before the first), with Â =
@@ -326,7 +334,10 @@ type gcnHead struct {
 	// otherwise; operand keeps the binarised copy.
 	binary  bool
 	operand operandCache
+	first   firstProduct // the product X·W⁽⁰⁾
 }
+
+func (h *gcnHead) keepProducts(on bool) { h.first.keep(on) }
 
 // newGCNHead builds the hidden layers of c on g's features and adds the
 // output layer to g's classes, a GCN layer Glorot-initialised from init,
@@ -379,7 +390,7 @@ func (h *gcnHead) logits(t *ad.Tape, g *graph.Graph, op nn.Operator, rng rand.So
 func (h *gcnHead) embed(t *ad.Tape, g *graph.Graph, op nn.Operator, rng rand.Source) *ad.Value {
 	adj := op.(*tensor.CSR)
 	first := h.layers[0].Lin
-	xw := (&nn.Linear{W: first.W, In: first.In, Out: first.Out}).ForwardConst(t, h.input(g.Features))
+	xw := h.first.forward(t, &nn.Linear{W: first.W, In: first.In, Out: first.Out}, h.input(g.Features))
 	x := t.LeftMulAddRow(adj, xw, first.B)
 	for k, l := range h.layers[1:h.hidden()] {
 		x = l.Forward(t, adj, h.between(t, k, x, rng))

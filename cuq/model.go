@@ -149,7 +149,44 @@ type encoder struct {
 	// The matrix the first layer multiplies for the features last seen
 	// (see input).
 	operand operandCache
+	first   firstProduct // the product of the first layer
 }
+
+// firstProduct computes a first layer's product of the node features,
+// handing it from each evaluation pass to the next training pass while
+// keeping is on (nn.ConstProduct): Fit turns it on for its epochs, whose
+// validation pass and next training step multiply the features by the
+// same weights.
+type firstProduct struct {
+	memo nn.ConstProduct
+	on   bool
+}
+
+// forward returns l.ForwardConst(t, x).
+func (f *firstProduct) forward(t *ad.Tape, l *nn.Linear, x tensor.Matrix) *ad.Value {
+	if f.on {
+		return f.memo.Forward(t, l, x)
+	}
+	return l.ForwardConst(t, x)
+}
+
+// keep turns the handing on or off; off frees what is kept.
+func (f *firstProduct) keep(on bool) {
+	f.on = on
+	if !on {
+		f.memo.Drop()
+	}
+}
+
+// A productKeeper is a family whose first layer multiplies the node
+// features (firstProduct); Fit turns its keeping on while it trains.
+type productKeeper interface{ keepProducts(on bool) }
+
+// handFirstProducts lets Fit turn the families' keeping on; the tests
+// turn it off to check that handing the products changes no bit.
+var handFirstProducts = true
+
+func (e *encoder) keepProducts(on bool) { e.first.keep(on) }
 
 // operandCache keeps the matrix a first layer multiplies, derived from a
 // graph's features, for the next call with the same features: a graph's
@@ -195,7 +232,7 @@ func (e *encoder) forward(t *ad.Tape, g *graph.Graph, rng rand.Source) *ad.Value
 	var h *ad.Value
 	for i, l := range e.layers {
 		if i == 0 {
-			h = l.ForwardConst(t, e.input(g.Features))
+			h = e.first.forward(t, l, e.input(g.Features))
 		} else {
 			h = l.Forward(t, h)
 		}

@@ -90,6 +90,8 @@ func (d direct) Width() int { return d.width }
 
 func (direct) Params() []*ad.Value { return nil }
 
+func (p *postNet) keepProducts(on bool) { p.enc.keepProducts(on) }
+
 func (p *postNet) params() (flows, others []*ad.Value) {
 	others = append(nn.ParamsOf(p.enc.layers...), p.conv.Params()...)
 	return p.flows.Params(), append(others, p.latent.Params()...)

@@ -155,6 +155,10 @@ func (m *Model) fit(split graph.Split, s Schedule, o fitOptions) (*History, erro
 		m.trained = true
 		return &History{Reason: NothingToTrain, Stopped: m.name + " has no parameters"}, nil
 	}
+	if k, ok := m.fam.(productKeeper); ok && handFirstProducts {
+		k.keepProducts(true)
+		defer k.keepProducts(false)
+	}
 	f := &fitRun{m: m, s: s, tr: tr, o: o, hist: &History{BestValCE: math.Inf(1)}}
 	flows, others := m.fam.params()
 	if len(flows) > 0 && s.WarmupEpochs > 0 {

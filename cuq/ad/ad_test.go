@@ -1,6 +1,7 @@
 package ad
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -170,6 +171,48 @@ func TestLinalgGradients(t *testing.T) {
 	checkGrad(t, "LeftMulAddRow(Dense)", []*Value{x, row}, func(tp *Tape) *Value {
 		return weighted(tp, tp.LeftMulAddRow(s.ToDense(), x, row), 6)
 	})
+	// The known product is computed afresh for every perturbed x, as a
+	// caller must: the check then tests the gradients that are recorded.
+	for name, bias := range map[string]*Value{"LeftMulAddRowKnown": row, "LeftMulAddRowKnown without bias": nil} {
+		checkGrad(t, name, []*Value{x, row}, func(tp *Tape) *Value {
+			known := NewEvalTape().LeftMulAddRow(s, x, bias).Data
+			return weighted(tp, tp.LeftMulAddRowKnown(s, x, bias, known), 6)
+		})
+	}
+}
+
+// LeftMulAddRowKnown records the known value, whatever the operands hold,
+// and the gradients LeftMulAddRow records, bit for bit.
+func TestLeftMulAddRowKnownRecordsKnownValue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	s, err := tensor.FromCOO(5, 9, []int{0, 0, 1, 3, 3, 3, 4}, []int{2, 8, 0, 1, 4, 7, 3}, []float64{0.5, -1, 2, 3, 0.25, 1, -2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := randParam(rng, "x", 9, 6, -1, 1)
+	b := randParam(rng, "b", 1, 6, -1, 1)
+	known := randParam(rng, "known", 5, 6, -1, 1).Data
+	tp := NewTape()
+	got := tp.LeftMulAddRowKnown(s, x, b, known)
+	assertSame(t, "value", got.Data, known)
+	if err := tp.Backward(weighted(tp, got, 3)); err != nil {
+		t.Fatal(err)
+	}
+	gx, gb := x.Grad.Clone(), b.Grad.Clone()
+	x.ZeroGrad()
+	b.ZeroGrad()
+	tp = NewTape()
+	if err := tp.Backward(weighted(tp, tp.LeftMulAddRow(s, x, b), 3)); err != nil {
+		t.Fatal(err)
+	}
+	assertSame(t, "∂x", gx, x.Grad)
+	assertSame(t, "∂b", gb, b.Grad)
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "ad.LeftMulAddRowKnown: constant 5x9 times 9x6 plus 1x6 as 4x6") {
+			t.Errorf("a 4×6 known product of a 5×9 · 9×6: panic %v", r)
+		}
+	}()
+	tp.LeftMulAddRowKnown(s, x, b, tensor.New(4, 6))
 }
 
 // The fused bias ops give bit for bit the values of the product followed

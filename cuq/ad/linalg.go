@@ -53,6 +53,36 @@ func (t *Tape) LeftMulAddRow(m tensor.Matrix, x, b *Value) *Value {
 	}
 	out := t.AllocUninit(r, x.Data.Cols)
 	m.MulAddRowTo(out, x.Data, b.Data.Data)
+	return t.recordLeftMul(m, x, b, out)
+}
+
+// LeftMulAddRowKnown records m·x + 1·bᵀ as LeftMulAddRow(m, x, b) does
+// (b may be nil), its value copied from known instead of computed: known
+// must hold what LeftMulAddRow computes for the present values of x and b,
+// such as the product of an earlier pass with the same values. The
+// gradients are LeftMulAddRow's.
+func (t *Tape) LeftMulAddRowKnown(m tensor.Matrix, x, b *Value, known *tensor.Dense) *Value {
+	r, c := m.Dims()
+	if c != x.Data.Rows || known.Rows != r || known.Cols != x.Data.Cols || (b != nil && (b.Data.Rows != 1 || b.Data.Cols != x.Data.Cols)) {
+		bias := "no bias"
+		if b != nil {
+			bias = b.Shape()
+		}
+		panic(fmt.Sprintf("ad.LeftMulAddRowKnown: constant %dx%d times %s plus %s as %s: shapes do not fit", r, c, x.Shape(), bias, known.Shape()))
+	}
+	out := t.AllocUninit(r, x.Data.Cols)
+	copy(out.Data, known.Data)
+	return t.recordLeftMul(m, x, b, out)
+}
+
+// recordLeftMul records out = m·x + 1·bᵀ (b may be nil) with its
+// gradients ∂x = mᵀ·g and ∂b = Σᵢ gᵢ.
+func (t *Tape) recordLeftMul(m tensor.Matrix, x, b *Value, out *tensor.Dense) *Value {
+	if b == nil {
+		return t.record(out, func(g *tensor.Dense) {
+			addInto(x, func(dst *tensor.Dense) { m.TMulTo(dst, g) })
+		}, x)
+	}
 	return t.record(out, func(g *tensor.Dense) {
 		addInto(x, func(dst *tensor.Dense) { m.TMulTo(dst, g) })
 		rowBroadcast(g).reduceInto(gradOf(b), g, 0, 1, 1)
@@ -83,9 +113,7 @@ func (t *Tape) LeftMul(m tensor.Matrix, x *Value) *Value {
 	}
 	out := t.AllocUninit(r, x.Data.Cols)
 	m.MulTo(out, x.Data)
-	return t.record(out, func(g *tensor.Dense) {
-		addInto(x, func(dst *tensor.Dense) { m.TMulTo(dst, g) })
-	}, x)
+	return t.recordLeftMul(m, x, nil, out)
 }
 
 // Dropout zeroes each element of x with probability p and scales the others

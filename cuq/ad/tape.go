@@ -149,6 +149,10 @@ func (t *Tape) Release(keep ...*tensor.Dense) {
 // (dropout is active only then) and is not a sampling tape.
 func (t *Tape) Training() bool { return t.recording && !t.sampling }
 
+// Evaluation reports whether t is an evaluation tape (NewEvalTape), which
+// records nothing.
+func (t *Tape) Evaluation() bool { return !t.recording }
+
 // record creates the output value of an op. back receives the output
 // gradient; it is only kept when some input requires gradients.
 func (t *Tape) record(out *tensor.Dense, back func(g *tensor.Dense), inputs ...*Value) *Value {

@@ -488,3 +488,81 @@ func scale(ps []*ad.Value, c float64) {
 		}
 	}
 }
+
+// A ConstProduct gives a training pass the product of the evaluation pass
+// before it only while the input and the parameters are those of that
+// pass, bit for bit: a changed weight or bias, another input matrix, or a
+// training pass in between make the training pass multiply. Sampling
+// tapes neither keep nor take. Each pass's value and gradients are those
+// of ForwardConst.
+func TestConstProductTakesOnlyWhatStillHolds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	lin := NewLinear("lin", 5, 3, true, rng)
+	x := tensor.DenseToCSR(Uniform(rng, 7, 5, 1))
+	other := tensor.DenseToCSR(x.ToDense())
+	var c ConstProduct
+	// train runs a training pass through c and returns its value and
+	// gradients, checked against ForwardConst's.
+	train := func(step string, x tensor.Matrix) {
+		t.Helper()
+		grads := func(forward func(*ad.Tape) *ad.Value) (*tensor.Dense, []*tensor.Dense) {
+			for _, p := range lin.Params() {
+				p.ZeroGrad()
+			}
+			tp := ad.NewTape()
+			v := forward(tp)
+			if err := tp.Backward(weighted(tp, v, 9)); err != nil {
+				t.Fatal(err)
+			}
+			return v.Data, []*tensor.Dense{lin.W.Grad.Clone(), lin.B.Grad.Clone()}
+		}
+		got, gotGrads := grads(func(tp *ad.Tape) *ad.Value { return c.Forward(tp, lin, x) })
+		want, wantGrads := grads(func(tp *ad.Tape) *ad.Value { return lin.ForwardConst(tp, x) })
+		if !slices.Equal(got.Data, want.Data) || !slices.Equal(gotGrads[0].Data, wantGrads[0].Data) || !slices.Equal(gotGrads[1].Data, wantGrads[1].Data) {
+			t.Fatalf("%s: the training pass's value or gradients differ from ForwardConst's", step)
+		}
+	}
+	evaluate := func() { c.Forward(ad.NewEvalTape(), lin, x) }
+	expectHits := func(step string, want int) {
+		t.Helper()
+		if c.Hits() != want {
+			t.Fatalf("%s: %d hits, want %d", step, c.Hits(), want)
+		}
+	}
+
+	train("training first", x)
+	expectHits("training first", 0)
+	evaluate()
+	train("after an evaluation", x)
+	expectHits("after an evaluation", 1)
+	train("a second training pass", x)
+	expectHits("a second training pass", 1)
+
+	evaluate()
+	lin.W.Data.Data[4] = math.Nextafter(lin.W.Data.Data[4], 1)
+	train("a weight one ulp off", x)
+	expectHits("a weight one ulp off", 1)
+
+	evaluate()
+	lin.B.Data.Data[0] = -lin.B.Data.Data[0]
+	train("a bias with its sign flipped", x)
+	expectHits("a bias with its sign flipped", 1)
+
+	evaluate()
+	train("another input of equal values", other)
+	expectHits("another input of equal values", 1)
+
+	evaluate()
+	c.Forward(ad.NewSamplingTape(), lin, x)
+	train("after a sampling pass", x)
+	expectHits("after a sampling pass", 2)
+
+	c.Forward(ad.NewSamplingTape(), lin, x)
+	train("a sampling pass only", x)
+	expectHits("a sampling pass only", 2)
+
+	evaluate()
+	c.Drop()
+	train("dropped", x)
+	expectHits("dropped", 2)
+}
