@@ -19,6 +19,9 @@ func binarySum512(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bi
 func spmmRow64(o, val *float64, ind *int, nnz int, b *float64, ldb int)
 
 //go:noescape
+func spmmRows16x512(o *float64, ptr *int, ind *int32, val *float64, rows int, b *float64, f, off int, c *float64, alpha, beta float64, nb int) bool
+
+//go:noescape
 func scatterBlock512(o *float64, ldo int, masks *uint32, nj int, b *float64, ldb, cols int, scale *float64)
 
 //go:noescape

@@ -214,9 +214,12 @@ func spmmRowsNarrow(out []float64, ptr []int, ind32 []int32, val, b []float64, f
 	}
 	o, vals, inds, bs := &out[lo*f], unsafe.SliceData(val), unsafe.SliceData(ind32), unsafe.SliceData(b)
 	var ok bool
-	if f <= 8 {
+	switch {
+	case f <= 8:
 		ok = spmmRows2(o, &ptr[lo], inds, vals, hi-lo, bs, f, min(4, f-4), c, bl.alpha, bl.beta, len(b)/f)
-	} else {
+	case useAVX512:
+		ok = spmmRows16x512(o, &ptr[lo], inds, vals, hi-lo, bs, f, f-8, c, bl.alpha, bl.beta, len(b)/f)
+	default:
 		ok = spmmRows4(o, &ptr[lo], inds, vals, hi-lo, bs, f, min(8, f-4), f-4, c, bl.alpha, bl.beta, len(b)/f)
 	}
 	if !ok {

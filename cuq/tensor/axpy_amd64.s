@@ -1,18 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
-
-// prefetchAhead is how many entries ahead spmmRows2 and spmmRows4 prefetch
-// the row of b that an entry will gather. On a large graph those rows come
-// from the last-level cache or memory in random order; with the hint the
-// loads of many entries are under way at once. Propagating 40 columns over
-// the Arxiv-sized graphs (go test ./cuq/graph -bench 'PPRApplyArxiv'):
-// 114–118 ms per call against 170–178 ms without on ArxivLike's graph,
-// 118–143 against 180–254 on the uniform random one. With only spmmRows4
-// prefetching, 32 entries ahead gained less (146–163 ms against 185–208)
-// and 128 no more than 64 (123–146 against 131–143); 16 ahead gained
-// nothing measurable.
-#define prefetchAhead 64
+#include "prefetch_amd64.h"
 
 // func axpy4AVX(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
 // o[j] += v0*b0[j] + v1*b1[j] + v2*b2[j] + v3*b3[j] for j < n, n ≥ 4.
