@@ -396,7 +396,9 @@ r2bad:
 
 // func spmmRows4(o *float64, ptr *int, ind *int32, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64, nb int) bool
 // spmmRows2 for 8 < f ≤ 16: columns 0:4, 4:8, off2:off2+4 and off3:off3+4
-// of each row (off2 = min(8, f−4), off3 = f−4), in four vector registers.
+// of each row (off2 = min(8, f−4), off3 = f−4), in four vector registers;
+// for f ≤ 12, where off2 = off3, the entries go through three (q3loop)
+// and the third is stored for both.
 TEXT ·spmmRows4(SB), NOSPLIT, $0-105
 	MOVQ o+0(FP), DI
 	MOVQ ptr+8(FP), BX
@@ -423,6 +425,8 @@ r4loop:
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
 	VXORPD Y3, Y3, Y3
+	CMPQ   R11, R10
+	JEQ    q3loop
 
 q4loop:
 	CMPQ R12, R13
@@ -450,6 +454,35 @@ q4load:
 	VFMADD231PD (AX)(R10*1), Y8, Y3
 	INCQ R12
 	JMP  q4loop
+
+q3loop:
+	CMPQ R12, R13
+	JGE  q3done
+	LEAQ prefetchAhead(R12), R15
+	CMPQ R15, R14
+	JGE  q3load
+	MOVL (R9)(R15*4), R15
+	IMULQ R8, R15
+	ADDQ DX, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+	PREFETCHT0 -8(R15)(R8*1)
+
+q3load:
+	VBROADCASTSD (SI)(R12*8), Y8
+	MOVL  (R9)(R12*4), AX
+	CMPQ  AX, nb+96(FP)
+	JAE   r4bad
+	IMULQ R8, AX
+	ADDQ  DX, AX
+	VFMADD231PD (AX), Y8, Y0
+	VFMADD231PD 32(AX), Y8, Y1
+	VFMADD231PD (AX)(R11*1), Y8, Y2
+	INCQ R12
+	JMP  q3loop
+
+q3done:
+	VMOVAPD Y2, Y3
 
 q4done:
 	MOVQ  c+72(FP), AX
