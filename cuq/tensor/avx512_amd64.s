@@ -1,7 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
-#include "prefetch_amd64.h"
+#include "narrow_amd64.h"
 
 // The AVX-512 kernels. Every element they compute is the same chain of
 // fused multiply-adds, in the same order, as the AVX2 kernels of
@@ -353,70 +353,7 @@ zdone:
 //
 // spmmRows4 of axpy_amd64.s for 8 < f ≤ 16 in two 512-bit registers:
 // columns 0:8 and off:off+8 of each row (off = f−8; where the two
-// overlap, both compute the shared columns with the same operations).
+// overlap, both compute the shared columns with the same operations);
+// its body is spmmRows2's (NARROW_ROWS2 of narrow_amd64.h).
 TEXT ·spmmRows16x512(SB), NOSPLIT, $0-97
-	MOVQ o+0(FP), DI
-	MOVQ ptr+8(FP), BX
-	MOVQ ind+16(FP), R9
-	MOVQ val+24(FP), SI
-	MOVQ rows+32(FP), CX
-	MOVQ b+40(FP), DX
-	MOVQ f+48(FP), R8
-	SHLQ $3, R8
-	MOVQ off+56(FP), R11
-	SHLQ $3, R11
-	VBROADCASTSD alpha+72(FP), Z9
-	VBROADCASTSD beta+80(FP), Z10
-	MOVQ (BX), R12
-	MOVQ (BX)(CX*8), R14 // end of the entries
-
-z2loop:
-	TESTQ CX, CX
-	JZ    z2done
-	MOVQ  8(BX), R13
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-
-zq2loop:
-	CMPQ R12, R13
-	JGE  zq2done
-	PREFETCH_ROW(zq2load)
-	PREFETCHT0 64(R15)
-
-zq2load:
-	LOAD_ENTRY(Z8, nb+88(FP), z2bad)
-	VFMADD231PD (AX), Z8, Z0
-	VFMADD231PD (AX)(R11*1), Z8, Z1
-	INCQ R12
-	JMP  zq2loop
-
-zq2done:
-	MOVQ  c+64(FP), AX
-	TESTQ AX, AX
-	JZ    zstore2
-	SUBQ  o+0(FP), AX
-	ADDQ  DI, AX
-	VMULPD Z9, Z0, Z0
-	VMULPD (AX), Z10, Z11
-	VADDPD Z11, Z0, Z0
-	VMULPD Z9, Z1, Z1
-	VMULPD (AX)(R11*1), Z10, Z12
-	VADDPD Z12, Z1, Z1
-
-zstore2:
-	VMOVUPD Z0, (DI)
-	VMOVUPD Z1, (DI)(R11*1)
-	ADDQ R8, DI
-	ADDQ $8, BX
-	DECQ CX
-	JMP  z2loop
-
-z2done:
-	MOVB $1, ret+96(FP)
-	VZEROUPPER
-	RET
-
-z2bad:
-	MOVB $0, ret+96(FP)
-	VZEROUPPER
-	RET
+	NARROW_ROWS2(VPXORQ, PREFETCHT0 64(R15), Z0, Z1, Z8, Z9, Z10, Z11, Z12)

@@ -1,7 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
-#include "prefetch_amd64.h"
+#include "narrow_amd64.h"
 
 // func axpy4AVX(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
 // o[j] += v0*b0[j] + v1*b1[j] + v2*b2[j] + v3*b3[j] for j < n, n ≥ 4.
@@ -315,72 +315,10 @@ kdone:
 // is spmmRow4x2 over a range of rows in one call. While it gathers entry q
 // it prefetches the row that entry q+prefetchAhead will gather (a hint
 // only: a prefetch never faults, and the index is checked when it is read
-// for its product).
+// for its product). The body is NARROW_ROWS2 of narrow_amd64.h, which
+// spmmRows16x512 shares.
 TEXT ·spmmRows2(SB), NOSPLIT, $0-97
-	MOVQ o+0(FP), DI
-	MOVQ ptr+8(FP), BX
-	MOVQ ind+16(FP), R9
-	MOVQ val+24(FP), SI
-	MOVQ rows+32(FP), CX
-	MOVQ b+40(FP), DX
-	MOVQ f+48(FP), R8
-	SHLQ $3, R8
-	MOVQ off+56(FP), R11
-	SHLQ $3, R11
-	VBROADCASTSD alpha+72(FP), Y9
-	VBROADCASTSD beta+80(FP), Y10
-	MOVQ (BX), R12
-	MOVQ (BX)(CX*8), R14 // end of the entries
-
-r2loop:
-	TESTQ CX, CX
-	JZ    r2done
-	MOVQ  8(BX), R13
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-
-q2loop:
-	CMPQ R12, R13
-	JGE  q2done
-	PREFETCH_ROW(q2load)
-
-q2load:
-	LOAD_ENTRY(Y8, nb+88(FP), r2bad)
-	VFMADD231PD (AX), Y8, Y0
-	VFMADD231PD (AX)(R11*1), Y8, Y1
-	INCQ R12
-	JMP  q2loop
-
-q2done:
-	MOVQ  c+64(FP), AX
-	TESTQ AX, AX
-	JZ    store2
-	SUBQ  o+0(FP), AX
-	ADDQ  DI, AX
-	VMULPD Y9, Y0, Y0
-	VMULPD (AX), Y10, Y11
-	VADDPD Y11, Y0, Y0
-	VMULPD Y9, Y1, Y1
-	VMULPD (AX)(R11*1), Y10, Y12
-	VADDPD Y12, Y1, Y1
-
-store2:
-	VMOVUPD Y0, (DI)
-	VMOVUPD Y1, (DI)(R11*1)
-	ADDQ R8, DI
-	ADDQ $8, BX
-	DECQ CX
-	JMP  r2loop
-
-r2done:
-	MOVB $1, ret+96(FP)
-	VZEROUPPER
-	RET
-
-r2bad:
-	MOVB $0, ret+96(FP)
-	VZEROUPPER
-	RET
+	NARROW_ROWS2(VXORPD, NOP, Y0, Y1, Y8, Y9, Y10, Y11, Y12)
 
 // func spmmRows4(o *float64, ptr *int, ind *int32, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64, nb int) bool
 // spmmRows2 for 8 < f ≤ 16: columns 0:4, 4:8, off2:off2+4 and off3:off3+4

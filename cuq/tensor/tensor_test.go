@@ -345,7 +345,7 @@ func TestNarrowSparseProductsMatchDense(t *testing.T) {
 // run one call per row (spmmRowNarrow) or many rows per call
 // (spmmRowsNarrow, up to 16 columns), across chunk and worker boundaries;
 // a call there holds about four times the 64 entries that the kernels
-// prefetch ahead (prefetchAhead in prefetch_amd64.h), so the prefetches run
+// prefetch ahead (prefetchAhead in narrow_amd64.h), so the prefetches run
 // ahead of the products and stop at the call's last entry.
 func TestNarrowSparseProductsAreFMAChains(t *testing.T) {
 	forEachKernelSet(t, testNarrowSparseChains)

@@ -40,3 +40,79 @@
 	JAE   bad \
 	IMULQ R8, AX \
 	ADDQ  DX, AX
+
+// NARROW_ROWS2 is the body of a kernel with spmmRows2's arguments that
+// holds each row of the product in two vector registers v0 and v1, at
+// columns 0 and off (in bytes after the arguments are read, R11), with
+// v8 the broadcast value, v9 and v10 alpha and beta and v11, v12 scratch:
+// spmmRows2 in 256-bit registers (columns 0:4 and off:off+4),
+// spmmRows16x512 in 512-bit ones (0:8 and off:off+8). ZERO is the
+// instruction that clears a register; EXTRA one more instruction after
+// PREFETCH_ROW (a prefetch of the row's middle line where a row of b
+// spans up to three lines, else NOP, which assembles to nothing).
+#define NARROW_ROWS2(ZERO, EXTRA, v0, v1, v8, v9, v10, v11, v12) \
+	MOVQ o+0(FP), DI \
+	MOVQ ptr+8(FP), BX \
+	MOVQ ind+16(FP), R9 \
+	MOVQ val+24(FP), SI \
+	MOVQ rows+32(FP), CX \
+	MOVQ b+40(FP), DX \
+	MOVQ f+48(FP), R8 \
+	SHLQ $3, R8 \
+	MOVQ off+56(FP), R11 \
+	SHLQ $3, R11 \
+	VBROADCASTSD alpha+72(FP), v9 \
+	VBROADCASTSD beta+80(FP), v10 \
+	MOVQ (BX), R12 \
+	MOVQ (BX)(CX*8), R14 \
+	\
+rowloop: \
+	TESTQ CX, CX \
+	JZ    rowsdone \
+	MOVQ  8(BX), R13 \
+	ZERO v0, v0, v0 \
+	ZERO v1, v1, v1 \
+	\
+entryloop: \
+	CMPQ R12, R13 \
+	JGE  entriesdone \
+	PREFETCH_ROW(entryload) \
+	EXTRA \
+	\
+entryload: \
+	LOAD_ENTRY(v8, nb+88(FP), badindex) \
+	VFMADD231PD (AX), v8, v0 \
+	VFMADD231PD (AX)(R11*1), v8, v1 \
+	INCQ R12 \
+	JMP  entryloop \
+	\
+entriesdone: \
+	MOVQ  c+64(FP), AX \
+	TESTQ AX, AX \
+	JZ    store \
+	SUBQ  o+0(FP), AX \
+	ADDQ  DI, AX \
+	VMULPD v9, v0, v0 \
+	VMULPD (AX), v10, v11 \
+	VADDPD v11, v0, v0 \
+	VMULPD v9, v1, v1 \
+	VMULPD (AX)(R11*1), v10, v12 \
+	VADDPD v12, v1, v1 \
+	\
+store: \
+	VMOVUPD v0, (DI) \
+	VMOVUPD v1, (DI)(R11*1) \
+	ADDQ R8, DI \
+	ADDQ $8, BX \
+	DECQ CX \
+	JMP  rowloop \
+	\
+rowsdone: \
+	MOVB $1, ret+96(FP) \
+	VZEROUPPER \
+	RET \
+	\
+badindex: \
+	MOVB $0, ret+96(FP) \
+	VZEROUPPER \
+	RET
