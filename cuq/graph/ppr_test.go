@@ -160,11 +160,11 @@ func TestPPRApplySlicedReusesScratch(t *testing.T) {
 		want := tensor.New(n, cols)
 		for c := 0; c < cols; c += group {
 			piece, out := tensor.New(n, group), tensor.New(n, group)
-			copyColumns(piece, x, c)
+			copyColumns(piece, x, c, nil)
 			if err := p.Apply(out, piece); err != nil {
 				t.Fatal(err)
 			}
-			pasteColumns(want, out, c)
+			pasteColumns(want, out, c, nil)
 		}
 		got := tensor.New(n, cols)
 		if round == 2 {
