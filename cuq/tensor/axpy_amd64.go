@@ -125,6 +125,23 @@ func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, l
 	return c8
 }
 
+//go:noescape
+func gemm6x8(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)
+
+// gemmRows6 is gemmRows4 for six rows, with the AVX2 kernel gemm6x8; it
+// returns 0 (the caller computes the block otherwise) without AVX2.
+func gemmRows6(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
+	c8 := cols &^ 7
+	if !useAVX || c8 == 0 || k == 0 {
+		return 0
+	}
+	_, _, _ = o[5*ldo+c8-1], a[5*lda+(k-1)*astep], b[(k-1)*ldb+c8-1]
+	for c := 0; c < c8; c += 8 {
+		gemm6x8(&o[c], ldo, &a[0], lda, astep, &b[c], ldb, k)
+	}
+	return c8
+}
+
 // spmmRowBlocks is gemmRowBlocks for a sparse row: o = Σ_q val[q]·b[ind[q]·ldb + c : …].
 func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int {
 	if !useAVX || len(val) == 0 || len(o) < 32 {

@@ -302,6 +302,88 @@ kdone:
 	VZEROUPPER
 	RET
 
+// func gemm6x8(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)
+//
+// gemm4x8 for six rows: o[r·ldo + j] += Σ_{s<k} a[r·lda + s·astep]·b[s·ldb
+// + j] for r < 6 and j < 8, in order of s. Its twelve accumulators (Y0–Y11)
+// give each chain three cycles of other work between two of its fused
+// multiply-adds, where gemm4x8's eight leave it none to spare; the
+// broadcasts alternate between Y14 and Y15.
+TEXT ·gemm6x8(SB), NOSPLIT, $0-64
+	MOVQ o+0(FP), DI
+	MOVQ ldo+8(FP), R12
+	SHLQ $3, R12
+	MOVQ a+16(FP), SI
+	MOVQ lda+24(FP), R9
+	SHLQ $3, R9
+	MOVQ astep+32(FP), R11
+	SHLQ $3, R11
+	MOVQ b+40(FP), DX
+	MOVQ ldb+48(FP), R8
+	SHLQ $3, R8
+	MOVQ k+56(FP), CX
+	LEAQ (R9)(R9*2), R10   // 3·lda
+	LEAQ (SI)(R9*4), BX    // a + 4·lda: rows 4 and 5
+	LEAQ (R12)(R12*2), R13 // 3·ldo
+	LEAQ (DI)(R12*4), R14  // o + 4·ldo: rows 4 and 5
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD (DI)(R12*1), Y2
+	VMOVUPD 32(DI)(R12*1), Y3
+	VMOVUPD (DI)(R12*2), Y4
+	VMOVUPD 32(DI)(R12*2), Y5
+	VMOVUPD (DI)(R13*1), Y6
+	VMOVUPD 32(DI)(R13*1), Y7
+	VMOVUPD (R14), Y8
+	VMOVUPD 32(R14), Y9
+	VMOVUPD (R14)(R12*1), Y10
+	VMOVUPD 32(R14)(R12*1), Y11
+	TESTQ CX, CX
+	JZ    g6done
+
+g6loop:
+	VMOVUPD      (DX), Y12
+	VMOVUPD      32(DX), Y13
+	VBROADCASTSD (SI), Y14
+	VFMADD231PD  Y12, Y14, Y0
+	VFMADD231PD  Y13, Y14, Y1
+	VBROADCASTSD (SI)(R9*1), Y15
+	VFMADD231PD  Y12, Y15, Y2
+	VFMADD231PD  Y13, Y15, Y3
+	VBROADCASTSD (SI)(R9*2), Y14
+	VFMADD231PD  Y12, Y14, Y4
+	VFMADD231PD  Y13, Y14, Y5
+	VBROADCASTSD (SI)(R10*1), Y15
+	VFMADD231PD  Y12, Y15, Y6
+	VFMADD231PD  Y13, Y15, Y7
+	VBROADCASTSD (BX), Y14
+	VFMADD231PD  Y12, Y14, Y8
+	VFMADD231PD  Y13, Y14, Y9
+	VBROADCASTSD (BX)(R9*1), Y15
+	VFMADD231PD  Y12, Y15, Y10
+	VFMADD231PD  Y13, Y15, Y11
+	ADDQ         R11, SI
+	ADDQ         R11, BX
+	ADDQ         R8, DX
+	DECQ         CX
+	JNZ          g6loop
+
+g6done:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, (DI)(R12*1)
+	VMOVUPD Y3, 32(DI)(R12*1)
+	VMOVUPD Y4, (DI)(R12*2)
+	VMOVUPD Y5, 32(DI)(R12*2)
+	VMOVUPD Y6, (DI)(R13*1)
+	VMOVUPD Y7, 32(DI)(R13*1)
+	VMOVUPD Y8, (R14)
+	VMOVUPD Y9, 32(R14)
+	VMOVUPD Y10, (R14)(R12*1)
+	VMOVUPD Y11, 32(R14)(R12*1)
+	VZEROUPPER
+	RET
+
 // func spmmRows2(o *float64, ptr *int, ind *int32, val *float64, rows int, b *float64, f, off int, c *float64, alpha, beta float64, nb int) bool
 // Rows 0 ≤ r < rows of a CSR·dense product with f columns, 4 ≤ f ≤ 8:
 // o[r·f + j] = Σ_q val[q]·b[ind[q]·f + j] over the entries q of row r,

@@ -84,8 +84,9 @@ func tMark(t bool) string {
 
 // mulNN computes out = a·b for row-major a (n×k), b (k×m), plus the row
 // bias when it is not nil. Blocks of eight output rows go through the
-// AVX-512 8×16 register kernel where the processor has it, blocks of four
-// through the 4×8 one; both read each row of b once for the block. The
+// AVX-512 8×16 register kernel where the processor has it, blocks of six
+// and four through the AVX2 6×8 and 4×8 ones; each reads a row of b once
+// for the block. The
 // other columns and rows accumulate rows of b, four at a time
 // (mulRowFrom). With AVX2 every element is the same chain of fused
 // multiply-adds in order of p whichever path computes it, so the result
@@ -116,6 +117,9 @@ func mulNN(a, b, out []float64, n, k, m int, bias []float64) {
 		i := lo
 		for ; useAVX512 && i+8 <= hi; i += 8 {
 			mulRows(out, a, b, bias, i, 8, k, m, gemmRows8)
+		}
+		for ; useAVX && i+6 <= hi; i += 6 {
+			mulRows(out, a, b, bias, i, 6, k, m, gemmRows6)
 		}
 		for ; i+4 <= hi; i += 4 {
 			mulRows(out, a, b, bias, i, 4, k, m, gemmRows4)
@@ -217,9 +221,10 @@ func mulNT(a, b, out []float64, n, k, m int) {
 const tnRowBlock = 512
 
 // mulTN computes out = aᵀ·b for a (n×k), b (n×m): output row p is
-// Σ_i a[i,p]·b[i,:]. Workers own blocks of output rows. Blocks of four
-// output rows go through the 4×8 register kernel over tnRowBlock rows of a
-// and b at a time; the rest add four rows of b at a time. With AVX2 every
+// Σ_i a[i,p]·b[i,:]. Workers own blocks of output rows. Blocks of eight,
+// six and four output rows go through the register kernels (as in mulNN)
+// over tnRowBlock rows of a and b at a time; the rest add four rows of b
+// at a time. With AVX2 every
 // element is the same chain of fused multiply-adds in order of i either
 // way (see mulNN).
 func mulTN(a, b, out []float64, n, k, m int) {
@@ -243,6 +248,10 @@ func mulTN(a, b, out []float64, n, k, m int) {
 			for ; useAVX512 && p+8 <= hi; p += 8 {
 				c := gemmRows8(out[p*m:(p+8)*m], m, a[i0*k+p:], 1, k, b[i0*m:], m, i1-i0, m)
 				addTN(out, a, b, i0, i1, p, p+8, c, k, m)
+			}
+			for ; useAVX && p+6 <= hi; p += 6 {
+				c := gemmRows6(out[p*m:(p+6)*m], m, a[i0*k+p:], 1, k, b[i0*m:], m, i1-i0, m)
+				addTN(out, a, b, i0, i1, p, p+6, c, k, m)
 			}
 			for ; p+4 <= hi; p += 4 {
 				c := gemmRows4(out[p*m:(p+4)*m], m, a[i0*k+p:], 1, k, b[i0*m:], m, i1-i0, m)
