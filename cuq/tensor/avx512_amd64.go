@@ -34,18 +34,15 @@ func gemm8x16(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, 
 // multiple of 8); the caller computes the rest. It returns 0 without
 // AVX-512.
 func gemmRows8(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
-	c8 := cols &^ 7
-	if !useAVX512 || c8 == 0 || k == 0 {
+	if !useAVX512 {
 		return 0
 	}
-	_, _, _ = o[7*ldo+c8-1], a[7*lda+(k-1)*astep], b[(k-1)*ldb+c8-1]
-	c := 0
-	for ; c+16 <= c8; c += 16 {
-		gemm8x16(&o[c], ldo, &a[0], lda, astep, &b[c], ldb, k)
-	}
-	if c < c8 {
+	c := gemmBlocks(gemm8x16, 8, 16, o, ldo, a, lda, astep, b, ldb, k, cols)
+	if c8 := cols &^ 7; c < c8 && k > 0 {
+		_, _, _ = o[7*ldo+c8-1], a[7*lda+(k-1)*astep], b[(k-1)*ldb+c8-1]
 		gemm4x8(&o[c], ldo, &a[0], lda, astep, &b[c], ldb, k)
 		gemm4x8(&o[4*ldo+c], ldo, &a[4*lda], lda, astep, &b[c], ldb, k)
+		c = c8
 	}
-	return c8
+	return c
 }

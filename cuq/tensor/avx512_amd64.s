@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "narrow_amd64.h"
+#include "gemm_amd64.h"
 
 // The AVX-512 kernels. Every element they compute is the same chain of
 // fused multiply-adds, in the same order, as the AVX2 kernels of
@@ -16,18 +17,7 @@
 // 16 accumulators (Z0–Z15) hide the fused multiply-add latency; each row
 // of b is loaded once for the eight rows.
 TEXT ·gemm8x16(SB), NOSPLIT, $0-64
-	MOVQ o+0(FP), DI
-	MOVQ ldo+8(FP), R12
-	SHLQ $3, R12
-	MOVQ a+16(FP), SI
-	MOVQ lda+24(FP), R9
-	SHLQ $3, R9
-	MOVQ astep+32(FP), R11
-	SHLQ $3, R11
-	MOVQ b+40(FP), DX
-	MOVQ ldb+48(FP), R8
-	SHLQ $3, R8
-	MOVQ k+56(FP), CX
+	GEMM_ARGS
 	LEAQ (R9)(R9*2), R10  // 3·lda
 	LEAQ (SI)(R9*4), BX   // a + 4·lda: rows 4–7
 	LEAQ (R12)(R12*2), R13 // 3·ldo

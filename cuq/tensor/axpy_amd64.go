@@ -114,15 +114,7 @@ func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, l
 	if !useAVX {
 		return gemmRows4Go(o, ldo, a, lda, astep, b, ldb, k, cols)
 	}
-	c8 := cols &^ 7
-	if c8 == 0 || k == 0 {
-		return 0
-	}
-	_, _, _ = o[3*ldo+c8-1], a[3*lda+(k-1)*astep], b[(k-1)*ldb+c8-1]
-	for c := 0; c < c8; c += 8 {
-		gemm4x8(&o[c], ldo, &a[0], lda, astep, &b[c], ldb, k)
-	}
-	return c8
+	return gemmBlocks(gemm4x8, 4, 8, o, ldo, a, lda, astep, b, ldb, k, cols)
 }
 
 //go:noescape
@@ -131,15 +123,27 @@ func gemm6x8(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k
 // gemmRows6 is gemmRows4 for six rows, with the AVX2 kernel gemm6x8; it
 // returns 0 (the caller computes the block otherwise) without AVX2.
 func gemmRows6(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
-	c8 := cols &^ 7
-	if !useAVX || c8 == 0 || k == 0 {
+	if !useAVX {
 		return 0
 	}
-	_, _, _ = o[5*ldo+c8-1], a[5*lda+(k-1)*astep], b[(k-1)*ldb+c8-1]
-	for c := 0; c < c8; c += 8 {
-		gemm6x8(&o[c], ldo, &a[0], lda, astep, &b[c], ldb, k)
+	return gemmBlocks(gemm6x8, 6, 8, o, ldo, a, lda, astep, b, ldb, k, cols)
+}
+
+// gemmBlocks adds the leading blocks of width columns of a block of rows
+// rows of a product to o with the register kernel gemm (the strides as in
+// gemmRows4) and returns the columns covered, cols rounded down to a
+// multiple of width.
+func gemmBlocks(gemm func(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int), rows, width int,
+	o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
+	cw := cols / width * width
+	if cw == 0 || k == 0 {
+		return 0
 	}
-	return c8
+	_, _, _ = o[(rows-1)*ldo+cw-1], a[(rows-1)*lda+(k-1)*astep], b[(k-1)*ldb+cw-1]
+	for c := 0; c < cw; c += width {
+		gemm(&o[c], ldo, &a[0], lda, astep, &b[c], ldb, k)
+	}
+	return cw
 }
 
 // spmmRowBlocks is gemmRowBlocks for a sparse row: o = Σ_q val[q]·b[ind[q]·ldb + c : …].

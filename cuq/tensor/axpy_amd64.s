@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "narrow_amd64.h"
+#include "gemm_amd64.h"
 
 // func axpy4AVX(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
 // o[j] += v0*b0[j] + v1*b1[j] + v2*b2[j] + v3*b3[j] for j < n, n ≥ 4.
@@ -245,28 +246,10 @@ ndone:
 // sum over s runs in order, one fused multiply-add per step, as in
 // gemmRow32 and axpy4AVX.
 TEXT ·gemm4x8(SB), NOSPLIT, $0-64
-	MOVQ o+0(FP), DI
-	MOVQ ldo+8(FP), R12
-	SHLQ $3, R12
-	MOVQ a+16(FP), SI
-	MOVQ lda+24(FP), R9
-	SHLQ $3, R9
-	MOVQ astep+32(FP), R11
-	SHLQ $3, R11
-	MOVQ b+40(FP), DX
-	MOVQ ldb+48(FP), R8
-	SHLQ $3, R8
-	MOVQ k+56(FP), CX
+	GEMM_ARGS
 	LEAQ (R9)(R9*2), R10
 	LEAQ (R12)(R12*2), R13
-	VMOVUPD (DI), Y0
-	VMOVUPD 32(DI), Y1
-	VMOVUPD (DI)(R12*1), Y2
-	VMOVUPD 32(DI)(R12*1), Y3
-	VMOVUPD (DI)(R12*2), Y4
-	VMOVUPD 32(DI)(R12*2), Y5
-	VMOVUPD (DI)(R13*1), Y6
-	VMOVUPD 32(DI)(R13*1), Y7
+	GEMM_LOAD4
 
 kloop:
 	TESTQ CX, CX
@@ -291,14 +274,7 @@ kloop:
 	JMP  kloop
 
 kdone:
-	VMOVUPD Y0, (DI)
-	VMOVUPD Y1, 32(DI)
-	VMOVUPD Y2, (DI)(R12*1)
-	VMOVUPD Y3, 32(DI)(R12*1)
-	VMOVUPD Y4, (DI)(R12*2)
-	VMOVUPD Y5, 32(DI)(R12*2)
-	VMOVUPD Y6, (DI)(R13*1)
-	VMOVUPD Y7, 32(DI)(R13*1)
+	GEMM_STORE4
 	VZEROUPPER
 	RET
 
@@ -310,30 +286,12 @@ kdone:
 // multiply-adds, where gemm4x8's eight leave it none to spare; the
 // broadcasts alternate between Y14 and Y15.
 TEXT ·gemm6x8(SB), NOSPLIT, $0-64
-	MOVQ o+0(FP), DI
-	MOVQ ldo+8(FP), R12
-	SHLQ $3, R12
-	MOVQ a+16(FP), SI
-	MOVQ lda+24(FP), R9
-	SHLQ $3, R9
-	MOVQ astep+32(FP), R11
-	SHLQ $3, R11
-	MOVQ b+40(FP), DX
-	MOVQ ldb+48(FP), R8
-	SHLQ $3, R8
-	MOVQ k+56(FP), CX
+	GEMM_ARGS
 	LEAQ (R9)(R9*2), R10   // 3·lda
 	LEAQ (SI)(R9*4), BX    // a + 4·lda: rows 4 and 5
 	LEAQ (R12)(R12*2), R13 // 3·ldo
 	LEAQ (DI)(R12*4), R14  // o + 4·ldo: rows 4 and 5
-	VMOVUPD (DI), Y0
-	VMOVUPD 32(DI), Y1
-	VMOVUPD (DI)(R12*1), Y2
-	VMOVUPD 32(DI)(R12*1), Y3
-	VMOVUPD (DI)(R12*2), Y4
-	VMOVUPD 32(DI)(R12*2), Y5
-	VMOVUPD (DI)(R13*1), Y6
-	VMOVUPD 32(DI)(R13*1), Y7
+	GEMM_LOAD4
 	VMOVUPD (R14), Y8
 	VMOVUPD 32(R14), Y9
 	VMOVUPD (R14)(R12*1), Y10
@@ -369,14 +327,7 @@ g6loop:
 	JNZ          g6loop
 
 g6done:
-	VMOVUPD Y0, (DI)
-	VMOVUPD Y1, 32(DI)
-	VMOVUPD Y2, (DI)(R12*1)
-	VMOVUPD Y3, 32(DI)(R12*1)
-	VMOVUPD Y4, (DI)(R12*2)
-	VMOVUPD Y5, 32(DI)(R12*2)
-	VMOVUPD Y6, (DI)(R13*1)
-	VMOVUPD Y7, 32(DI)(R13*1)
+	GEMM_STORE4
 	VMOVUPD Y8, (R14)
 	VMOVUPD Y9, 32(R14)
 	VMOVUPD Y10, (R14)(R12*1)
