@@ -17,7 +17,7 @@ import (
 // row, the rows of its neighbours; when they have nearby positions they
 // share cache lines and stay in cache between rows. On the Amazon graphs,
 // whose node indices carry little locality, that makes the K steps of PPR
-// up to a tenth faster at 8 to 16 columns and a third faster at 64
+// up to a fifth faster at 8 to 16 columns and a third faster at 64
 // (docs/records/performance.md).
 //
 // Some graphs come ordered already (the Arxiv-sized synthetic graph, its
