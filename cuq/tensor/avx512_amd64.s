@@ -18,9 +18,7 @@
 // of b is loaded once for the eight rows.
 TEXT ·gemm8x16(SB), NOSPLIT, $0-64
 	GEMM_ARGS
-	LEAQ (R9)(R9*2), R10  // 3·lda
 	LEAQ (SI)(R9*4), BX   // a + 4·lda: rows 4–7
-	LEAQ (R12)(R12*2), R13 // 3·ldo
 	LEAQ (DI)(R12*4), R14 // o + 4·ldo: rows 4–7
 	VMOVUPD (DI), Z0
 	VMOVUPD 64(DI), Z1

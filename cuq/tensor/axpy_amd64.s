@@ -247,8 +247,6 @@ ndone:
 // gemmRow32 and axpy4AVX.
 TEXT ·gemm4x8(SB), NOSPLIT, $0-64
 	GEMM_ARGS
-	LEAQ (R9)(R9*2), R10
-	LEAQ (R12)(R12*2), R13
 	GEMM_LOAD4
 
 kloop:
@@ -287,9 +285,7 @@ kdone:
 // broadcasts alternate between Y14 and Y15.
 TEXT ·gemm6x8(SB), NOSPLIT, $0-64
 	GEMM_ARGS
-	LEAQ (R9)(R9*2), R10   // 3·lda
 	LEAQ (SI)(R9*4), BX    // a + 4·lda: rows 4 and 5
-	LEAQ (R12)(R12*2), R13 // 3·ldo
 	LEAQ (DI)(R12*4), R14  // o + 4·ldo: rows 4 and 5
 	GEMM_LOAD4
 	VMOVUPD (R14), Y8

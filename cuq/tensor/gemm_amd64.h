@@ -4,7 +4,8 @@
 //	(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int),
 //
 // and GEMM_ARGS loads them: o in DI, a in SI, b in DX, k in CX, and the
-// strides in bytes, ldo in R12, lda in R9, astep in R11, ldb in R8.
+// strides in bytes, ldo in R12, lda in R9, astep in R11, ldb in R8, with
+// 3·lda in R10 and 3·ldo in R13 for the addresses of rows 3 and 7.
 #define GEMM_ARGS \
 	MOVQ o+0(FP), DI \
 	MOVQ ldo+8(FP), R12 \
@@ -17,7 +18,9 @@
 	MOVQ b+40(FP), DX \
 	MOVQ ldb+48(FP), R8 \
 	SHLQ $3, R8 \
-	MOVQ k+56(FP), CX
+	MOVQ k+56(FP), CX \
+	LEAQ (R9)(R9*2), R10 \
+	LEAQ (R12)(R12*2), R13
 
 // GEMM_LOAD4 and GEMM_STORE4 load and store the accumulators of an AVX2
 // kernel's first four rows of eight columns, Y0–Y7, two per row, at o (DI)
