@@ -13,7 +13,7 @@ import "golang.org/x/sys/cpu"
 var useAVX512 = useAVX && cpu.X86.HasAVX512F
 
 //go:noescape
-func binarySum512(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
+func binarySum512(o *float64, ldo int, entries *uint32, start *int, tables, scale, bias *float64, rows int)
 
 //go:noescape
 func spmmRow64(o, val *float64, ind *int, nnz int, b *float64, ldb int)

@@ -145,17 +145,18 @@ s64done:
 	VZEROUPPER
 	RET
 
-// func binarySum512(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
+// func binarySum512(o *float64, ldo int, entries *uint32, start *int, tables, scale, bias *float64, rows int)
 //
-// For rows i < rows: o[i·ldo + j] = fma(scale[i], Σ_c T[c][pat[i·chunks + c]][j], bias[j])
-// for j < 32, the table entries (32 values each, 16 per chunk) added in
-// order of c to a zero start; two rows at a time (ScaledBinary.sumRows).
+// For rows i < rows: o[i·ldo + j] = fma(scale[i], Σ_q T[entries[q] + j], bias[j])
+// for j < 32 and q from start[i] to start[i+1], the table entries added
+// in order to a zero start; two rows at a time (ScaledBinary.sumRows),
+// side by side for as many entries as both have, then each row's rest.
 TEXT ·binarySum512(SB), NOSPLIT, $0-64
 	MOVQ o+0(FP), DI
 	MOVQ ldo+8(FP), R8
 	SHLQ $3, R8
-	MOVQ pat+16(FP), SI
-	MOVQ chunks+24(FP), R9
+	MOVQ entries+16(FP), SI
+	MOVQ start+24(FP), R13
 	MOVQ tables+32(FP), DX
 	MOVQ scale+40(FP), R11
 	MOVQ bias+48(FP), R12
@@ -176,18 +177,25 @@ bpair:
 	VXORPD Z5, Z5, Z5
 	VXORPD Z6, Z6, Z6
 	VXORPD Z7, Z7, Z7
-	MOVQ DX, R10
-	MOVQ SI, R13
-	LEAQ (SI)(R9*1), R14
-	MOVQ R9, BX
+	MOVQ (R13), BX
+	MOVQ 8(R13), R14
+	MOVQ R14, R9
+	SUBQ BX, R9
+	MOVQ 16(R13), R10
+	SUBQ R14, R10
+	CMPQ R9, R10
+	JLE  bpaircount
+	MOVQ R10, R9
+
+bpaircount:
+	TESTQ R9, R9
+	JZ    bfirst
 
 bpairloop:
-	MOVBQZX (R13), AX
-	SHLQ    $8, AX
-	ADDQ    R10, AX
-	MOVBQZX (R14), R15
-	SHLQ    $8, R15
-	ADDQ    R10, R15
+	MOVLQZX (SI)(BX*4), AX
+	LEAQ    (DX)(AX*8), AX
+	MOVLQZX (SI)(R14*4), R15
+	LEAQ    (DX)(R15*8), R15
 	VADDPD  (AX), Z0, Z0
 	VADDPD  64(AX), Z1, Z1
 	VADDPD  128(AX), Z2, Z2
@@ -196,11 +204,36 @@ bpairloop:
 	VADDPD  64(R15), Z5, Z5
 	VADDPD  128(R15), Z6, Z6
 	VADDPD  192(R15), Z7, Z7
-	INCQ    R13
+	INCQ    BX
 	INCQ    R14
-	ADDQ    $4096, R10
-	DECQ    BX
+	DECQ    R9
 	JNZ     bpairloop
+
+bfirst:
+	CMPQ BX, 8(R13)
+	JGE  bsecond
+	MOVLQZX (SI)(BX*4), AX
+	LEAQ    (DX)(AX*8), AX
+	VADDPD  (AX), Z0, Z0
+	VADDPD  64(AX), Z1, Z1
+	VADDPD  128(AX), Z2, Z2
+	VADDPD  192(AX), Z3, Z3
+	INCQ    BX
+	JMP     bfirst
+
+bsecond:
+	CMPQ R14, 16(R13)
+	JGE  bpairsum
+	MOVLQZX (SI)(R14*4), R15
+	LEAQ    (DX)(R15*8), R15
+	VADDPD  (R15), Z4, Z4
+	VADDPD  64(R15), Z5, Z5
+	VADDPD  128(R15), Z6, Z6
+	VADDPD  192(R15), Z7, Z7
+	INCQ    R14
+	JMP     bsecond
+
+bpairsum:
 	VBROADCASTSD (R11), Z8
 	VBROADCASTSD 8(R11), Z9
 	VFMADD213PD Z16, Z8, Z0
@@ -220,7 +253,7 @@ bpairloop:
 	VMOVUPD Z6, 128(DI)(R8*1)
 	VMOVUPD Z7, 192(DI)(R8*1)
 	LEAQ (DI)(R8*2), DI
-	LEAQ (SI)(R9*2), SI
+	ADDQ $16, R13
 	ADDQ $16, R11
 	SUBQ $2, CX
 	JMP  bpair
@@ -232,21 +265,23 @@ bone:
 	VXORPD Z1, Z1, Z1
 	VXORPD Z2, Z2, Z2
 	VXORPD Z3, Z3, Z3
-	MOVQ DX, R10
-	MOVQ R9, BX
+	MOVQ (R13), BX
+	MOVQ 8(R13), R10
+	CMPQ BX, R10
+	JGE  bonesum
 
 boneloop:
-	MOVBQZX (SI), AX
-	SHLQ    $8, AX
-	ADDQ    R10, AX
+	MOVLQZX (SI)(BX*4), AX
+	LEAQ    (DX)(AX*8), AX
 	VADDPD  (AX), Z0, Z0
 	VADDPD  64(AX), Z1, Z1
 	VADDPD  128(AX), Z2, Z2
 	VADDPD  192(AX), Z3, Z3
-	INCQ    SI
-	ADDQ    $4096, R10
-	DECQ    BX
-	JNZ     boneloop
+	INCQ    BX
+	CMPQ    BX, R10
+	JLT     boneloop
+
+bonesum:
 	VBROADCASTSD (R11), Z8
 	VFMADD213PD Z16, Z8, Z0
 	VFMADD213PD Z17, Z8, Z1

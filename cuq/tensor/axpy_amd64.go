@@ -250,21 +250,22 @@ func spmmRowsNarrow(out []float64, ptr []int, ind32 []int32, val, b []float64, f
 }
 
 //go:noescape
-func binarySum256(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
+func binarySum256(o *float64, ldo int, entries *uint32, start *int, tables, scale, bias *float64, rows int)
 
 // binarySumKernel runs ScaledBinary.sumRows in assembly (binarySum512 or
-// binarySum256) and reports whether it could: len(scale) rows, patterns
-// pat (chunks per row), 32 output values per row at o[i·ldo:].
-func binarySumKernel(o []float64, ldo int, pat []uint8, chunks int, tables, scale, bias []float64) bool {
+// binarySum256) and reports whether it could: len(scale) rows, row i's
+// table offsets entries[start[i]:start[i+1]], 32 output values per row at
+// o[i·ldo:].
+func binarySumKernel(o []float64, ldo int, entries []uint32, start []int, tables, scale, bias []float64) bool {
 	rows := len(scale)
-	if !useAVX || rows == 0 || chunks == 0 {
+	if !useAVX || rows == 0 || len(entries) == 0 {
 		return false
 	}
-	_, _, _, _ = o[(rows-1)*ldo+binarySlice-1], pat[rows*chunks-1], tables[chunks*16*binarySlice-1], bias[binarySlice-1]
+	_, _, _ = o[(rows-1)*ldo+binarySlice-1], start[rows], bias[binarySlice-1]
 	if useAVX512 {
-		binarySum512(&o[0], ldo, &pat[0], chunks, &tables[0], &scale[0], &bias[0], rows)
+		binarySum512(&o[0], ldo, &entries[0], &start[0], &tables[0], &scale[0], &bias[0], rows)
 	} else {
-		binarySum256(&o[0], ldo, &pat[0], chunks, &tables[0], &scale[0], &bias[0], rows)
+		binarySum256(&o[0], ldo, &entries[0], &start[0], &tables[0], &scale[0], &bias[0], rows)
 	}
 	return true
 }

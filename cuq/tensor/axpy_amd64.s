@@ -454,15 +454,15 @@ r4bad:
 	VZEROUPPER
 	RET
 
-// func binarySum256(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
+// func binarySum256(o *float64, ldo int, entries *uint32, start *int, tables, scale, bias *float64, rows int)
 //
 // binarySum512 of avx512_amd64.s with AVX2, one row at a time.
 TEXT ·binarySum256(SB), NOSPLIT, $0-64
 	MOVQ o+0(FP), DI
 	MOVQ ldo+8(FP), R8
 	SHLQ $3, R8
-	MOVQ pat+16(FP), SI
-	MOVQ chunks+24(FP), R9
+	MOVQ entries+16(FP), SI
+	MOVQ start+24(FP), R9
 	MOVQ tables+32(FP), DX
 	MOVQ scale+40(FP), R11
 	MOVQ bias+48(FP), R12
@@ -479,13 +479,14 @@ brow:
 	VXORPD Y5, Y5, Y5
 	VXORPD Y6, Y6, Y6
 	VXORPD Y7, Y7, Y7
-	MOVQ DX, R10
-	MOVQ R9, BX
+	MOVQ (R9), BX
+	MOVQ 8(R9), R10
+	CMPQ BX, R10
+	JGE  browsum
 
 browloop:
-	MOVBQZX (SI), AX
-	SHLQ    $8, AX
-	ADDQ    R10, AX
+	MOVLQZX (SI)(BX*4), AX
+	LEAQ    (DX)(AX*8), AX
 	VADDPD  (AX), Y0, Y0
 	VADDPD  32(AX), Y1, Y1
 	VADDPD  64(AX), Y2, Y2
@@ -494,10 +495,11 @@ browloop:
 	VADDPD  160(AX), Y5, Y5
 	VADDPD  192(AX), Y6, Y6
 	VADDPD  224(AX), Y7, Y7
-	INCQ    SI
-	ADDQ    $4096, R10
-	DECQ    BX
-	JNZ     browloop
+	INCQ    BX
+	CMPQ    BX, R10
+	JLT     browloop
+
+browsum:
 	VBROADCASTSD (R11), Y8
 	VFMADD213PD (R12), Y8, Y0
 	VFMADD213PD 32(R12), Y8, Y1
@@ -516,6 +518,7 @@ browloop:
 	VMOVUPD Y6, 192(DI)
 	VMOVUPD Y7, 224(DI)
 	ADDQ R8, DI
+	ADDQ $8, R9
 	ADDQ $8, R11
 	DECQ CX
 	JMP  brow

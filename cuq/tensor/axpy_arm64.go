@@ -20,7 +20,7 @@ func gemm4x8NEON(o *float64, ldo int, a *float64, lda, astep int, b *float64, ld
 func scatterBlockNEON(o *float64, ldo int, masks *uint32, nj int, b *float64, ldb, cols int, scale *float64)
 
 //go:noescape
-func binarySumNEON(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
+func binarySumNEON(o *float64, ldo int, entries *uint32, start *int, tables, scale, bias *float64, rows int)
 
 // axpy4 computes o[j] += v0·b0[j] + v1·b1[j] + v2·b2[j] + v3·b3[j] for
 // j < len(o) as four fused multiply-adds in order, two elements per NEON
@@ -70,15 +70,15 @@ func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, l
 }
 
 // binarySumKernel runs ScaledBinary.sumRows with the NEON kernel and
-// reports whether it could: len(scale) rows, patterns pat (chunks per
-// row), 32 output values per row at o[i·ldo:].
-func binarySumKernel(o []float64, ldo int, pat []uint8, chunks int, tables, scale, bias []float64) bool {
+// reports whether it could: len(scale) rows, row i's table offsets
+// entries[start[i]:start[i+1]], 32 output values per row at o[i·ldo:].
+func binarySumKernel(o []float64, ldo int, entries []uint32, start []int, tables, scale, bias []float64) bool {
 	rows := len(scale)
-	if !useNEON || rows == 0 || chunks == 0 {
+	if !useNEON || rows == 0 || len(entries) == 0 {
 		return false
 	}
-	_, _, _, _ = o[(rows-1)*ldo+binarySlice-1], pat[rows*chunks-1], tables[chunks*16*binarySlice-1], bias[binarySlice-1]
-	binarySumNEON(&o[0], ldo, &pat[0], chunks, &tables[0], &scale[0], &bias[0], rows)
+	_, _, _ = o[(rows-1)*ldo+binarySlice-1], start[rows], bias[binarySlice-1]
+	binarySumNEON(&o[0], ldo, &entries[0], &start[0], &tables[0], &scale[0], &bias[0], rows)
 	return true
 }
 

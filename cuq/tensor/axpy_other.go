@@ -18,6 +18,6 @@ func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, l
 	return gemmRows4Go(o, ldo, a, lda, astep, b, ldb, k, cols)
 }
 
-func binarySumKernel(o []float64, ldo int, pat []uint8, chunks int, tables, scale, bias []float64) bool {
+func binarySumKernel(o []float64, ldo int, entries []uint32, start []int, tables, scale, bias []float64) bool {
 	return false
 }

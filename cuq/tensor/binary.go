@@ -32,7 +32,15 @@ import (
 type ScaledBinary struct {
 	x     *Dense
 	scale []float64
-	pat   []uint8 // rows × chunks: the bits b_{i,4c..4c+3} of row i at [i·chunks + c]
+	// entries lists, row after row, where in the tables each chunk of the
+	// row that has a bit set reads: (c·16 + p_ic)·binarySlice for those
+	// chunks c in order, p_ic the chunk's bits b_{i,4c..4c+3}. Row i's are
+	// entries[start[i]:start[i+1]]. A chunk without bits would add
+	// T_c[0] = +0, which changes no sum (no sum is ever −0: each starts at
+	// +0, and x + y is −0 only when both are), so it is left out: a third
+	// of the chunks of Amazon's features.
+	entries []uint32
+	start   []int
 	// masks holds X's non-zeros for TMulTo, column by column in blocks of
 	// scatterRows rows: bit r of masks[k·cols + j] is set when
 	// x_{k·scatterRows + r, j} ≠ 0.
@@ -53,11 +61,16 @@ const binarySlice = 32
 // otherwise. x is not copied: do not modify it afterwards.
 func NewScaledBinary(x *Dense) (s *ScaledBinary, ok bool) {
 	chunks := (x.Cols + binaryChunk - 1) / binaryChunk
+	if uint64(chunks)*16*binarySlice > math.MaxUint32 {
+		return nil, false // table offsets past what entries hold
+	}
 	blocks := (x.Rows + scatterRows - 1) / scatterRows
-	s = &ScaledBinary{x: x, scale: make([]float64, x.Rows), pat: make([]uint8, x.Rows*chunks), chunks: chunks,
+	s = &ScaledBinary{x: x, scale: make([]float64, x.Rows), start: make([]int, x.Rows+1), chunks: chunks,
 		masks: make([]uint32, blocks*x.Cols)}
+	pat := make([]uint8, chunks)
 	for i := 0; i < x.Rows; i++ {
-		row, pat := x.Row(i), s.pat[i*chunks:(i+1)*chunks]
+		row := x.Row(i)
+		clear(pat)
 		for j, v := range row {
 			if v == 0 {
 				continue
@@ -72,6 +85,12 @@ func NewScaledBinary(x *Dense) (s *ScaledBinary, ok bool) {
 			s.masks[i/scatterRows*x.Cols+j] |= 1 << (i % scatterRows)
 			s.nnz++
 		}
+		for c, p := range pat {
+			if p != 0 {
+				s.entries = append(s.entries, uint32((c*16+int(p))*binarySlice))
+			}
+		}
+		s.start[i+1] = len(s.entries)
 	}
 	return s, true
 }
@@ -215,17 +234,17 @@ func bitIndex(bit int) int {
 
 // sumRows sets, for the rows lo ≤ i < hi, the binarySlice values at
 // o[(i−lo)·ldo:] to fma(s_i, Σ_c T_c[p_ic], bias), the chunks added in
-// order starting from zero.
+// order starting from zero (those without bits left out).
 func (s *ScaledBinary) sumRows(o []float64, ldo, lo, hi int, tables, bias []float64) {
-	if binarySumKernel(o, ldo, s.pat[lo*s.chunks:hi*s.chunks], s.chunks, tables, s.scale[lo:hi], bias) {
+	if binarySumKernel(o, ldo, s.entries, s.start[lo:hi+1], tables, s.scale[lo:hi], bias) {
 		return
 	}
 	const entry = binarySlice
 	for i := lo; i < hi; i++ {
-		pat := s.pat[i*s.chunks : (i+1)*s.chunks]
+		entries := s.entries[s.start[i]:s.start[i+1]]
 		row := o[(i-lo)*ldo : (i-lo)*ldo+entry]
 		for g := 0; g < entry; g += 8 {
-			a := sumChunks8(tables[g:], pat)
+			a := sumEntries8(tables[g:], entries)
 			r, b, si := row[g:g+8], bias[g:g+8], s.scale[i]
 			r[0], r[1], r[2], r[3] = math.FMA(si, a[0], b[0]), math.FMA(si, a[1], b[1]), math.FMA(si, a[2], b[2]), math.FMA(si, a[3], b[3])
 			r[4], r[5], r[6], r[7] = math.FMA(si, a[4], b[4]), math.FMA(si, a[5], b[5]), math.FMA(si, a[6], b[6]), math.FMA(si, a[7], b[7])
@@ -233,18 +252,16 @@ func (s *ScaledBinary) sumRows(o []float64, ldo, lo, hi int, tables, bias []floa
 	}
 }
 
-// sumChunks8 returns Σ_c T_c[pat[c]] for the eight columns that start at
-// tables[0], the chunks added in order starting from zero. The sums stay in
-// registers over all of the row's chunks: a function of its own, so that
-// nothing else competes for them.
-func sumChunks8(tables []float64, pat []uint8) [8]float64 {
-	const entry = binarySlice
+// sumEntries8 returns the sum of the table entries at the offsets entries,
+// in order starting from zero, for the eight columns that start at
+// tables[0]. The sums stay in registers over all of the row's entries: a
+// function of its own, so that nothing else competes for them.
+func sumEntries8(tables []float64, entries []uint32) [8]float64 {
 	var a0, a1, a2, a3, a4, a5, a6, a7 float64
-	for c, p := range pat {
-		e := tables[(c*16+int(p))*entry:]
-		e = e[:8]
-		a0, a1, a2, a3 = a0+e[0], a1+e[1], a2+e[2], a3+e[3]
-		a4, a5, a6, a7 = a4+e[4], a5+e[5], a6+e[6], a7+e[7]
+	for _, e := range entries {
+		t := tables[e : e+8]
+		a0, a1, a2, a3 = a0+t[0], a1+t[1], a2+t[2], a3+t[3]
+		a4, a5, a6, a7 = a4+t[4], a5+t[5], a6+t[6], a7+t[7]
 	}
 	return [8]float64{a0, a1, a2, a3, a4, a5, a6, a7}
 }

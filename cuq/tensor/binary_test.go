@@ -127,6 +127,73 @@ func TestScaledBinaryKernelsMatchPortable(t *testing.T) {
 	forEachKernelSet(t, func(t *testing.T) { denseEqual(t, "X·W + r", product(), want, 0) })
 }
 
+// The tables leave out the chunks of a row without bits, whose entry
+// T_c[0] = +0 would change no sum. The products must therefore have the
+// bits of the sums over every chunk in order, worked out here by
+// definition, with general weights (where a different order of additions
+// shows in the rounding) and with pairs of opposite rows of W, whose
+// entries are exactly +0 although their chunks have bits. Zero chunks come
+// in runs, alone, at a row's start and end, and rows with no bits at all.
+func TestScaledBinaryTablesSumEveryChunk(t *testing.T) {
+	forEachKernelSet(t, testScaledBinaryEveryChunk)
+}
+
+func testScaledBinaryEveryChunk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 48))
+	const rows, cols, m = 41, 99, 40
+	x := New(rows, cols)
+	for i := range rows {
+		if i%9 == 4 {
+			continue // no bits at all
+		}
+		s := 1 / float64(1+rng.IntN(7))
+		for j := range cols {
+			chunk := j / binaryChunk
+			if chunk%5 != 0 && chunk%7 != i%7 && rng.IntN(3) == 0 {
+				x.Set(i, j, s)
+			}
+		}
+	}
+	w, r := randomDense(rng, cols, m), randomDense(rng, 1, m).Data
+	for k := 0; k+1 < cols; k += 12 {
+		for j := range m {
+			w.Set(k+1, j, -w.At(k, j)) // chunk 3k/12 with bits 0 and 1: T = +0
+		}
+	}
+	sb, ok := NewScaledBinary(x)
+	if !ok {
+		t.Fatal("not recognised")
+	}
+	got := New(rows, m)
+	sb.MulAddRowTo(got, w, r)
+	chunks := (cols + binaryChunk - 1) / binaryChunk
+	for i := range rows {
+		var scale float64
+		for j := range cols {
+			if x.At(i, j) != 0 {
+				scale = x.At(i, j)
+			}
+		}
+		for j := range m {
+			sum := 0.0
+			for c := range chunks {
+				// T_c[p] = T_c[p without its lowest bit] + that bit's row:
+				// the rows of p's bits added from the highest down.
+				entry := 0.0
+				for b := min(cols, (c+1)*binaryChunk) - 1; b >= c*binaryChunk; b-- {
+					if x.At(i, b) != 0 {
+						entry += w.At(b, j)
+					}
+				}
+				sum += entry
+			}
+			if want := math.FMA(scale, sum, r[j]); math.Float64bits(got.At(i, j)) != math.Float64bits(want) {
+				t.Fatalf("(X·W + r)[%d,%d] = %v, the sum over every chunk is %v", i, j, got.At(i, j), want)
+			}
+		}
+	}
+}
+
 func TestScaledBinaryShapePanics(t *testing.T) {
 	sb, _ := NewScaledBinary(New(3, 4))
 	defer func() {

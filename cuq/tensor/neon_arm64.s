@@ -220,16 +220,16 @@ blocknext:
 blockdone:
 	RET
 
-// func binarySumNEON(o *float64, ldo int, pat *uint8, chunks int, tables, scale, bias *float64, rows int)
-// For each of the rows: the 32 sums Σ_c tables[(c·16 + pat[c])·32 + j]
-// over the row's chunks in order, from zero (each addition a + e computed
-// as fma(1, e, a), which rounds as a + e), then o[j] = fma(scale, sum_j,
-// bias[j]). The sums stay in V0–V15; V31 holds the ones.
+// func binarySumNEON(o *float64, ldo int, entries *uint32, start *int, tables, scale, bias *float64, rows int)
+// For each of the rows i: the 32 sums Σ_q tables[entries[q] + j] for q
+// from start[i] to start[i+1], in order, from zero (each addition a + e
+// computed as fma(1, e, a), which rounds as a + e), then o[j] =
+// fma(scale, sum_j, bias[j]). The sums stay in V0–V15; V31 holds the ones.
 TEXT ·binarySumNEON(SB), NOSPLIT, $0-64
 	MOVD	o+0(FP), R0
 	MOVD	ldo+8(FP), R1
-	MOVD	pat+16(FP), R2
-	MOVD	chunks+24(FP), R3
+	MOVD	entries+16(FP), R2
+	MOVD	start+24(FP), R3
 	MOVD	tables+32(FP), R4
 	MOVD	scale+40(FP), R5
 	MOVD	bias+48(FP), R6
@@ -256,13 +256,15 @@ sumrow:
 	VEOR	V13.B16, V13.B16, V13.B16
 	VEOR	V14.B16, V14.B16, V14.B16
 	VEOR	V15.B16, V15.B16, V15.B16
-	MOVD	R4, R8
-	MOVD	R3, R9
+	MOVD	(R3), R9
+	MOVD	8(R3), R10
+	ADD	$8, R3
 
 sumchunk:
-	CBZ	R9, sumstore
-	MOVBU.P	1(R2), R10
-	ADD	R10<<8, R8, R11
+	CMP	R10, R9
+	BGE	sumstore
+	MOVWU	(R2)(R9<<2), R11
+	ADD	R11<<3, R4, R11
 	VLD1.P	64(R11), [V16.D2, V17.D2, V18.D2, V19.D2]
 	VLD1.P	64(R11), [V20.D2, V21.D2, V22.D2, V23.D2]
 	VLD1.P	64(R11), [V24.D2, V25.D2, V26.D2, V27.D2]
@@ -283,8 +285,7 @@ sumchunk:
 	VFMLA	V31.D2, V17.D2, V13.D2
 	VFMLA	V31.D2, V18.D2, V14.D2
 	VFMLA	V31.D2, V19.D2, V15.D2
-	ADD	$4096, R8
-	SUB	$1, R9
+	ADD	$1, R9
 	B	sumchunk
 
 sumstore:
