@@ -259,7 +259,7 @@ func (s *ScaledBinary) sumRows(o []float64, ldo, lo, hi int, tables, bias []floa
 func sumEntries8(tables []float64, entries []uint32) [8]float64 {
 	var a0, a1, a2, a3, a4, a5, a6, a7 float64
 	for _, e := range entries {
-		t := tables[e : e+8]
+		t := tables[int(e) : int(e)+8]
 		a0, a1, a2, a3 = a0+t[0], a1+t[1], a2+t[2], a3+t[3]
 		a4, a5, a6, a7 = a4+t[4], a5+t[5], a6+t[6], a7+t[7]
 	}

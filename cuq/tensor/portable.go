@@ -16,50 +16,55 @@ package tensor
 // multiple of 4, which it returns; the caller computes the rest. It takes
 // only a read row-wise (astep = 1, a·b) and returns 0 otherwise: for aᵀ·b
 // the row-at-a-time loop of mulTN, which reads a and b as they lie in
-// memory, is faster in Go than a block that gathers a column-wise.
+// memory, is faster in Go than a block that gathers a column-wise. Each
+// pass holds two rows by four columns in registers: eight sums, four
+// terms of b and two of a fit amd64's sixteen, where four rows' sixteen
+// sums would spill to the stack on every step.
 func gemmRows4Go(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
 	c4 := cols &^ 3
 	if c4 == 0 || k == 0 || astep != 1 {
 		return 0
 	}
-	a0, a1, a2, a3 := a[:k], a[lda:lda+k], a[2*lda:2*lda+k], a[3*lda:3*lda+k]
-	for c := 0; c < c4; c += 4 {
-		o0, o1, o2, o3 := o[c:c+4], o[ldo+c:ldo+c+4], o[2*ldo+c:2*ldo+c+4], o[3*ldo+c:3*ldo+c+4]
-		s00, s01, s02, s03 := o0[0], o0[1], o0[2], o0[3]
-		s10, s11, s12, s13 := o1[0], o1[1], o1[2], o1[3]
-		s20, s21, s22, s23 := o2[0], o2[1], o2[2], o2[3]
-		s30, s31, s32, s33 := o3[0], o3[1], o3[2], o3[3]
-		for s := range k {
-			br := b[s*ldb+c : s*ldb+c+4]
-			b0, b1, b2, b3 := br[0], br[1], br[2], br[3]
-			v0, v1, v2, v3 := a0[s], a1[s], a2[s], a3[s]
-			s00, s01, s02, s03 = madd(v0, b0, s00), madd(v0, b1, s01), madd(v0, b2, s02), madd(v0, b3, s03)
-			s10, s11, s12, s13 = madd(v1, b0, s10), madd(v1, b1, s11), madd(v1, b2, s12), madd(v1, b3, s13)
-			s20, s21, s22, s23 = madd(v2, b0, s20), madd(v2, b1, s21), madd(v2, b2, s22), madd(v2, b3, s23)
-			s30, s31, s32, s33 = madd(v3, b0, s30), madd(v3, b1, s31), madd(v3, b2, s32), madd(v3, b3, s33)
+	for r := 0; r < 4; r += 2 {
+		a0, a1 := a[r*lda:r*lda+k], a[(r+1)*lda:(r+1)*lda+k]
+		for c := 0; c < c4; c += 4 {
+			o0, o1 := o[r*ldo+c:r*ldo+c+4], o[(r+1)*ldo+c:(r+1)*ldo+c+4]
+			s00, s01, s02, s03 := o0[0], o0[1], o0[2], o0[3]
+			s10, s11, s12, s13 := o1[0], o1[1], o1[2], o1[3]
+			for s, v0 := range a0 {
+				br := b[s*ldb+c : s*ldb+c+4]
+				b0, b1, b2, b3 := br[0], br[1], br[2], br[3]
+				v1 := a1[s]
+				s00, s01, s02, s03 = madd(v0, b0, s00), madd(v0, b1, s01), madd(v0, b2, s02), madd(v0, b3, s03)
+				s10, s11, s12, s13 = madd(v1, b0, s10), madd(v1, b1, s11), madd(v1, b2, s12), madd(v1, b3, s13)
+			}
+			o0[0], o0[1], o0[2], o0[3] = s00, s01, s02, s03
+			o1[0], o1[1], o1[2], o1[3] = s10, s11, s12, s13
 		}
-		o0[0], o0[1], o0[2], o0[3] = s00, s01, s02, s03
-		o1[0], o1[1], o1[2], o1[3] = s10, s11, s12, s13
-		o2[0], o2[1], o2[2], o2[3] = s20, s21, s22, s23
-		o3[0], o3[1], o3[2], o3[3] = s30, s31, s32, s33
 	}
 	return c4
 }
 
 // spmmRowGo sets o = Σ_q val[q]·b[ind[q]·ldb + c : …], a sparse row times
-// b from column c on, in blocks of eight and four columns held in
-// registers over all of the row's entries, then column by column.
+// b from column c on, in blocks of six and four columns held in registers
+// over all of the row's entries, then column by column. Six, not eight:
+// the compiler loads a block's terms of b before its multiply-adds, and
+// eight sums, eight terms and the entry's value are one more than amd64's
+// sixteen registers, which put one chain of sums through the stack, so
+// that every step waited for a store and a load. Ten steps of PPR on 64
+// columns of a graph of Amazon Computers' size took a quarter less with
+// six (docs/records/performance.md).
 func spmmRowGo(o, val []float64, ind []int, b []float64, c, ldb int) {
 	ind = ind[:len(val)]
 	j := 0
-	for ; j+8 <= len(o); j += 8 {
-		var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	for ; j+6 <= len(o); j += 6 {
+		var s0, s1, s2, s3, s4, s5 float64
 		for q, v := range val {
-			r := b[ind[q]*ldb+c+j : ind[q]*ldb+c+j+8]
-			s0, s1, s2, s3 = madd(v, r[0], s0), madd(v, r[1], s1), madd(v, r[2], s2), madd(v, r[3], s3)
-			s4, s5, s6, s7 = madd(v, r[4], s4), madd(v, r[5], s5), madd(v, r[6], s6), madd(v, r[7], s7)
+			r := b[ind[q]*ldb+c+j : ind[q]*ldb+c+j+6]
+			s0, s1, s2 = madd(v, r[0], s0), madd(v, r[1], s1), madd(v, r[2], s2)
+			s3, s4, s5 = madd(v, r[3], s3), madd(v, r[4], s4), madd(v, r[5], s5)
 		}
-		o[j], o[j+1], o[j+2], o[j+3], o[j+4], o[j+5], o[j+6], o[j+7] = s0, s1, s2, s3, s4, s5, s6, s7
+		o[j], o[j+1], o[j+2], o[j+3], o[j+4], o[j+5] = s0, s1, s2, s3, s4, s5
 	}
 	if j+4 <= len(o) {
 		var s0, s1, s2, s3 float64
