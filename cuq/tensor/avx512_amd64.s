@@ -145,6 +145,19 @@ s64done:
 	VZEROUPPER
 	RET
 
+// TABLE_ENTRY leaves in reg the address of the table entry that
+// entries[idx] names (entries in SI, the tables in DX).
+#define TABLE_ENTRY(idx, reg) \
+	MOVLQZX (SI)(idx*4), reg \
+	LEAQ (DX)(reg*8), reg
+
+// ADD_ENTRY adds the entry's 32 values at ptr to the sums z0–z3.
+#define ADD_ENTRY(ptr, z0, z1, z2, z3) \
+	VADDPD (ptr), z0, z0 \
+	VADDPD 64(ptr), z1, z1 \
+	VADDPD 128(ptr), z2, z2 \
+	VADDPD 192(ptr), z3, z3
+
 // func binarySum512(o *float64, ldo int, entries *uint32, start *int, tables, scale, bias *float64, rows int)
 //
 // For rows i < rows: o[i·ldo + j] = fma(scale[i], Σ_q T[entries[q] + j], bias[j])
@@ -192,18 +205,10 @@ bpaircount:
 	JZ    bfirst
 
 bpairloop:
-	MOVLQZX (SI)(BX*4), AX
-	LEAQ    (DX)(AX*8), AX
-	MOVLQZX (SI)(R14*4), R15
-	LEAQ    (DX)(R15*8), R15
-	VADDPD  (AX), Z0, Z0
-	VADDPD  64(AX), Z1, Z1
-	VADDPD  128(AX), Z2, Z2
-	VADDPD  192(AX), Z3, Z3
-	VADDPD  (R15), Z4, Z4
-	VADDPD  64(R15), Z5, Z5
-	VADDPD  128(R15), Z6, Z6
-	VADDPD  192(R15), Z7, Z7
+	TABLE_ENTRY(BX, AX)
+	TABLE_ENTRY(R14, R15)
+	ADD_ENTRY(AX, Z0, Z1, Z2, Z3)
+	ADD_ENTRY(R15, Z4, Z5, Z6, Z7)
 	INCQ    BX
 	INCQ    R14
 	DECQ    R9
@@ -212,24 +217,16 @@ bpairloop:
 bfirst:
 	CMPQ BX, 8(R13)
 	JGE  bsecond
-	MOVLQZX (SI)(BX*4), AX
-	LEAQ    (DX)(AX*8), AX
-	VADDPD  (AX), Z0, Z0
-	VADDPD  64(AX), Z1, Z1
-	VADDPD  128(AX), Z2, Z2
-	VADDPD  192(AX), Z3, Z3
+	TABLE_ENTRY(BX, AX)
+	ADD_ENTRY(AX, Z0, Z1, Z2, Z3)
 	INCQ    BX
 	JMP     bfirst
 
 bsecond:
 	CMPQ R14, 16(R13)
 	JGE  bpairsum
-	MOVLQZX (SI)(R14*4), R15
-	LEAQ    (DX)(R15*8), R15
-	VADDPD  (R15), Z4, Z4
-	VADDPD  64(R15), Z5, Z5
-	VADDPD  128(R15), Z6, Z6
-	VADDPD  192(R15), Z7, Z7
+	TABLE_ENTRY(R14, R15)
+	ADD_ENTRY(R15, Z4, Z5, Z6, Z7)
 	INCQ    R14
 	JMP     bsecond
 
@@ -271,12 +268,8 @@ bone:
 	JGE  bonesum
 
 boneloop:
-	MOVLQZX (SI)(BX*4), AX
-	LEAQ    (DX)(AX*8), AX
-	VADDPD  (AX), Z0, Z0
-	VADDPD  64(AX), Z1, Z1
-	VADDPD  128(AX), Z2, Z2
-	VADDPD  192(AX), Z3, Z3
+	TABLE_ENTRY(BX, AX)
+	ADD_ENTRY(AX, Z0, Z1, Z2, Z3)
 	INCQ    BX
 	CMPQ    BX, R10
 	JLT     boneloop
