@@ -261,7 +261,7 @@ func binarySumKernel(o []float64, ldo int, entries []uint32, start []int, tables
 	if !useAVX || rows == 0 || len(entries) == 0 {
 		return false
 	}
-	_, _, _ = o[(rows-1)*ldo+binarySlice-1], start[rows], bias[binarySlice-1]
+	_, _, _ = o[(rows-1)*ldo+binarySlice-1], entries[:start[rows]], bias[binarySlice-1]
 	if useAVX512 {
 		binarySum512(&o[0], ldo, &entries[0], &start[0], &tables[0], &scale[0], &bias[0], rows)
 	} else {

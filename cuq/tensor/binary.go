@@ -236,6 +236,9 @@ func bitIndex(bit int) int {
 // o[(i−lo)·ldo:] to fma(s_i, Σ_c T_c[p_ic], bias), the chunks added in
 // order starting from zero (those without bits left out).
 func (s *ScaledBinary) sumRows(o []float64, ldo, lo, hi int, tables, bias []float64) {
+	// Every offset in entries is below chunks·16·binarySlice: the kernels
+	// read the tables within this slice.
+	tables = tables[:s.chunks*16*binarySlice]
 	if binarySumKernel(o, ldo, s.entries, s.start[lo:hi+1], tables, s.scale[lo:hi], bias) {
 		return
 	}
