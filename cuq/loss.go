@@ -81,15 +81,30 @@ func uceLoss(t *ad.Tape, alpha *ad.Value, train, labels []int, reg float64) *ad.
 //	REG = reg · Σᵢ [Σⱼ Πᵢⱼ(−H(Dir(αⱼ))) − H_cat(Πᵢ)],
 //
 // where weightEntropy = Σᵢ H_cat(Πᵢ) (see mixtureEntropy), which no
-// parameter changes, is computed once per training run.
-func mixtureLoss(t *ad.Tape, alphaFt *ad.Value, piTrain *tensor.CSR, weightEntropy float64, labels []int, reg float64) *ad.Value {
+// parameter changes, is computed once per training run. Only the label's
+// column of Π·[ψ(α₀) − ψ(α)] is formed (ad.Tape.LeftMulPick). The
+// gradients that reach the two products, ones and reg, are the same at
+// every step, so with a non-nil memo their products Πᵀ·G are computed
+// once per training; the loss and its gradient keep their bits either
+// way.
+func mixtureLoss(t *ad.Tape, alphaFt *ad.Value, piTrain *tensor.CSR, weightEntropy float64, labels []int, reg float64, memo *mixtureMemo) *ad.Value {
+	var uceMemo, regMemo *ad.ProductMemo
+	if memo != nil {
+		uceMemo, regMemo = &memo.uce, &memo.reg
+	}
 	d := t.Sub(t.Digamma(t.SumRows(alphaFt)), t.Digamma(alphaFt))
-	uce := t.Sum(t.Pick(t.LeftMul(piTrain, d), labels))
+	uce := t.Sum(t.LeftMulPick(piTrain, d, labels, uceMemo))
 	if reg == 0 {
 		return uce
 	}
-	negH := t.Sum(t.LeftMul(piTrain, t.Neg(dirichletEntropy(t, alphaFt))))
+	negH := t.Sum(t.LeftMulPick(piTrain, t.Neg(dirichletEntropy(t, alphaFt)), make([]int, piTrain.Rows), regMemo))
 	return t.Add(uce, t.Scale(t.AddConst(negH, -weightEntropy), reg))
+}
+
+// mixtureMemo keeps the products of mixtureLoss's backward pass that do not
+// change from one training step to the next.
+type mixtureMemo struct {
+	uce, reg ad.ProductMemo
 }
 
 // mixtureEntropy is Σᵢ H_cat(Πᵢ), the entropies of the rows of the

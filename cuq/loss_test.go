@@ -3,6 +3,7 @@ package cuq
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
@@ -67,7 +68,7 @@ func TestMixtureLoss(t *testing.T) {
 	}
 	labels := []int{2, 0}
 	worst, err := ad.GradCheck([]*ad.Value{a}, 1e-6, func(tp *ad.Tape) *ad.Value {
-		return mixtureLoss(tp, a, pi, mixtureEntropy(pi), labels, 1e-2)
+		return mixtureLoss(tp, a, pi, mixtureEntropy(pi), labels, 1e-2, nil)
 	})
 	if err != nil || worst > 1e-6 {
 		t.Errorf("mixture loss gradient: relative error %v (%v)", worst, err)
@@ -85,12 +86,29 @@ func TestMixtureLoss(t *testing.T) {
 		}
 		want -= 1e-2 * uq.CategoricalEntropy(w)
 	}
-	if got := mixtureLoss(ad.NewEvalTape(), a, pi, mixtureEntropy(pi), labels, 1e-2).Scalar(); math.Abs(got-want) > 1e-12 {
+	if got := mixtureLoss(ad.NewEvalTape(), a, pi, mixtureEntropy(pi), labels, 1e-2, nil).Scalar(); math.Abs(got-want) > 1e-12 {
 		t.Errorf("mixture loss = %v, want %v", got, want)
+	}
+	// with a memo, step after step, the gradients of a fresh computation
+	var memo mixtureMemo
+	for step := range 3 {
+		grads := make([][]float64, 2)
+		for k, m := range []*mixtureMemo{nil, &memo} {
+			a.ZeroGrad()
+			tp := ad.NewTape()
+			if err := tp.Backward(mixtureLoss(tp, a, pi, mixtureEntropy(pi), labels, 1e-2, m)); err != nil {
+				t.Fatal(err)
+			}
+			grads[k] = slices.Clone(a.Grad.Data)
+		}
+		if !tensor.SameBits(grads[1], grads[0]) {
+			t.Errorf("step %d: gradient with the memo %v, without %v", step, grads[1], grads[0])
+		}
+		a.Data.Data[step] *= 1.5 // the next step's parameters
 	}
 	// with one-hot weights the mixture UCE is the plain UCE
 	onehot, _ := tensor.FromCOO(2, 4, []int{0, 1}, []int{3, 1}, nil)
-	mix := mixtureLoss(ad.NewEvalTape(), a, onehot, mixtureEntropy(onehot), labels, 0).Scalar()
+	mix := mixtureLoss(ad.NewEvalTape(), a, onehot, mixtureEntropy(onehot), labels, 0, nil).Scalar()
 	plain := uceLoss(ad.NewEvalTape(), a, []int{3, 1}, labels, 0).Scalar()
 	if math.Abs(mix-plain) > 1e-12 {
 		t.Errorf("one-hot mixture UCE %v ≠ UCE %v", mix, plain)

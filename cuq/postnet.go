@@ -360,6 +360,7 @@ type postNetObjective struct {
 	local          []int       // 0..len(Train)−1: training rows of a head run on them alone
 	piTrain, piVal *tensor.CSR // linear pooling: the rows of Π of the training and validation nodes
 	piTrainEntropy float64     // linear pooling: Σᵢ H_cat(Πᵢ) over the training rows
+	mixture        mixtureMemo // linear pooling: the loss's gradient products kept from step to step
 }
 
 func (o *postNetObjective) tape() *ad.Tape { return o.p.training() }
@@ -367,7 +368,7 @@ func (o *postNetObjective) tape() *ad.Tape { return o.p.training() }
 func (o *postNetObjective) loss(t *ad.Tape) (*ad.Value, error) {
 	out := o.p.forward(t, o.g, o.ops, o.split.Train)
 	if o.piTrain != nil {
-		return mixtureLoss(t, out, o.piTrain, o.piTrainEntropy, o.trainY, o.reg), nil
+		return mixtureLoss(t, out, o.piTrain, o.piTrainEntropy, o.trainY, o.reg, &o.mixture), nil
 	}
 	rows := o.split.Train
 	if o.p.headRows(rows) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
@@ -66,7 +67,7 @@ func TestPredictNodes(t *testing.T) {
 		for i := range g.N {
 			got := row(part, i)
 			if kept[i] {
-				if want := row(full, i); !sameBits(got, want) {
+				if want := row(full, i); !tensor.SameBits(got, want) {
 					t.Fatalf("%s: node %d: PredictNodes %v, Predict %v", m.Name(), i, got, want)
 				}
 				continue

@@ -24,8 +24,8 @@ func stateOf(t *testing.T, m *cuq.Model) cuq.State {
 
 // sameState reports whether two states hold the same bits.
 func sameState(a, b cuq.State) bool {
-	eq := func(x, y [][]float64) bool { return slices.EqualFunc(x, y, sameBits) }
-	return eq(a.Params, b.Params) && eq(a.Buffers, b.Buffers) && sameBits(a.LogPrior, b.LogPrior)
+	eq := func(x, y [][]float64) bool { return slices.EqualFunc(x, y, tensor.SameBits) }
+	return eq(a.Params, b.Params) && eq(a.Buffers, b.Buffers) && tensor.SameBits(a.LogPrior, b.LogPrior)
 }
 
 // fitShared fits c on split with the schedule quick through cache and

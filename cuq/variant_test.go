@@ -54,12 +54,6 @@ func twin(t *testing.T, b cuq.ModelBuilder, g *graph.Graph, split graph.Split, m
 	return tw
 }
 
-// sameBits reports whether a and b hold the same float64 values bit for
-// bit (nil and empty alike).
-func sameBits(a, b []float64) bool {
-	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
-}
-
 func denseData(d *tensor.Dense) []float64 {
 	if d == nil {
 		return nil
@@ -84,7 +78,7 @@ func predictionDiff(a, b *cuq.Prediction) string {
 		fields[u.String()] = [2][]float64{a.Get(u), b.Get(u)}
 	}
 	for name, v := range fields {
-		if !sameBits(v[0], v[1]) {
+		if !tensor.SameBits(v[0], v[1]) {
 			return name
 		}
 	}
@@ -625,7 +619,7 @@ func TestGEBMOfVariant(t *testing.T) {
 		}
 		scores[k] = p.Get(uq.GEBM)
 	}
-	if len(scores[0]) != g.N || !sameBits(scores[0], scores[1]) {
+	if len(scores[0]) != g.N || !tensor.SameBits(scores[0], scores[1]) {
 		t.Errorf("GEBM of the variant %v, of the preset %v", scores[0], scores[1])
 	}
 }

@@ -533,3 +533,70 @@ func TestGELUValues(t *testing.T) {
 		}
 	}
 }
+
+// LeftMulPick has the value and the gradient of Pick(LeftMul(m, x), cols),
+// bit for bit, and the gradient of finite differences. Its memo gives back
+// the kept product while the output gradient stays the same, to the bit,
+// and computes it afresh when the gradient, the columns or the matrix
+// change; the shapes it refuses are named.
+func TestLeftMulPick(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	s, err := tensor.FromCOO(6, 5, []int{0, 0, 2, 3, 5, 5, 1, 4}, []int{1, 4, 2, 0, 3, 4, 1, 1}, []float64{0.5, -1, 2, 3, 0.25, 1, -2, 0.75})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := tensor.FromCOO(6, 5, []int{0, 1, 2, 3, 4, 5}, []int{0, 1, 2, 3, 4, 0}, []float64{1, 2, 3, 4, 5, 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := randParam(rng, "x", 5, 3, -1, 1)
+	cols := []int{2, 0, 1, 1, 0, 2}
+	checkGrad(t, "LeftMulPick", []*Value{x}, func(tp *Tape) *Value { return weighted(tp, tp.LeftMulPick(s, x, cols, nil), 3) })
+
+	// gradient of the loss Σᵢ wᵢ·outᵢ, the weights scaled by scale
+	grad := func(m *tensor.CSR, cols []int, scale float64, memo *ProductMemo) (value, gx *tensor.Dense) {
+		x.ZeroGrad()
+		tp := NewTape()
+		var out *Value
+		if memo == nil {
+			out = tp.Pick(tp.LeftMul(m, x), cols)
+		} else {
+			out = tp.LeftMulPick(m, x, cols, memo)
+		}
+		if err := tp.Backward(tp.Scale(weighted(tp, out, 4), scale)); err != nil {
+			t.Fatal(err)
+		}
+		return out.Data.Clone(), x.Grad.Clone()
+	}
+	var memo ProductMemo
+	steps := []struct {
+		m     *tensor.CSR
+		cols  []int
+		scale float64
+	}{
+		{s, cols, 1}, {s, cols, 1}, {s, cols, 0.3}, {s, cols, 0.3},
+		{s, []int{0, 0, 0, 1, 1, 1}, 0.3}, {other, []int{0, 0, 0, 1, 1, 1}, 0.3}, {s, cols, 1},
+	}
+	for k, step := range steps {
+		wantValue, want := grad(step.m, step.cols, step.scale, nil)
+		gotValue, got := grad(step.m, step.cols, step.scale, &memo)
+		assertSame(t, fmt.Sprintf("step %d: value", k), gotValue, wantValue)
+		assertSame(t, fmt.Sprintf("step %d: ∂x", k), got, want)
+	}
+	for _, c := range []struct {
+		pick func()
+		want string
+	}{
+		{func() { NewTape().LeftMulPick(s, randParam(rng, "y", 4, 3, -1, 1), cols, nil) }, "ad.LeftMulPick: constant 6x5 times 4x3 picked by 6 columns"},
+		{func() { NewTape().LeftMulPick(s, x, cols[:5], nil) }, "picked by 5 columns: shapes do not fit"},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), c.want) {
+					t.Errorf("panic %v, want %q", r, c.want)
+				}
+			}()
+			c.pick()
+		}()
+	}
+}

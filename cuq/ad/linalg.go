@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
@@ -114,6 +115,69 @@ func (t *Tape) LeftMul(m tensor.Matrix, x *Value) *Value {
 	out := t.AllocUninit(r, x.Data.Cols)
 	m.MulTo(out, x.Data)
 	return t.recordLeftMul(m, x, nil, out)
+}
+
+// LeftMulPick returns the column of the elements (m·x)ᵢ,cols[i], one per
+// row of the constant m: Pick(LeftMul(m, x), cols) with the same bits
+// (tensor.CSR.MulPickTo), without the rest of the product. Gradient, as
+// theirs: ∂x = mᵀ·G, G zero but for gᵢ at (i, cols[i]). With a non-nil memo
+// the product mᵀ·G is computed only when m, cols or g differ from those of
+// the memo's last backward pass; otherwise the memo gives it back.
+func (t *Tape) LeftMulPick(m *tensor.CSR, x *Value, cols []int, memo *ProductMemo) *Value {
+	if m.Cols != x.Data.Rows || len(cols) != m.Rows {
+		panic(fmt.Sprintf("ad.LeftMulPick: constant %s times %s picked by %d columns: shapes do not fit", m.Shape(), x.Shape(), len(cols)))
+	}
+	out := t.AllocUninit(m.Rows, 1)
+	m.MulPickTo(out.Data, x.Data, cols)
+	return t.record(out, func(g *tensor.Dense) {
+		addInto(x, func(dst *tensor.Dense) {
+			if memo.holds(m, cols, g.Data, dst) {
+				copy(dst.Data, memo.grad.Data)
+				return
+			}
+			c := x.Data.Cols
+			picked := tensor.New(m.Rows, c)
+			for i, j := range cols {
+				picked.Data[i*c+j] += g.Data[i]
+			}
+			m.TMulTo(dst, picked)
+			memo.keep(m, cols, g.Data, dst)
+		})
+	}, x)
+}
+
+// A ProductMemo keeps the gradient mᵀ·G that a LeftMulPick computed in its
+// backward pass, with the m, columns and output gradient it came from, for
+// the next backward passes to take while those stay the same to the bit. A
+// loss whose gradient reaches m·x through sums alone gets the same output
+// gradient at every step (LOP-GPN's mixture loss: ones, and the entropy
+// weight), so its training computes the product once. The zero value is
+// ready to use; it is not safe for concurrent use.
+type ProductMemo struct {
+	m    *tensor.CSR
+	cols []int
+	g    []float64
+	grad *tensor.Dense
+}
+
+// holds reports whether the kept gradient is that of m, cols and g, of
+// dst's shape; a nil memo holds none.
+func (p *ProductMemo) holds(m *tensor.CSR, cols []int, g []float64, dst *tensor.Dense) bool {
+	return p != nil && p.m == m && p.grad != nil && p.grad.SameShape(dst) &&
+		slices.Equal(p.cols, cols) && tensor.SameBits(p.g, g)
+}
+
+// keep remembers grad, the gradient of m, cols and g; a nil memo keeps
+// nothing.
+func (p *ProductMemo) keep(m *tensor.CSR, cols []int, g []float64, grad *tensor.Dense) {
+	if p == nil {
+		return
+	}
+	p.m, p.cols, p.g = m, append(p.cols[:0], cols...), append(p.g[:0], g...)
+	if p.grad == nil || !p.grad.SameShape(grad) {
+		p.grad = tensor.New(grad.Rows, grad.Cols)
+	}
+	copy(p.grad.Data, grad.Data)
 }
 
 // Dropout zeroes each element of x with probability p and scales the others

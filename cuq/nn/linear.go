@@ -161,21 +161,8 @@ func (c *ConstProduct) keep(l *Linear, x tensor.Matrix, out *tensor.Dense) {
 
 // holds reports whether l's parameters have the bits of the kept ones.
 func (c *ConstProduct) holds(l *Linear) bool {
-	if c.bias != (l.B != nil) || c.out.Cols != l.W.Data.Cols || !sameBits(c.w, l.W.Data.Data) {
+	if c.bias != (l.B != nil) || c.out.Cols != l.W.Data.Cols || !tensor.SameBits(c.w, l.W.Data.Data) {
 		return false
 	}
-	return !c.bias || sameBits(c.b, l.B.Data.Data)
-}
-
-// sameBits reports whether a and b hold the same float64 bit patterns.
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i, v := range a {
-		if math.Float64bits(v) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
+	return !c.bias || tensor.SameBits(c.b, l.B.Data.Data)
 }

@@ -323,6 +323,91 @@ func (s *CSR) MulValuesTo(dst *Dense, val []float64, b *Dense) {
 	spmm(s, val, b.Data, dst.Data, b.Cols, nil, blend{})
 }
 
+// MulPickTo sets dst[i] to the element (i, cols[i]) of S·b: one element
+// of each row of the product, with the bits MulTo gives it, the chain
+// Σ_q val[q]·b[ind[q], cols[i]] over the row's entries in order, each term
+// added with one rounding (madd) except in the trailing columns whose
+// products MulTo rounds first (unfusedTail). A loss that reads one column
+// of each row (the label's) needs only these, a b.Cols-th of the
+// product's work. It panics with the shapes when they do not fit and with
+// the row when a column is out of range.
+func (s *CSR) MulPickTo(dst []float64, b *Dense, cols []int) {
+	if s.Cols != b.Rows || len(dst) != s.Rows || len(cols) != s.Rows {
+		panic(fmt.Sprintf("tensor: CSR product %s · %s picked by %d columns into %d elements: shapes do not fit",
+			s.Shape(), b.Shape(), len(cols), len(dst)))
+	}
+	f := b.Cols
+	for i, j := range cols {
+		if j < 0 || j >= f {
+			panic(fmt.Sprintf("tensor: CSR product %s · %s: column %d of row %d out of range", s.Shape(), b.Shape(), j, i))
+		}
+	}
+	fused := f - unfusedTail(f)
+	ParallelFor(s.Rows, len(s.Ind), func(lo, hi int) {
+		// Four rows at a time where their columns are fused: four
+		// independent chains keep the multiply-adds from waiting on each
+		// other's latency.
+		for i := lo; i < hi; {
+			if i+4 <= hi && max(cols[i], cols[i+1], cols[i+2], cols[i+3]) < fused {
+				s.pick4(dst[i:i+4], b.Data, f, cols[i:i+4], i)
+				i += 4
+				continue
+			}
+			dst[i] = s.pickElement(i, b.Data, f, cols[i], cols[i] < fused)
+			i++
+		}
+	})
+}
+
+// pickElement returns element (i, j) of S·b for b of f columns, its terms
+// fused or rounded first.
+func (s *CSR) pickElement(i int, b []float64, f, j int, fused bool) float64 {
+	k, end := s.Ptr[i], s.Ptr[i+1]
+	val, ind := s.Val[k:end], s.Ind[k:end]
+	var sum float64
+	if fused {
+		for q, v := range val {
+			sum = madd(v, b[ind[q]*f+j], sum)
+		}
+		return sum
+	}
+	for q, v := range val {
+		sum += float64(v * b[ind[q]*f+j])
+	}
+	return sum
+}
+
+// pick4 sets o[r] to the fused element (i+r, cols[r]) of S·b for r < 4:
+// the four chains side by side for as many entries as all four rows have,
+// then each row's rest.
+func (s *CSR) pick4(o, b []float64, f int, cols []int, i int) {
+	p := s.Ptr[i : i+5]
+	n := min(p[1]-p[0], p[2]-p[1], p[3]-p[2], p[4]-p[3])
+	v0, v1, v2, v3 := s.Val[p[0]:p[1]], s.Val[p[1]:p[2]], s.Val[p[2]:p[3]], s.Val[p[3]:p[4]]
+	x0, x1, x2, x3 := s.Ind[p[0]:p[1]], s.Ind[p[1]:p[2]], s.Ind[p[2]:p[3]], s.Ind[p[3]:p[4]]
+	c0, c1, c2, c3 := cols[0], cols[1], cols[2], cols[3]
+	var s0, s1, s2, s3 float64
+	for q := range n {
+		s0 = madd(v0[q], b[x0[q]*f+c0], s0)
+		s1 = madd(v1[q], b[x1[q]*f+c1], s1)
+		s2 = madd(v2[q], b[x2[q]*f+c2], s2)
+		s3 = madd(v3[q], b[x3[q]*f+c3], s3)
+	}
+	for q := n; q < len(v0); q++ {
+		s0 = madd(v0[q], b[x0[q]*f+c0], s0)
+	}
+	for q := n; q < len(v1); q++ {
+		s1 = madd(v1[q], b[x1[q]*f+c1], s1)
+	}
+	for q := n; q < len(v2); q++ {
+		s2 = madd(v2[q], b[x2[q]*f+c2], s2)
+	}
+	for q := n; q < len(v3); q++ {
+		s3 = madd(v3[q], b[x3[q]*f+c3], s3)
+	}
+	o[0], o[1], o[2], o[3] = s0, s1, s2, s3
+}
+
 // Mul returns S·b.
 func (s *CSR) Mul(b *Dense) *Dense {
 	dst := New(s.Rows, b.Cols)

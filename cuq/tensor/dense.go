@@ -152,3 +152,18 @@ func (d *Dense) String() string {
 	}
 	return s + "]"
 }
+
+// SameBits reports whether a and b hold the same float64 values bit for bit
+// (nil and empty alike): the test of the results and caches that must not
+// change a bit.
+func SameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i, v := range a {
+		if math.Float64bits(v) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -412,6 +412,54 @@ func TestCSRMulAddTo(t *testing.T) {
 	}
 }
 
+// MulPickTo gives each row's picked element of S·b with the bits of
+// MulTo, for every kernel width (fused columns, the narrow kernels, the
+// 64- and 32-column blocks and their rounded-first tails), rows of
+// different lengths and empty ones, columns mixing fused and rounded-first
+// within a group of four rows, and enough entries to run on all cores; bad
+// shapes and columns panic with them.
+func TestCSRMulPickTo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, f := range []int{1, 2, 3, 4, 7, 8, 13, 16, 33, 35, 64, 66, 99} {
+		for _, rows := range []int{1, 6, 203} {
+			s := randomCSR(rng, rows, 700, 0.3)
+			s.Ptr[rows/2+1] = s.Ptr[rows/2] // an empty row, its entries moved to the next
+			b := randomDense(rng, 700, f)
+			cols := make([]int, rows)
+			for i := range cols {
+				cols[i] = rng.IntN(f)
+			}
+			want := s.Mul(b)
+			got := make([]float64, rows)
+			s.MulPickTo(got, b, cols)
+			for i, j := range cols {
+				if w := want.At(i, j); math.Float64bits(got[i]) != math.Float64bits(w) {
+					t.Fatalf("f=%d rows=%d: element (%d, %d) = %v, MulTo gives %v", f, rows, i, j, got[i], w)
+				}
+			}
+		}
+	}
+	s := randomCSR(rng, 4, 5, 0.5)
+	for _, c := range []struct {
+		name string
+		pick func()
+		want string
+	}{
+		{"shape", func() { s.MulPickTo(make([]float64, 4), New(3, 2), make([]int, 4)) }, "CSR product 4x5 · 3x2 picked by 4 columns into 4 elements"},
+		{"columns", func() { s.MulPickTo(make([]float64, 4), New(5, 2), make([]int, 3)) }, "picked by 3 columns"},
+		{"range", func() { s.MulPickTo(make([]float64, 4), New(5, 2), []int{0, 1, 2, 0}) }, "column 2 of row 2 out of range"},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), c.want) {
+					t.Errorf("%s: panic %v, want %q", c.name, r, c.want)
+				}
+			}()
+			c.pick()
+		}()
+	}
+}
+
 // MulValuesTo and TMulValuesTo give S'·b and S'ᵀ·b of the matrix S' with
 // S's pattern and new values, bit for bit as S'.MulTo and S'.TMulTo, again
 // after the values change (the caches of the pattern must not keep old
