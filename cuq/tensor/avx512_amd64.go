@@ -16,7 +16,7 @@ var useAVX512 = useAVX && cpu.X86.HasAVX512F
 func binarySum512(o *float64, ldo int, entries *uint32, start *int, tables, scale, bias *float64, rows int)
 
 //go:noescape
-func spmmRow64(o, val *float64, ind *int, nnz int, b *float64, ldb int)
+func spmmRow64(o, val *float64, ind *int, nnz int, b *float64, ldb, nb int) bool
 
 //go:noescape
 func spmmRows16x512(o *float64, ptr *int, ind *int32, val *float64, rows int, b *float64, f, off int, c *float64, alpha, beta float64, nb int) bool

@@ -92,11 +92,12 @@ done:
 	VZEROUPPER
 	RET
 
-// func spmmRow64(o, val *float64, ind *int, nnz int, b *float64, ldb int)
+// func spmmRow64(o, val *float64, ind *int, nnz int, b *float64, ldb, nb int) bool
 //
 // o[0:64] = Σ_{q<nnz} val[q]·b[ind[q]·ldb : ind[q]·ldb+64]: spmmRow32 of
-// axpy_amd64.s for a 64-column block, in eight 512-bit accumulators.
-TEXT ·spmmRow64(SB), NOSPLIT, $0-48
+// axpy_amd64.s for a 64-column block, in eight 512-bit accumulators,
+// false (o unwritten) when an index is not below nb.
+TEXT ·spmmRow64(SB), NOSPLIT, $0-57
 	MOVQ o+0(FP), DI
 	MOVQ val+8(FP), SI
 	MOVQ ind+16(FP), R9
@@ -104,6 +105,7 @@ TEXT ·spmmRow64(SB), NOSPLIT, $0-48
 	MOVQ b+32(FP), DX
 	MOVQ ldb+40(FP), R8
 	SHLQ $3, R8
+	MOVQ nb+48(FP), R11
 	VXORPD Z0, Z0, Z0
 	VXORPD Z1, Z1, Z1
 	VXORPD Z2, Z2, Z2
@@ -118,6 +120,8 @@ TEXT ·spmmRow64(SB), NOSPLIT, $0-48
 s64loop:
 	VBROADCASTSD (SI), Z8
 	MOVQ  (R9), AX
+	CMPQ  AX, R11
+	JAE   s64bad
 	IMULQ R8, AX
 	LEAQ  (DX)(AX*1), R10
 	VFMADD231PD (R10), Z8, Z0
@@ -142,6 +146,12 @@ s64done:
 	VMOVUPD Z5, 320(DI)
 	VMOVUPD Z6, 384(DI)
 	VMOVUPD Z7, 448(DI)
+	MOVB $1, ret+56(FP)
+	VZEROUPPER
+	RET
+
+s64bad:
+	MOVB $0, ret+56(FP)
 	VZEROUPPER
 	RET
 

@@ -83,7 +83,7 @@ func scatterBlock(o []float64, ldo int, masks []uint32, b []float64, ldb, cols i
 func gemmRow32(o, a, b *float64, k, ldb int)
 
 //go:noescape
-func spmmRow32(o, val *float64, ind *int, nnz int, b *float64, ldb int)
+func spmmRow32(o, val *float64, ind *int, nnz int, b *float64, ldb, nb int) bool
 
 // gemmRowBlocks computes, with the AVX2 kernels, the leading 32-column blocks
 // of o = Σ_p a[p]·b[p·ldb + c : …] (gemm) and returns how many columns it
@@ -147,17 +147,22 @@ func gemmBlocks(gemm func(o *float64, ldo int, a *float64, lda, astep int, b *fl
 }
 
 // spmmRowBlocks is gemmRowBlocks for a sparse row: o = Σ_q val[q]·b[ind[q]·ldb + c : …].
+// The kernels check each index against the rows of b as they read it.
 func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int {
 	if !useAVX || len(val) == 0 || len(o) < 32 {
 		return 0
 	}
-	checkRowIndices(ind[:len(val)], len(b)/ldb)
-	c := 0
+	_ = ind[len(val)-1]
+	nb, c := len(b)/ldb, 0
 	for ; useAVX512 && c+64 <= len(o); c += 64 {
-		spmmRow64(&o[c], &val[0], &ind[0], len(val), &b[c], ldb)
+		if !spmmRow64(&o[c], &val[0], &ind[0], len(val), &b[c], ldb, nb) {
+			panic(errRowIndex)
+		}
 	}
 	for ; c+32 <= len(o); c += 32 {
-		spmmRow32(&o[c], &val[0], &ind[0], len(val), &b[c], ldb)
+		if !spmmRow32(&o[c], &val[0], &ind[0], len(val), &b[c], ldb, nb) {
+			panic(errRowIndex)
+		}
 	}
 	return c
 }
@@ -244,7 +249,7 @@ func spmmRowsNarrow(out []float64, ptr []int, ind32 []int32, val, b []float64, f
 		ok = spmmRows4(o, &ptr[lo], inds, vals, hi-lo, bs, f, min(8, f-4), f-4, c, bl.alpha, bl.beta, len(b)/f)
 	}
 	if !ok {
-		panic("tensor: CSR column index out of range")
+		panic(errRowIndex)
 	}
 	return true
 }

@@ -149,10 +149,11 @@ gdone:
 	VZEROUPPER
 	RET
 
-// func spmmRow32(o, val *float64, ind *int, nnz int, b *float64, ldb int)
+// func spmmRow32(o, val *float64, ind *int, nnz int, b *float64, ldb, nb int) bool
 // o[0:32] = Σ_{q<nnz} val[q]·b[ind[q]·ldb : ind[q]·ldb+32]: one 32-column
-// block of a row of a CSR·dense product.
-TEXT ·spmmRow32(SB), NOSPLIT, $0-48
+// block of a row of a CSR·dense product; false (o unwritten) when an
+// index is not below nb.
+TEXT ·spmmRow32(SB), NOSPLIT, $0-57
 	MOVQ o+0(FP), DI
 	MOVQ val+8(FP), SI
 	MOVQ ind+16(FP), R9
@@ -160,6 +161,7 @@ TEXT ·spmmRow32(SB), NOSPLIT, $0-48
 	MOVQ b+32(FP), DX
 	MOVQ ldb+40(FP), R8
 	SHLQ $3, R8
+	MOVQ nb+48(FP), R11
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -174,6 +176,8 @@ sloop:
 	JZ    sdone
 	VBROADCASTSD (SI), Y8
 	MOVQ  (R9), AX
+	CMPQ  AX, R11
+	JAE   sbad
 	IMULQ R8, AX
 	LEAQ  (DX)(AX*1), R10
 	VFMADD231PD (R10), Y8, Y0
@@ -198,6 +202,12 @@ sdone:
 	VMOVUPD Y5, 160(DI)
 	VMOVUPD Y6, 192(DI)
 	VMOVUPD Y7, 224(DI)
+	MOVB $1, ret+56(FP)
+	VZEROUPPER
+	RET
+
+sbad:
+	MOVB $0, ret+56(FP)
 	VZEROUPPER
 	RET
 

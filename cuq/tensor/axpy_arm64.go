@@ -11,7 +11,7 @@ var useNEON = true
 func axpy4NEON(o, b0, b1, b2, b3 *float64, n int, v0, v1, v2, v3 float64)
 
 //go:noescape
-func spmmRow8NEON(o, val *float64, ind *int, nnz int, b *float64, ldb int)
+func spmmRow8NEON(o, val *float64, ind *int, nnz int, b *float64, ldb, nb int) bool
 
 //go:noescape
 func gemm4x8NEON(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)
@@ -85,15 +85,19 @@ func binarySumKernel(o []float64, ldo int, entries []uint32, start []int, tables
 // spmmRowBlocks computes, with the NEON kernel, the leading 8-column
 // blocks of a sparse row times b, o = Σ_q val[q]·b[ind[q]·ldb + c : …]
 // for c below len(o) rounded down to a multiple of 8, and returns how
-// many columns it covered; the caller computes the rest.
+// many columns it covered; the caller computes the rest. The kernel checks
+// each index against the rows of b as it reads it.
 func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int {
 	c8 := len(o) &^ 7
 	if !useNEON || c8 == 0 || len(val) == 0 {
 		return 0
 	}
-	checkRowIndices(ind[:len(val)], len(b)/ldb)
+	_ = ind[len(val)-1]
+	nb := len(b) / ldb
 	for c := 0; c < c8; c += 8 {
-		spmmRow8NEON(&o[c], &val[0], &ind[0], len(val), &b[c], ldb)
+		if !spmmRow8NEON(&o[c], &val[0], &ind[0], len(val), &b[c], ldb, nb) {
+			panic(errRowIndex)
+		}
 	}
 	return c8
 }

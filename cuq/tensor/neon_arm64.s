@@ -61,10 +61,11 @@ loop2:
 done:
 	RET
 
-// func spmmRow8NEON(o, val *float64, ind *int, nnz int, b *float64, ldb int)
+// func spmmRow8NEON(o, val *float64, ind *int, nnz int, b *float64, ldb, nb int) bool
 // o[0:8] = the chains over q < nnz of fma(val[q], b[ind[q]·ldb + j], ·)
 // for j < 8, from zero; b points to the block's first column in row 0.
-TEXT ·spmmRow8NEON(SB), NOSPLIT, $0-48
+// False (o unwritten) when an index is not below nb.
+TEXT ·spmmRow8NEON(SB), NOSPLIT, $0-57
 	MOVD	o+0(FP), R0
 	MOVD	val+8(FP), R1
 	MOVD	ind+16(FP), R2
@@ -72,6 +73,7 @@ TEXT ·spmmRow8NEON(SB), NOSPLIT, $0-48
 	MOVD	b+32(FP), R4
 	MOVD	ldb+40(FP), R5
 	LSL	$3, R5, R5
+	MOVD	nb+48(FP), R7
 	VEOR	V0.B16, V0.B16, V0.B16
 	VEOR	V1.B16, V1.B16, V1.B16
 	VEOR	V2.B16, V2.B16, V2.B16
@@ -81,6 +83,8 @@ entry:
 	CBZ	R3, store
 	FMOVD.P	8(R1), F16
 	MOVD.P	8(R2), R6
+	CMP	R7, R6
+	BHS	bad
 	MUL	R5, R6, R6
 	ADD	R4, R6, R6
 	VDUP	V16.D[0], V16.D2
@@ -94,6 +98,12 @@ entry:
 
 store:
 	VST1	[V0.D2, V1.D2, V2.D2, V3.D2], (R0)
+	MOVD	$1, R8
+	MOVB	R8, ret+56(FP)
+	RET
+
+bad:
+	MOVB	ZR, ret+56(FP)
 	RET
 
 // func gemm4x8NEON(o *float64, ldo int, a *float64, lda, astep int, b *float64, ldb, k int)

@@ -25,7 +25,9 @@ func Workers(cost int) int {
 
 // ParallelFor splits the index range [0, n) into contiguous chunks and calls
 // body on each, concurrently when the total cost warrants it. body must only
-// write to state owned by its own index range.
+// write to state owned by its own index range. A panic in body reaches the
+// caller of ParallelFor, after every chunk has returned, as one on the
+// calling goroutine would (the first, when several chunks panic).
 func ParallelFor(n, cost int, body func(lo, hi int)) {
 	w := Workers(cost)
 	if w > n {
@@ -37,14 +39,26 @@ func ParallelFor(n, cost int, body func(lo, hi int)) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
+	var (
+		wg      sync.WaitGroup
+		once    sync.Once
+		failure any
+	)
 	wg.Add(w)
 	for k := 0; k < w; k++ {
 		lo, hi := k*n/w, (k+1)*n/w
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					once.Do(func() { failure = r })
+				}
+			}()
 			body(lo, hi)
 		}()
 	}
 	wg.Wait()
+	if failure != nil {
+		panic(failure)
+	}
 }

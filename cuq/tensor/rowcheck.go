@@ -4,12 +4,17 @@ package tensor
 
 import "math/bits"
 
+// errRowIndex is the panic of a sparse product whose column index does not
+// select a row of the dense operand.
+const errRowIndex = "tensor: CSR column index out of range"
+
 // checkRowIndices panics unless every index selects one of the rows of b:
-// the assembly kernels read b without bounds checks.
+// the assembly kernels that do not check their indices read b without
+// bounds checks.
 func checkRowIndices(ind []int, rows int) {
 	for _, j := range ind {
 		if j < 0 || j >= rows {
-			panic("tensor: CSR column index out of range")
+			panic(errRowIndex)
 		}
 	}
 }

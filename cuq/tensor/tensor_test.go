@@ -241,6 +241,34 @@ func TestParallelForCoversRangeOnce(t *testing.T) {
 	}
 }
 
+// A panic in a chunk of ParallelFor reaches its caller, who can recover
+// it, after every chunk has returned, whichever chunk panicked.
+func TestParallelForPanicReachesCaller(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one core: the chunks run on the calling goroutine")
+	}
+	n := 4 * runtime.GOMAXPROCS(0)
+	for _, bad := range []int{0, n - 1} {
+		var finished atomic.Int32
+		func() {
+			defer func() {
+				if r := recover(); fmt.Sprint(r) != fmt.Sprintf("chunk of %d", bad) {
+					t.Errorf("recovered %v, want the panic of the chunk of %d", r, bad)
+				}
+			}()
+			ParallelFor(n, n*parallelThreshold, func(lo, hi int) {
+				defer finished.Add(1)
+				if lo <= bad && bad < hi {
+					panic(fmt.Sprintf("chunk of %d", bad))
+				}
+			})
+		}()
+		if got, want := int(finished.Load()), Workers(n*parallelThreshold); got != want {
+			t.Errorf("%d of %d chunks had returned when the panic reached the caller", got, want)
+		}
+	}
+}
+
 func TestDenseHelpers(t *testing.T) {
 	if _, err := FromSlice(2, 3, make([]float64, 5)); err == nil {
 		t.Error("FromSlice accepted 5 values for 2x3")
@@ -375,22 +403,33 @@ func testNarrowSparseChains(t *testing.T) {
 
 // A column index changed after NewCSR checked it, past the rows of b or
 // negative, makes every product panic instead of reading outside b,
-// whichever kernel its width selects.
+// whichever kernel its width selects (the narrow ones, the 32- and
+// 64-column blocks and their tails), wherever the index is among its
+// row's entries.
 func TestCSRProductsRefuseBadIndices(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, bad := range []int{70, -1} {
-		for _, f := range []int{2, 6, 12, 20, 40} {
-			s := randomCSR(rng, 3*spmmChunk, 70, 0.06)
-			s.Ind[len(s.Ind)/2] = bad
-			b := randomDense(rng, 70, f)
-			func() {
-				defer func() {
-					if r := recover(); r == nil {
-						t.Errorf("index %d, %d columns: no panic", bad, f)
-					}
+		for _, f := range []int{2, 6, 12, 20, 32, 40, 64, 72, 128} {
+			for _, where := range []string{"first", "middle", "last"} {
+				s := randomCSR(rng, 3*spmmChunk, 70, 0.06)
+				q := len(s.Ind) / 2
+				switch where {
+				case "first":
+					q = s.Ptr[1]
+				case "last":
+					q = s.Ptr[2] - 1
+				}
+				s.Ind[q] = bad
+				b := randomDense(rng, 70, f)
+				func() {
+					defer func() {
+						if r := recover(); r == nil {
+							t.Errorf("index %d, %s of its row, %d columns: no panic", bad, where, f)
+						}
+					}()
+					s.MulTo(New(s.Rows, f), b)
 				}()
-				s.MulTo(New(s.Rows, f), b)
-			}()
+			}
 		}
 	}
 }
