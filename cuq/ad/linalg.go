@@ -151,8 +151,9 @@ func (t *Tape) LeftMulPick(m *tensor.CSR, x *Value, cols []int, memo *ProductMem
 // the next backward passes to take while those stay the same to the bit. A
 // loss whose gradient reaches m·x through sums alone gets the same output
 // gradient at every step (LOP-GPN's mixture loss: ones, and the entropy
-// weight), so its training computes the product once. The zero value is
-// ready to use; it is not safe for concurrent use.
+// weight), so its training computes the product once. m is compared by
+// identity, as a constant: a matrix changed in place needs a fresh memo.
+// The zero value is ready to use; it is not safe for concurrent use.
 type ProductMemo struct {
 	m    *tensor.CSR
 	cols []int

@@ -27,7 +27,7 @@ func Workers(cost int) int {
 // body on each, concurrently when the total cost warrants it. body must only
 // write to state owned by its own index range. A panic in body reaches the
 // caller of ParallelFor, after every chunk has returned, as one on the
-// calling goroutine would (the first, when several chunks panic).
+// calling goroutine would (one of them, when several chunks panic).
 func ParallelFor(n, cost int, body func(lo, hi int)) {
 	w := Workers(cost)
 	if w > n {
