@@ -2,16 +2,19 @@ package cuq
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/datasets"
 )
 
 // Fit hands the first layer's product of the features from each
 // validation pass to the next training step. Training with and without
 // the handing must give the same bits: every epoch's loss and validation
-// loss, and every prediction; and the product must have been handed at
+// loss, and every prediction, also with outputs taken during Fit, which
+// must keep their values; and the product must have been handed at
 // every main epoch after the first, or the comparison shows nothing.
 func TestFitHandsFirstProductsWithoutChangingBits(t *testing.T) {
 	g, err := datasets.CSBM(300, 3).Homophily(0.8).AvgDegree(5).Features(24).FeatureSignal(1).Seed(8).Done()
@@ -54,9 +57,33 @@ func TestFitHandsFirstProductsWithoutChangingBits(t *testing.T) {
 				}
 				s := m.Schedule()
 				s.MaxEpochs, s.WarmupEpochs = 12, min(s.WarmupEpochs, 3)
-				hist, err := m.Fit(c.split, s)
+				// With handing on, an output taken during Fit (as a
+				// notebook's live chart would) must keep its values: no
+				// output may be the matrix that holds the handed
+				// product.
+				var early []*tensor.Dense
+				var earlyValues [][]float64
+				onEpoch := OnEpoch(func(e EpochStats) {
+					if !hand || e.Phase != TrainPhase || e.Epoch != 2 {
+						return
+					}
+					out, err := m.Forward(nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					early, earlyValues = append(early, out), append(earlyValues, slices.Clone(out.Data))
+				})
+				hist, err := m.Fit(c.split, s, onEpoch)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
+				}
+				if hand && len(early) == 0 {
+					t.Fatalf("%s: no output taken during Fit", name)
+				}
+				for k, d := range early {
+					if !tensor.SameBits(d.Data, earlyValues[k]) {
+						t.Fatalf("%s on %s: output %d taken during Fit changed after it", name, c.g.Name, k)
+					}
 				}
 				pred, err := m.Predict(c.g)
 				if err != nil {

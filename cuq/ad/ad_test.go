@@ -181,8 +181,9 @@ func TestLinalgGradients(t *testing.T) {
 	}
 }
 
-// LeftMulAddRowKnown records the known value, whatever the operands hold,
-// and the gradients LeftMulAddRow records, bit for bit.
+// LeftMulAddRowKnown records the known value itself, whatever the operands
+// hold, leaves it out of its tape's pool, and records the gradients
+// LeftMulAddRow records, bit for bit.
 func TestLeftMulAddRowKnownRecordsKnownValue(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 20))
 	s, err := tensor.FromCOO(5, 9, []int{0, 0, 1, 3, 3, 3, 4}, []int{2, 8, 0, 1, 4, 7, 3}, []float64{0.5, -1, 2, 3, 0.25, 1, -2})
@@ -192,9 +193,18 @@ func TestLeftMulAddRowKnownRecordsKnownValue(t *testing.T) {
 	x := randParam(rng, "x", 9, 6, -1, 1)
 	b := randParam(rng, "b", 1, 6, -1, 1)
 	known := randParam(rng, "known", 5, 6, -1, 1).Data
-	tp := NewTape()
+	pool := NewPool()
+	tp := NewTape().WithPool(pool)
 	got := tp.LeftMulAddRowKnown(s, x, b, known)
-	assertSame(t, "value", got.Data, known)
+	if got.Data != known {
+		t.Error("the value is a copy of the known product, not the product itself")
+	}
+	tp.Release()
+	if d := pool.get(5, 6); d == known {
+		t.Error("Release gave the known product, which the tape does not own, to the pool")
+	}
+	tp = NewTape()
+	got = tp.LeftMulAddRowKnown(s, x, b, known)
 	if err := tp.Backward(weighted(tp, got, 3)); err != nil {
 		t.Fatal(err)
 	}

@@ -244,22 +244,12 @@ func (t *Tape) Clamp(x *Value, lo, hi float64) *Value {
 }
 
 // ReLU returns max(x, 0) elementwise (NaN stays NaN, as in torch). Its
-// loops are written out rather than calling a function per element as unary
-// does: activations run over every hidden feature of every node.
+// loops are tensor.ReLU and tensor.AddReLUGrad, vector kernels where the
+// processor has them: activations run over every hidden feature of every
+// node.
 func (t *Tape) ReLU(x *Value) *Value {
-	// Both loops are branch-free (the sign of a hidden unit is as good as
-	// random): max is one instruction, and the gradient is masked by bits.
-	// max(NaN, 0) is NaN and max(−0, 0) is +0, as the definition wants.
-	return t.chunked(x, 2, func(od, xd []float64) {
-		od = od[:len(xd)]
-		for i, v := range xd {
-			od[i] = max(v, 0)
-		}
-	}, 2, func(gx, gd, xd, _ []float64) {
-		gx, gd = gx[:len(xd)], gd[:len(xd)]
-		for i, v := range xd {
-			gx[i] += math.Float64frombits(math.Float64bits(gd[i]) & -uint64(b2u(v > 0)))
-		}
+	return t.chunked(x, 1, tensor.ReLU, 1, func(gx, gd, xd, _ []float64) {
+		tensor.AddReLUGrad(gx, gd, xd)
 	})
 }
 

@@ -58,10 +58,12 @@ func (t *Tape) LeftMulAddRow(m tensor.Matrix, x, b *Value) *Value {
 }
 
 // LeftMulAddRowKnown records m·x + 1·bᵀ as LeftMulAddRow(m, x, b) does
-// (b may be nil), its value copied from known instead of computed: known
+// (b may be nil), with known as its value instead of computing it: known
 // must hold what LeftMulAddRow computes for the present values of x and b,
-// such as the product of an earlier pass with the same values. The
-// gradients are LeftMulAddRow's.
+// such as the product of an earlier pass with the same values. known
+// itself becomes the value's storage, not a copy (the tape does not take
+// it into its pool), so it must not change until the tape is released or
+// reset. The gradients are LeftMulAddRow's.
 func (t *Tape) LeftMulAddRowKnown(m tensor.Matrix, x, b *Value, known *tensor.Dense) *Value {
 	r, c := m.Dims()
 	if c != x.Data.Rows || known.Rows != r || known.Cols != x.Data.Cols || (b != nil && (b.Data.Rows != 1 || b.Data.Cols != x.Data.Cols)) {
@@ -71,9 +73,7 @@ func (t *Tape) LeftMulAddRowKnown(m tensor.Matrix, x, b *Value, known *tensor.De
 		}
 		panic(fmt.Sprintf("ad.LeftMulAddRowKnown: constant %dx%d times %s plus %s as %s: shapes do not fit", r, c, x.Shape(), bias, known.Shape()))
 	}
-	out := t.AllocUninit(r, x.Data.Cols)
-	copy(out.Data, known.Data)
-	return t.recordLeftMul(m, x, b, out)
+	return t.recordLeftMul(m, x, b, known)
 }
 
 // recordLeftMul records out = m·x + 1·bᵀ (b may be nil) with its
@@ -222,10 +222,8 @@ func (t *Tape) Dropout(x *Value, p float64, rng rand.Source) *Value {
 	}
 	return t.record(out, func(g *tensor.Dense) {
 		gx, gd := gradOf(x).Data[:n], g.Data[:n]
-		tensor.ParallelFor(n, 2*n, func(lo, hi int) {
-			for i, k := range d.keep[lo:hi] {
-				gx[lo+i] += math.Float64frombits(math.Float64bits(d.scale*gd[lo+i]) & -uint64(k))
-			}
+		tensor.ParallelFor(n, n, func(lo, hi int) {
+			tensor.AddDropoutGrad(gx[lo:hi], gd[lo:hi], d.keep[lo:hi], d.scale)
 		})
 	}, x)
 }
@@ -241,35 +239,15 @@ type dropout struct {
 
 // apply decides the elements of the draws lo ≤ k < hi, a block at a time
 // whose 32-bit halves fill writes (see pcg.fill), and writes the kept
-// elements scaled into od. −keep is a mask of all ones or zeros, and
-// masking the bits of the scaled value gives it or +0 without a branch on
-// random bits, which the processor cannot predict.
+// elements scaled into od (tensor.Dropout).
 func (d *dropout) apply(od, xd []float64, lo, hi int, fill func(halves []uint32)) {
 	var buf [1024]uint32
-	scale, threshold := d.scale, d.threshold
 	for b := 2 * lo; b < 2*hi; b += len(buf) {
 		halves := buf[:min(len(buf), 2*hi-b)]
 		fill(halves)
 		e := min(b+len(halves), len(xd))
-		x := xd[b:e]
-		halves, o, keep := halves[:len(x)], od[b:e], d.keep[b:e]
-		o, keep = o[:len(x)], keep[:len(x)]
-		for i, r := range halves {
-			k := b2u(r >= threshold)
-			keep[i] = k
-			o[i] = math.Float64frombits(math.Float64bits(x[i]*scale) & -uint64(k))
-		}
+		tensor.Dropout(od[b:e], xd[b:e], d.keep[b:e], halves, d.threshold, d.scale)
 	}
-}
-
-// b2u returns 1 for true and 0 for false; the compiler makes it a
-// flag-setting instruction, not a branch.
-func b2u(b bool) uint8 {
-	var u uint8
-	if b {
-		u = 1
-	}
-	return u
 }
 
 // SpMMValues returns the sparse-dense product S·x where S has the sparsity

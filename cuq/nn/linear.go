@@ -105,9 +105,16 @@ func (l *Linear) Params() []*ad.Value {
 // A training pass takes the kept product only when it multiplies the same
 // matrix x and W and b hold the bits they held in the evaluation pass, so
 // that it is, bit for bit, the product the pass would compute; otherwise
-// it multiplies. Either way the kept product is then gone. Sampling tapes
-// neither keep nor take. The zero value is ready to use; it is not safe
-// for concurrent use.
+// it multiplies. Either way the kept product is then gone.
+//
+// The product lives in the ConstProduct's own matrix, which both passes
+// record as the layer's value instead of copying it, and which the next
+// evaluation pass overwrites: a pass must be done with its values (its
+// tape released) before the next evaluation pass, as a training step and
+// a validation pass are, and no value that outlives the pass may be that
+// matrix itself (the models' outputs are computed from it). Sampling
+// tapes neither keep nor take. The zero value is ready to use; it is not
+// safe for concurrent use.
 type ConstProduct struct {
 	x    tensor.Matrix
 	w, b []float64
@@ -129,9 +136,8 @@ func (c *ConstProduct) Forward(t *ad.Tape, l *Linear, x tensor.Matrix) *ad.Value
 			return t.LeftMulAddRowKnown(x, l.W, l.B, c.out)
 		}
 	case t.Evaluation():
-		v := l.ForwardConst(t, x)
-		c.keep(l, x, v.Data)
-		return v
+		c.keep(l, x)
+		return t.LeftMulAddRowKnown(x, l.W, l.B, c.out)
 	}
 	return l.ForwardConst(t, x)
 }
@@ -144,18 +150,25 @@ func (c *ConstProduct) Drop() {
 	c.x, c.w, c.b, c.out, c.kept = nil, nil, nil, nil, false
 }
 
-// keep copies out, the product of x by l's present parameters.
-func (c *ConstProduct) keep(l *Linear, x tensor.Matrix, out *tensor.Dense) {
+// keep computes into c.out the product of x by l's present parameters,
+// with the operations of l.ForwardConst, and remembers what it multiplied.
+func (c *ConstProduct) keep(l *Linear, x tensor.Matrix) {
+	r, cols := x.Dims()
+	if cols != l.In {
+		panic(fmt.Sprintf("nn.Linear: input %dx%d for a layer of input size %d", r, cols, l.In))
+	}
 	c.x, c.bias = x, l.B != nil
 	c.w = append(c.w[:0], l.W.Data.Data...)
 	c.b = c.b[:0]
+	if c.out == nil || c.out.Rows != r || c.out.Cols != l.W.Data.Cols {
+		c.out = tensor.New(r, l.W.Data.Cols)
+	}
 	if c.bias {
 		c.b = append(c.b, l.B.Data.Data...)
+		x.MulAddRowTo(c.out, l.W.Data, c.b)
+	} else {
+		x.MulTo(c.out, l.W.Data)
 	}
-	if c.out == nil || c.out.Rows != out.Rows || c.out.Cols != out.Cols {
-		c.out = tensor.New(out.Rows, out.Cols)
-	}
-	copy(c.out.Data, out.Data)
 	c.kept = true
 }
 

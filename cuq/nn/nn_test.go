@@ -494,7 +494,7 @@ func scale(ps []*ad.Value, c float64) {
 // pass, bit for bit: a changed weight or bias, another input matrix, or a
 // training pass in between make the training pass multiply. Sampling
 // tapes neither keep nor take. Each pass's value and gradients are those
-// of ForwardConst.
+// of ForwardConst, for a layer with a bias and one without.
 func TestConstProductTakesOnlyWhatStillHolds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	lin := NewLinear("lin", 5, 3, true, rng)
@@ -514,15 +514,29 @@ func TestConstProductTakesOnlyWhatStillHolds(t *testing.T) {
 			if err := tp.Backward(weighted(tp, v, 9)); err != nil {
 				t.Fatal(err)
 			}
-			return v.Data, []*tensor.Dense{lin.W.Grad.Clone(), lin.B.Grad.Clone()}
+			var gs []*tensor.Dense
+			for _, p := range lin.Params() {
+				gs = append(gs, p.Grad.Clone())
+			}
+			return v.Data.Clone(), gs
 		}
 		got, gotGrads := grads(func(tp *ad.Tape) *ad.Value { return c.Forward(tp, lin, x) })
 		want, wantGrads := grads(func(tp *ad.Tape) *ad.Value { return lin.ForwardConst(tp, x) })
-		if !slices.Equal(got.Data, want.Data) || !slices.Equal(gotGrads[0].Data, wantGrads[0].Data) || !slices.Equal(gotGrads[1].Data, wantGrads[1].Data) {
+		same := slices.Equal(got.Data, want.Data)
+		for k := range gotGrads {
+			same = same && slices.Equal(gotGrads[k].Data, wantGrads[k].Data)
+		}
+		if !same {
 			t.Fatalf("%s: the training pass's value or gradients differ from ForwardConst's", step)
 		}
 	}
-	evaluate := func() { c.Forward(ad.NewEvalTape(), lin, x) }
+	evaluate := func() {
+		t.Helper()
+		got, want := c.Forward(ad.NewEvalTape(), lin, x), lin.ForwardConst(ad.NewEvalTape(), x)
+		if !slices.Equal(got.Data.Data, want.Data.Data) {
+			t.Fatal("the evaluation pass's value differs from ForwardConst's")
+		}
+	}
 	expectHits := func(step string, want int) {
 		t.Helper()
 		if c.Hits() != want {
@@ -565,4 +579,9 @@ func TestConstProductTakesOnlyWhatStillHolds(t *testing.T) {
 	c.Drop()
 	train("dropped", x)
 	expectHits("dropped", 2)
+
+	lin = NewLinear("lin", 5, 3, false, rng)
+	evaluate()
+	train("a layer without bias", x)
+	expectHits("a layer without bias", 3)
 }

@@ -1,7 +1,8 @@
 // Package tensor provides the numerical storage of cuqgnn: row-major dense
 // matrices, compressed sparse row (CSR) matrices and the parallel kernels the
-// models need (dense and sparse matrix products, and Exp, the exponential of
-// a slice, which the row-wise softmaxes call).
+// models need: dense and sparse matrix products; Exp, the exponential of
+// a slice, which the row-wise softmaxes call; and the ReLU and dropout of
+// a hidden layer with their gradients.
 //
 // Storage is float64. The kernels that dominate a training epoch are memory
 // bound on small working sets (CoraML: 2995×64 hidden features, 1.5 MB in
