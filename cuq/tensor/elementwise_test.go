@@ -64,19 +64,10 @@ func TestReLUMatchesGoMax(t *testing.T) {
 			sameFloats(t, fmt.Sprintf("AddReLUGrad of %d", n), dst, wantGrad)
 		}
 	})
-	for name, f := range map[string]func(){
+	expectPanics(t, map[string]func(){
 		"tensor.ReLU: destination shorter":       func() { ReLU(make([]float64, 2), make([]float64, 3)) },
 		"tensor.AddReLUGrad: gradient or destin": func() { AddReLUGrad(make([]float64, 3), make([]float64, 2), make([]float64, 3)) },
-	} {
-		func() {
-			defer func() {
-				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), name) {
-					t.Errorf("panic %v, want one beginning %q", r, name)
-				}
-			}()
-			f()
-		}()
-	}
+	})
 }
 
 func rangeTo(n int) []int {
@@ -155,18 +146,25 @@ func TestDropoutMatchesDefinition(t *testing.T) {
 			}
 		}
 	})
-	for name, f := range map[string]func(){
+	expectPanics(t, map[string]func(){
 		"tensor.Dropout: destination, decisions or draws shorter": func() {
 			Dropout(make([]float64, 3), make([]float64, 3), make([]uint8, 3), make([]uint32, 2), 0, 1)
 		},
 		"tensor.AddDropoutGrad: destination or decisions shorter": func() {
 			AddDropoutGrad(make([]float64, 3), make([]float64, 3), make([]uint8, 2), 1)
 		},
-	} {
+	})
+}
+
+// expectPanics calls each function of cases and fails t unless it panics
+// with a message that contains the function's key.
+func expectPanics(t *testing.T, cases map[string]func()) {
+	t.Helper()
+	for want, f := range cases {
 		func() {
 			defer func() {
-				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), name) {
-					t.Errorf("panic %v, want one beginning %q", r, name)
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), want) {
+					t.Errorf("panic %v, want one containing %q", r, want)
 				}
 			}()
 			f()
