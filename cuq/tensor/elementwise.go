@@ -22,7 +22,9 @@ func ReLU(dst, src []float64) {
 // AddReLUGrad adds to dst the gradient g of a ReLU at x: dst[i] += g[i]
 // where x[i] > 0 and dst[i] += +0 elsewhere (NaN included), for i <
 // len(x). dst and g must be at least as long as x. With AVX2 four
-// elements go through a kernel at a time, with the Go loop's bits.
+// elements go through a kernel at a time, with the Go loop's bits (a NaN
+// added to a NaN is NaN on every path, but which of the two comes out
+// depends on an operand order the compiler chooses).
 func AddReLUGrad(dst, g, x []float64) {
 	if len(dst) < len(x) || len(g) < len(x) {
 		panic("tensor.AddReLUGrad: gradient or destination shorter than x")
@@ -67,7 +69,8 @@ func Dropout(dst, x []float64, keep []uint8, draws []uint32, threshold uint32, s
 // are keep: dst[i] += scale·g[i] where keep[i] = 1 and dst[i] += +0 where
 // keep[i] = 0, for i < len(g). dst and keep must be at least as long as
 // g, and keep must hold only zeros and ones. With AVX2 four elements go
-// through a kernel at a time, with the Go loop's bits.
+// through a kernel at a time, with the Go loop's bits (but for the NaN a
+// sum of two NaNs passes on, as for AddReLUGrad).
 func AddDropoutGrad(dst, g []float64, keep []uint8, scale float64) {
 	if len(dst) < len(g) || len(keep) < len(g) {
 		panic("tensor.AddDropoutGrad: destination or decisions shorter than the gradient")
