@@ -157,6 +157,7 @@ func (c *ConstProduct) keep(l *Linear, x tensor.Matrix) {
 	if cols != l.In {
 		panic(fmt.Sprintf("nn.Linear: input %dx%d for a layer of input size %d", r, cols, l.In))
 	}
+	c.kept = false // until the product is there: a panic below keeps nothing
 	c.x, c.bias = x, l.B != nil
 	c.w = append(c.w[:0], l.W.Data.Data...)
 	c.b = c.b[:0]
