@@ -78,11 +78,16 @@ func (l *Linear) Forward(t *ad.Tape, x *ad.Value) *ad.Value {
 // features). Sparse features are multiplied as CSR: y = (Wᵀ·xᵀ)ᵀ is never
 // formed; the product x·W is computed row by row from the stored entries.
 func (l *Linear) ForwardConst(t *ad.Tape, x tensor.Matrix) *ad.Value {
-	if _, c := x.Dims(); c != l.In {
-		r, _ := x.Dims()
+	l.checkInput(x)
+	return t.LeftMulAddRow(x, l.W, l.B)
+}
+
+// checkInput panics with both sizes when x's columns are not the layer's
+// inputs.
+func (l *Linear) checkInput(x tensor.Matrix) {
+	if r, c := x.Dims(); c != l.In {
 		panic(fmt.Sprintf("nn.Linear: input %dx%d for a layer of input size %d", r, c, l.In))
 	}
-	return t.LeftMulAddRow(x, l.W, l.B)
 }
 
 // Params returns W and, when present, b.
@@ -153,10 +158,8 @@ func (c *ConstProduct) Drop() {
 // keep computes into c.out the product of x by l's present parameters,
 // with the operations of l.ForwardConst, and remembers what it multiplied.
 func (c *ConstProduct) keep(l *Linear, x tensor.Matrix) {
-	r, cols := x.Dims()
-	if cols != l.In {
-		panic(fmt.Sprintf("nn.Linear: input %dx%d for a layer of input size %d", r, cols, l.In))
-	}
+	l.checkInput(x)
+	r, _ := x.Dims()
 	c.kept = false // until the product is there: a panic below keeps nothing
 	c.x, c.bias = x, l.B != nil
 	c.w = append(c.w[:0], l.W.Data.Data...)

@@ -585,3 +585,26 @@ func TestConstProductTakesOnlyWhatStillHolds(t *testing.T) {
 	train("a layer without bias", x)
 	expectHits("a layer without bias", 3)
 }
+
+// A constant input whose columns are not the layer's inputs is refused
+// with both sizes, by ForwardConst and by a ConstProduct's evaluation
+// pass alike.
+func TestConstInputOfWrongWidth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	lin := NewLinear("lin", 5, 3, true, rng)
+	x := tensor.DenseToCSR(Uniform(rng, 7, 4, 1))
+	var c ConstProduct
+	for name, f := range map[string]func(){
+		"ForwardConst":         func() { lin.ForwardConst(ad.NewTape(), x) },
+		"ConstProduct.Forward": func() { c.Forward(ad.NewEvalTape(), lin, x) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "nn.Linear: input 7x4 for a layer of input size 5") {
+					t.Errorf("%s: panic %v", name, r)
+				}
+			}()
+			f()
+		}()
+	}
+}

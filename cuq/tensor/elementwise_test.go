@@ -46,12 +46,7 @@ func TestReLUMatchesGoMax(t *testing.T) {
 			ReLU(in, in)
 			sameFloats(t, fmt.Sprintf("ReLU of %d in place", n), in, want)
 
-			// dst holds no NaN: which of two NaNs a sum returns depends
-			// on the order of its operands, which the compiler chooses.
-			g, dst := reluInputs(rng, n), make([]float64, n)
-			for i := range dst {
-				dst[i] = float64(rng.IntN(3)-1) * rng.NormFloat64()
-			}
+			g, dst := reluInputs(rng, n), gradientSums(rng, n)
 			wantGrad := append([]float64(nil), dst...)
 			for i, v := range x {
 				add := 0.0
@@ -68,6 +63,18 @@ func TestReLUMatchesGoMax(t *testing.T) {
 		"tensor.ReLU: destination shorter":       func() { ReLU(make([]float64, 2), make([]float64, 3)) },
 		"tensor.AddReLUGrad: gradient or destin": func() { AddReLUGrad(make([]float64, 3), make([]float64, 2), make([]float64, 3)) },
 	})
+}
+
+// gradientSums returns n gradients accumulated so far for a gradient
+// kernel to add to: random normals and zeros of both signs, but no NaN,
+// since which of two NaNs a sum returns depends on the order of its
+// operands, which the compiler chooses.
+func gradientSums(rng *rand.Rand, n int) []float64 {
+	dst := make([]float64, n)
+	for i := range dst {
+		dst[i] = float64(rng.IntN(3)-1) * rng.NormFloat64()
+	}
+	return dst
 }
 
 func rangeTo(n int) []int {
@@ -129,10 +136,7 @@ func TestDropoutMatchesDefinition(t *testing.T) {
 				Dropout(x, x, keep, draws, threshold, scale)
 				sameFloats(t, what+" in place", x, want)
 
-				g, dst := reluInputs(rng, n), make([]float64, n)
-				for i := range dst {
-					dst[i] = float64(rng.IntN(3)-1) * rng.NormFloat64()
-				}
+				g, dst := reluInputs(rng, n), gradientSums(rng, n)
 				wantGrad := append([]float64(nil), dst...)
 				for i, k := range wantKeep {
 					add := 0.0
