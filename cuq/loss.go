@@ -130,8 +130,11 @@ func nllLoss(t *ad.Tape, logits *ad.Value, train, labels []int) *ad.Value {
 // rowsOf returns the sub-matrix of the given rows of s.
 func rowsOf(s *tensor.CSR, rows []int) *tensor.CSR {
 	ptr := make([]int, len(rows)+1)
-	var ind []int
-	var val []float64
+	n := 0
+	for _, r := range rows {
+		n += s.Ptr[r+1] - s.Ptr[r]
+	}
+	ind, val := make([]int, 0, n), make([]float64, 0, n)
 	for k, r := range rows {
 		ind = append(ind, s.Ind[s.Ptr[r]:s.Ptr[r+1]]...)
 		val = append(val, s.Val[s.Ptr[r]:s.Ptr[r+1]]...)

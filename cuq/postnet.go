@@ -122,28 +122,46 @@ func (p *postNet) derive(adj *tensor.CSR) (*postNetOps, error) {
 	case LogLinear:
 		ops.prop, err = graph.NewPPR(graph.SymNorm(adj), p.prop.Teleport, p.prop.K)
 	case Linear:
-		var pi *graph.PPR
-		if pi, err = graph.NewPPR(graph.RWNorm(adj), p.prop.Teleport, p.prop.K); err != nil {
+		if err = p.checkMixtureMemory(adj.Rows); err != nil {
 			break
 		}
-		if p.pruneAt > 0 {
-			ops.mixture = pi.SparsePruned(p.pruneAt)
-			break
-		}
-		// Π dense, then as a CSR matrix of N² entries (values and
-		// column indices): 24·N² bytes.
-		n := float64(adj.Rows)
-		if need, ram := 24*n*n, physicalMemory(); ram > 0 && need > float64(ram) {
-			err = fmt.Errorf("cuq: LOP-GPN without pruning needs the dense %d×%d matrix Π, about %.1f GB, more than this machine's %.1f GB of RAM; prune it (Builder.Prune(0.01), as the reference does on large graphs)",
-				adj.Rows, adj.Rows, need/1e9, float64(ram)/1e9)
-			break
-		}
-		ops.mixture = tensor.DenseToCSR(pi.Dense())
+		ops.mixture, err = mixtureWeights.get(adj, p.prop.Teleport, p.prop.K, p.pruneAt, func() (*tensor.CSR, error) {
+			return p.mixture(adj)
+		})
 	}
 	if err != nil {
 		return nil, err
 	}
 	return ops, nil
+}
+
+// mixture derives linear pooling's mixture weights Π over adj: dense, or
+// sparse and pruned when p.pruneAt > 0.
+func (p *postNet) mixture(adj *tensor.CSR) (*tensor.CSR, error) {
+	pi, err := graph.NewPPR(graph.RWNorm(adj), p.prop.Teleport, p.prop.K)
+	if err != nil {
+		return nil, err
+	}
+	if p.pruneAt > 0 {
+		return pi.SparsePruned(p.pruneAt), nil
+	}
+	return tensor.DenseToCSR(pi.Dense()), nil
+}
+
+// checkMixtureMemory returns an error if the dense mixture weights of n
+// nodes (unpruned linear pooling) would not fit in the machine's RAM: Π
+// dense, then as a CSR matrix of n² entries (values and column indices),
+// 24·n² bytes.
+func (p *postNet) checkMixtureMemory(n int) error {
+	if p.pruneAt > 0 {
+		return nil
+	}
+	need := 24 * float64(n) * float64(n)
+	if ram := physicalMemory(); ram > 0 && need > float64(ram) {
+		return fmt.Errorf("cuq: LOP-GPN without pruning needs the dense %d×%d matrix Π, about %.1f GB, more than this machine's %.1f GB of RAM; prune it (Builder.Prune(0.01), as the reference does on large graphs)",
+			n, n, need/1e9, float64(ram)/1e9)
+	}
+	return nil
 }
 
 // headRows reports whether forward with these rows returns only those

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cuqgnn/cuqgnn/cuq"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/experiment/cluster"
 )
 
@@ -56,6 +57,14 @@ func (x *execution) run(ctx context.Context) {
 	}
 }
 
+// runShared runs job j as one of the grid's jobs running at once, which
+// share the cores (tensor.ShareCores): with as many jobs as cores, each
+// job's kernels run on one core.
+func (x *execution) runShared(ctx context.Context, j Job, c *cluster.Claim) error {
+	defer tensor.ShareCores()()
+	return x.g.runOne(ctx, x.loader, x.trainings, j, c)
+}
+
 // work is one worker: it takes jobs until none is left or runCtx ends,
 // runs each with ctx (which only the caller's interrupt cancels) and
 // reports what became of it.
@@ -71,7 +80,7 @@ func (x *execution) work(ctx, runCtx context.Context) {
 		}
 		x.report(Event{Kind: Started, Job: j})
 		start := time.Now()
-		err = x.g.runOne(ctx, x.loader, x.trainings, j, c)
+		err = x.runShared(ctx, j, c)
 		elapsed := time.Since(start)
 		var save *saveError
 		if errors.As(err, &save) {

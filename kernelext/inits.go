@@ -12,6 +12,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq"
 	"github.com/cuqgnn/cuqgnn/cuq/chart"
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 )
 
 // TrainInits trains inits 1 … n of one model on g and split, as Train
@@ -237,7 +238,12 @@ func eachConcurrently(n, goroutines int, f func(k int)) {
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				f(k)
+				func() {
+					// The inits share the cores: one kernel of each
+					// on its own core rather than each split in two.
+					defer tensor.ShareCores()()
+					f(k)
+				}()
 			}
 		}()
 	}

@@ -523,9 +523,18 @@ const noiseStream = 0x6e6f697365
 
 // replaceRows returns x with the given rows replaced, stored sparsely.
 func replaceRows(x *tensor.CSR, rows map[int][]float64) *tensor.CSR {
+	nnz := x.NNZ()
+	for i, row := range rows {
+		nnz -= x.Ptr[i+1] - x.Ptr[i]
+		for _, v := range row {
+			if v != 0 {
+				nnz++
+			}
+		}
+	}
 	ptr := make([]int, x.Rows+1)
-	ind := make([]int, 0, x.NNZ())
-	val := make([]float64, 0, x.NNZ())
+	ind := make([]int, 0, nnz)
+	val := make([]float64, 0, nnz)
 	for i := 0; i < x.Rows; i++ {
 		if row, ok := rows[i]; ok {
 			for j, v := range row {

@@ -241,6 +241,40 @@ func TestParallelForCoversRangeOnce(t *testing.T) {
 	}
 }
 
+// While n runs hold ShareCores, a kernel uses GOMAXPROCS/n goroutines (at
+// least one); releasing twice counts once.
+func TestShareCoresDividesTheCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	large := 1 << 30
+	if got := Workers(large); got != 4 {
+		t.Fatalf("no runs sharing: %d workers, want 4", got)
+	}
+	a := ShareCores()
+	if got := Workers(large); got != 4 {
+		t.Errorf("one run: %d workers, want 4", got)
+	}
+	b := ShareCores()
+	c := ShareCores()
+	if got := Workers(large); got != 1 {
+		t.Errorf("three runs on four cores: %d workers, want 1", got)
+	}
+	c()
+	c()
+	if got := Workers(large); got != 2 {
+		t.Errorf("two runs (one released twice): %d workers, want 2", got)
+	}
+	var chunks atomic.Int32
+	ParallelFor(100, large, func(lo, hi int) { chunks.Add(1) })
+	if chunks.Load() != 2 {
+		t.Errorf("ParallelFor with two runs on four cores made %d chunks, want 2", chunks.Load())
+	}
+	a()
+	b()
+	if got := Workers(large); got != 4 {
+		t.Errorf("all released: %d workers, want 4", got)
+	}
+}
+
 // A panic in a chunk of ParallelFor reaches its caller, who can recover
 // it, after every chunk has returned, whichever chunk panicked.
 func TestParallelForPanicReachesCaller(t *testing.T) {
