@@ -79,7 +79,7 @@ func TestFeatureEvidence(t *testing.T) {
 				pooled[i] = -p.EUPC[i] - c
 			}
 		case "LOP-GPN":
-			pi = ops.mixture.ToDense()
+			pi = ops.mixture.pi.ToDense()
 			pooled = make([]float64, g.N)
 			for i := range pooled {
 				for _, a := range p.Alpha.Row(i) {

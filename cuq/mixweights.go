@@ -6,6 +6,7 @@ import (
 	"weak"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/cuq/uq"
 )
 
 // LOP-GPN's mixture weights Π = Σₖ t(1−t)ᵏ Âᵏ (K steps over the
@@ -16,6 +17,23 @@ import (
 // takes about a third of a LOP-GPN training. The models of a grid (every
 // split and init, and the leave-out-classes graph, which keeps the
 // adjacency) therefore share one Π per adjacency through mixtureWeights.
+
+// mixture is linear pooling's mixture weights Π: the matrix, and the same
+// arrays as the validated weights of the N mixtures, with each row's
+// entropy, which every prediction's EU_SO reads.
+type mixture struct {
+	pi      *tensor.CSR
+	weights *uq.MixtureWeights
+}
+
+// newMixture validates pi as the weights of N mixtures over its columns.
+func newMixture(pi *tensor.CSR) (*mixture, error) {
+	w, err := uq.NewMixtureWeights(pi.Ptr, pi.Ind, pi.Val, pi.Cols)
+	if err != nil {
+		return nil, err
+	}
+	return &mixture{pi, w}, nil
+}
 
 // mixtureBudget is the memory mixtureWeights keeps after the models that
 // used it are gone: CoraML's and CiteSeer's dense Π (0.2 and 0.4 GB), not
@@ -35,10 +53,10 @@ type weightKey struct {
 }
 
 // weightEntry is one Π of a weightCache: being derived until ready is
-// closed, then holding the matrix (nil when the derivation failed).
+// closed, then holding the mixture (nil when the derivation failed).
 type weightEntry struct {
 	ready chan struct{}
-	pi    *tensor.CSR
+	mix   *mixture
 	err   error
 	bytes int64
 	used  uint64
@@ -62,7 +80,7 @@ func newWeightCache(budget int64) *weightCache {
 // get returns the Π of adj with the given settings, calling derive on the
 // first request. A failed derivation is not kept: its error goes to the
 // requests that waited for it, and the next request derives again.
-func (c *weightCache) get(adj *tensor.CSR, teleport float64, steps int, pruneAt float64, derive func() (*tensor.CSR, error)) (*tensor.CSR, error) {
+func (c *weightCache) get(adj *tensor.CSR, teleport float64, steps int, pruneAt float64, derive func() (*mixture, error)) (*mixture, error) {
 	key := weightKey{weak.Make(adj), teleport, steps, pruneAt}
 	c.mu.Lock()
 	if e, ok := c.entries[key]; ok {
@@ -70,25 +88,25 @@ func (c *weightCache) get(adj *tensor.CSR, teleport float64, steps int, pruneAt 
 		e.used = c.tick
 		c.mu.Unlock()
 		<-e.ready
-		return e.pi, e.err
+		return e.mix, e.err
 	}
 	e := &weightEntry{ready: make(chan struct{})}
 	c.entries[key] = e
 	c.mu.Unlock()
 	runtime.AddCleanup(adj, c.forget, key)
 
-	e.pi, e.err = derive()
+	e.mix, e.err = derive()
 	c.mu.Lock()
 	if e.err != nil {
 		delete(c.entries, key)
 	} else {
 		c.tick++
-		e.used, e.bytes = c.tick, csrBytes(e.pi)
+		e.used, e.bytes = c.tick, e.mix.bytes()
 		c.evict(key)
 	}
 	c.mu.Unlock()
 	close(e.ready)
-	return e.pi, e.err
+	return e.mix, e.err
 }
 
 // evict makes room for the entry of key, just derived: it drops that entry
@@ -129,8 +147,8 @@ func (c *weightCache) len() int {
 	return len(c.entries)
 }
 
-// csrBytes is the memory of s's arrays, with the 32-bit copy of its
-// column indices that its products build.
-func csrBytes(s *tensor.CSR) int64 {
-	return int64(8*len(s.Ptr) + 12*len(s.Ind) + 8*len(s.Val))
+// bytes is the memory of the mixture's arrays, with the 32-bit copy of
+// Π's column indices that its products build and the rows' entropies.
+func (m *mixture) bytes() int64 {
+	return int64(16*len(m.pi.Ptr) + 12*len(m.pi.Ind) + 8*len(m.pi.Val))
 }

@@ -24,7 +24,7 @@ func mixtureOf(t *testing.T, b *PostNetBuilder, g *graph.Graph, split graph.Spli
 	if _, err := m.Fit(split, MaxEpochs(1)); err != nil {
 		t.Fatal(err)
 	}
-	return m.fam.(*postNet).ops.val.mixture
+	return m.fam.(*postNet).ops.val.mixture.pi
 }
 
 // Models on one adjacency share one Π, whatever their other settings, and
@@ -66,8 +66,7 @@ func TestLOPGPNModelsShareMixtureWeights(t *testing.T) {
 	}
 }
 
-// csrOfSize returns a CSR matrix of n entries on one row, 20·n + 16 bytes
-// by csrBytes.
+// csrOfSize returns a CSR matrix of n entries on one row.
 func csrOfSize(n int) *tensor.CSR {
 	ind := make([]int, n)
 	for j := range ind {
@@ -76,17 +75,21 @@ func csrOfSize(n int) *tensor.CSR {
 	return &tensor.CSR{Rows: 1, Cols: n, Ptr: []int{0, n}, Ind: ind, Val: make([]float64, n)}
 }
 
+// mixtureOfSize returns a mixture whose Π has n entries on one row, 20·n
+// + 32 bytes by mixture.bytes.
+func mixtureOfSize(n int) *mixture { return &mixture{pi: csrOfSize(n)} }
+
 func TestWeightCacheKeepsRecentWithinBudget(t *testing.T) {
-	c := newWeightCache(2*(20*100+16) + 10) // two matrices of 100 entries
+	c := newWeightCache(2*(20*100+32) + 10) // two matrices of 100 entries
 	adjs := []*tensor.CSR{csrOfSize(1), csrOfSize(1), csrOfSize(1)}
 	derived := 0
 	get := func(a *tensor.CSR, size int) *tensor.CSR {
 		t.Helper()
-		pi, err := c.get(a, 0.1, 10, 0, func() (*tensor.CSR, error) { derived++; return csrOfSize(size), nil })
+		mix, err := c.get(a, 0.1, 10, 0, func() (*mixture, error) { derived++; return mixtureOfSize(size), nil })
 		if err != nil {
 			t.Fatal(err)
 		}
-		return pi
+		return mix.pi
 	}
 	p0 := get(adjs[0], 100)
 	get(adjs[1], 100)
@@ -130,7 +133,7 @@ func TestWeightCacheDerivesOnceAndForgetsFailures(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[k] = c.get(adj, 0.1, 10, 0, func() (*tensor.CSR, error) {
+			_, errs[k] = c.get(adj, 0.1, 10, 0, func() (*mixture, error) {
 				calls.Add(1)
 				<-release
 				return nil, fail
@@ -154,9 +157,9 @@ func TestWeightCacheDerivesOnceAndForgetsFailures(t *testing.T) {
 	if c.len() != 0 {
 		t.Errorf("a failed derivation was kept")
 	}
-	pi, err := c.get(adj, 0.1, 10, 0, func() (*tensor.CSR, error) { return csrOfSize(3), nil })
-	if err != nil || len(pi.Val) != 3 {
-		t.Errorf("after a failure: %v, %v; want the new derivation", pi, err)
+	mix, err := c.get(adj, 0.1, 10, 0, func() (*mixture, error) { return mixtureOfSize(3), nil })
+	if err != nil || len(mix.pi.Val) != 3 {
+		t.Errorf("after a failure: %v, %v; want the new derivation", mix, err)
 	}
 
 	var once atomic.Int32
@@ -165,10 +168,10 @@ func TestWeightCacheDerivesOnceAndForgetsFailures(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[k] = c.get(other, 0.1, 10, 0, func() (*tensor.CSR, error) {
+			_, errs[k] = c.get(other, 0.1, 10, 0, func() (*mixture, error) {
 				once.Add(1)
 				time.Sleep(20 * time.Millisecond)
-				return csrOfSize(2), nil
+				return mixtureOfSize(2), nil
 			})
 		}()
 	}
@@ -186,7 +189,7 @@ func TestWeightCacheForgetsCollectedAdjacencies(t *testing.T) {
 	c := newWeightCache(1 << 20)
 	func() {
 		adj := csrOfSize(4)
-		if _, err := c.get(adj, 0.1, 10, 0, func() (*tensor.CSR, error) { return csrOfSize(4), nil }); err != nil {
+		if _, err := c.get(adj, 0.1, 10, 0, func() (*mixture, error) { return mixtureOfSize(4), nil }); err != nil {
 			t.Fatal(err)
 		}
 	}()

@@ -34,8 +34,8 @@ type postNet struct {
 // postNetOps is what a postNet derives from a graph's adjacency.
 type postNetOps struct {
 	conv    nn.Operator
-	prop    *graph.PPR  // log-linear pooling: propagation of evidence
-	mixture *tensor.CSR // linear pooling: the mixture weights Π
+	prop    *graph.PPR // log-linear pooling: propagation of evidence
+	mixture *mixture   // linear pooling: the mixture weights Π
 }
 
 // newPostNet checks the builder's configuration of a PostNet and draws its
@@ -125,8 +125,8 @@ func (p *postNet) derive(adj *tensor.CSR) (*postNetOps, error) {
 		if err = p.checkMixtureMemory(adj.Rows); err != nil {
 			break
 		}
-		ops.mixture, err = mixtureWeights.get(adj, p.prop.Teleport, p.prop.K, p.pruneAt, func() (*tensor.CSR, error) {
-			return p.mixture(adj)
+		ops.mixture, err = mixtureWeights.get(adj, p.prop.Teleport, p.prop.K, p.pruneAt, func() (*mixture, error) {
+			return p.deriveMixture(adj)
 		})
 	}
 	if err != nil {
@@ -135,17 +135,17 @@ func (p *postNet) derive(adj *tensor.CSR) (*postNetOps, error) {
 	return ops, nil
 }
 
-// mixture derives linear pooling's mixture weights Π over adj: dense, or
-// sparse and pruned when p.pruneAt > 0.
-func (p *postNet) mixture(adj *tensor.CSR) (*tensor.CSR, error) {
-	pi, err := graph.NewPPR(graph.RWNorm(adj), p.prop.Teleport, p.prop.K)
+// deriveMixture derives linear pooling's mixture weights Π over adj:
+// dense, or sparse and pruned when p.pruneAt > 0.
+func (p *postNet) deriveMixture(adj *tensor.CSR) (*mixture, error) {
+	ppr, err := graph.NewPPR(graph.RWNorm(adj), p.prop.Teleport, p.prop.K)
 	if err != nil {
 		return nil, err
 	}
 	if p.pruneAt > 0 {
-		return pi.SparsePruned(p.pruneAt), nil
+		return newMixture(ppr.SparsePruned(p.pruneAt))
 	}
-	return tensor.DenseToCSR(pi.Dense()), nil
+	return newMixture(tensor.DenseToCSR(ppr.Dense()))
 }
 
 // checkMixtureMemory returns an error if the dense mixture weights of n
@@ -250,7 +250,7 @@ func (p *postNet) fit(g *graph.Graph, split graph.Split, trainY []int, s Schedul
 		o.local[i] = i
 	}
 	if ops.mixture != nil {
-		o.piTrain, o.piVal = rowsOf(ops.mixture, split.Train), rowsOf(ops.mixture, split.Val)
+		o.piTrain, o.piVal = rowsOf(ops.mixture.pi, split.Train), rowsOf(ops.mixture.pi, split.Val)
 		o.piTrainEntropy = mixtureEntropy(o.piTrain)
 	}
 	return o, nil
@@ -302,26 +302,26 @@ func (p *postNet) predict(pr *Prediction) error {
 		return err
 	}
 	pr.EUFeat = feat
-	pi := ops.mixture
-	if pi == nil {
+	if ops.mixture == nil {
 		return dirichletPrediction(pr, out)
 	}
+	pi, weights := ops.mixture.pi, ops.mixture.weights
 	pr.credal.mixture, pr.credal.components = pi, out.Data
 	if pr.nodes != nil {
 		// Π's rows of the nodes asked for alone; each row's sums are
 		// those of the whole product.
-		pi = rowsOf(pi, pr.nodes)
+		part, err := newMixture(rowsOf(pi, pr.nodes))
+		if err != nil {
+			return err
+		}
+		pi, weights = part.pi, part.weights
 	}
-	mean, err := uq.MixtureMean(pi.Ptr, pi.Ind, pi.Val, out.Data, pr.Classes)
+	ms, mean, err := weights.Mixture(out.Data, pr.Classes)
 	if err != nil {
 		return err
 	}
 	alpha := tensor.New(pi.Rows, out.Cols)
 	pi.MulTo(alpha, out)
-	ms, err := uq.Mixture(pi.Ptr, pi.Ind, pi.Val, out.Data, pr.Classes)
-	if err != nil {
-		return err
-	}
 	if pr.nodes == nil {
 		pr.Prob, err = tensor.FromSlice(pi.Rows, pr.Classes, mean)
 		pr.Alpha, pr.Measures = alpha, ms

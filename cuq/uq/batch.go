@@ -152,13 +152,80 @@ func Mixture(ptr, ind []int, w []float64, alpha []float64, k int) (Measures, err
 	if err != nil {
 		return Measures{}, err
 	}
-	if err := checkAlpha("Mixture", alpha, k); err != nil {
-		return Measures{}, err
-	}
-	n, err := checkWeights(ptr, ind, w, m)
+	mw, err := NewMixtureWeights(ptr, ind, w, m)
 	if err != nil {
 		return Measures{}, err
 	}
+	ms, _, err := mw.Mixture(alpha, k)
+	return ms, err
+}
+
+// MixtureMean returns the N×k row-major means p̄_i = Σ_j w_ij α_j/α0_j of the
+// mixtures described as in Mixture, with the same validation: each
+// component's mean once, then each row's weighted sum in the order of its
+// weights. (MixtureWeights.Mixture gives them with the measures.)
+func MixtureMean(ptr, ind []int, w []float64, alpha []float64, k int) ([]float64, error) {
+	m, err := checkRows("MixtureMean", alpha, k)
+	if err != nil {
+		return nil, err
+	}
+	mw, err := NewMixtureWeights(ptr, ind, w, m)
+	if err != nil {
+		return nil, err
+	}
+	_, mean, err := mw.Mixture(alpha, k)
+	return mean, err
+}
+
+// MixtureWeights are the validated weights of N Dirichlet mixtures over M
+// components, in the CSR layout of Mixture, with the entropy H(w_i) of
+// each row computed once: a model that forms many mixtures with the same
+// weights (LOP-GPN, whose weights Π are its graph's) validates them and
+// takes N·M logarithms once instead of on every prediction. The arrays
+// are not copied and must not change.
+type MixtureWeights struct {
+	ptr, ind   []int
+	w          []float64
+	components int
+	entropy    []float64 // H(w_i)
+}
+
+// NewMixtureWeights validates the weights of mixtures over m components as
+// Mixture does and computes each row's entropy.
+func NewMixtureWeights(ptr, ind []int, w []float64, m int) (*MixtureWeights, error) {
+	n, err := checkWeights(ptr, ind, w, m)
+	if err != nil {
+		return nil, err
+	}
+	entropy := make([]float64, n)
+	tensor.ParallelFor(n, len(ind)*specialCost/8, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			entropy[i] = CategoricalEntropy(w[ptr[i]:ptr[i+1]])
+		}
+	})
+	return &MixtureWeights{ptr: ptr, ind: ind, w: w, components: m, entropy: entropy}, nil
+}
+
+// Rows returns N, the number of mixtures.
+func (mw *MixtureWeights) Rows() int { return len(mw.ptr) - 1 }
+
+// Mixture computes the measures of the mixtures whose M components are the
+// rows of alpha (M×k, row-major), as the function Mixture does, and the
+// N×k row-major means p̄_i, which are MixtureMean's to the bit. It
+// returns an error if alpha does not have M rows or is not a valid
+// Dirichlet parameter.
+func (mw *MixtureWeights) Mixture(alpha []float64, k int) (Measures, []float64, error) {
+	m, err := checkRows("Mixture", alpha, k)
+	if err != nil {
+		return Measures{}, nil, err
+	}
+	if m != mw.components {
+		return Measures{}, nil, fmt.Errorf("uq: Mixture: %d components, the weights are over %d", m, mw.components)
+	}
+	if err := checkAlpha("Mixture", alpha, k); err != nil {
+		return Measures{}, nil, err
+	}
+	ptr, ind, w := mw.ptr, mw.ind, mw.w
 	// Per-component quantities, computed once.
 	mean := make([]float64, m*k)
 	au := make([]float64, m)
@@ -172,11 +239,12 @@ func Mixture(ptr, ind []int, w []float64, alpha []float64, k int) (Measures, err
 			au[j], a0s[j], ent[j] = expectedEntropy(a, a0), a0, dirichletEntropy(a, a0)
 		}
 	})
+	n := mw.Rows()
 	ms := alloc(n)
+	means := make([]float64, n*k)
 	tensor.ParallelFor(n, len(ind)*k, func(lo, hi int) {
-		pbar := make([]float64, k)
 		for i := lo; i < hi; i++ {
-			clear(pbar)
+			pbar := means[i*k : (i+1)*k]
 			var aui, a0i, enti float64
 			cols, ws := ind[ptr[i]:ptr[i+1]], w[ptr[i]:ptr[i+1]]
 			for e, j := range cols {
@@ -195,48 +263,11 @@ func Mixture(ptr, ind []int, w []float64, alpha []float64, k int) (Measures, err
 			}
 			ms.TU[i], ms.AU[i], ms.EU[i] = tu, aui, tu-aui
 			ms.EUPC[i] = -a0i
-			ms.EUSO[i] = enti + CategoricalEntropy(ws)
+			ms.EUSO[i] = enti + mw.entropy[i]
 			ms.LC[i] = 1 - maxp
 		}
 	})
-	return ms, nil
-}
-
-// MixtureMean returns the N×k row-major means p̄_i = Σ_j w_ij α_j/α0_j of the
-// mixtures described as in Mixture, with the same validation.
-func MixtureMean(ptr, ind []int, w []float64, alpha []float64, k int) ([]float64, error) {
-	m, err := checkRows("MixtureMean", alpha, k)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkAlpha("MixtureMean", alpha, k); err != nil {
-		return nil, err
-	}
-	n, err := checkWeights(ptr, ind, w, m)
-	if err != nil {
-		return nil, err
-	}
-	// Each component's mean once, then each row's weighted sum in the
-	// order of its weights.
-	mean := make([]float64, m*k)
-	tensor.ParallelFor(m, m*k, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			Mean(alpha[j*k:(j+1)*k], mean[j*k:(j+1)*k])
-		}
-	})
-	out := make([]float64, n*k)
-	tensor.ParallelFor(n, len(ind)*k, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := out[i*k : (i+1)*k]
-			for e := ptr[i]; e < ptr[i+1]; e++ {
-				j := ind[e]
-				for c, t := range mean[j*k : (j+1)*k] {
-					row[c] += float64(w[e] * t)
-				}
-			}
-		}
-	})
-	return out, nil
+	return ms, means, nil
 }
 
 // alloc returns Measures with every field allocated for n nodes.

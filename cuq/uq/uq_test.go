@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/special"
+	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -336,6 +337,40 @@ func TestMixture(t *testing.T) {
 		if !close(mean[c], want, 1e-15) {
 			t.Errorf("MixtureMean[%d] = %v, want %v", c, mean[c], want)
 		}
+	}
+}
+
+// Weights validated once give, for any components, the measures and means
+// of Mixture and MixtureMean to the bit, and refuse components of another
+// number.
+func TestMixtureWeightsReused(t *testing.T) {
+	ptr, ind := []int{0, 2, 3}, []int{0, 2, 1}
+	w := []float64{0.3, 0.7, 1}
+	mw, err := NewMixtureWeights(ptr, ind, w, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, alpha := range [][]float64{{1, 2, 5, 1, 0.5, 4}, {9, 1, 2, 2, 1.5, 30}} {
+		ms, mean, err := mw.Mixture(alpha, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := Mixture(ptr, ind, w, alpha, 2)
+		for _, m := range AllMeasures {
+			if !tensor.SameBits(ms.Get(m), want.Get(m)) {
+				t.Errorf("%v = %v, Mixture gives %v", m, ms.Get(m), want.Get(m))
+			}
+		}
+		wantMean, _ := MixtureMean(ptr, ind, w, alpha, 2)
+		if !tensor.SameBits(mean, wantMean) {
+			t.Errorf("means %v, MixtureMean gives %v", mean, wantMean)
+		}
+	}
+	if _, _, err := mw.Mixture([]float64{1, 1, 1, 1}, 2); err == nil || !strings.Contains(err.Error(), "over 3") {
+		t.Errorf("two components for weights over three: error %v", err)
+	}
+	if _, err := NewMixtureWeights(ptr, ind, []float64{0.3, 0.6, 1}, 3); err == nil || !strings.Contains(err.Error(), "sum to") {
+		t.Errorf("a row summing to 0.9: error %v", err)
 	}
 }
 
