@@ -14,7 +14,7 @@ import (
 // propagation's settings only, yet each model derives its own. Without
 // pruning Π is a dense N × N matrix: on CoraML its derivation (K sparse
 // products with N columns, then 9 M entries copied into a CSR matrix)
-// takes about a third of a LOP-GPN training. The models of a grid (every
+// takes about a fifth of a LOP-GPN job. The models of a grid (every
 // split and init, and the leave-out-classes graph, which keeps the
 // adjacency) therefore share one Π per adjacency through mixtureWeights.
 

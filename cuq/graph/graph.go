@@ -21,6 +21,11 @@ import (
 // stored). Features is N×F, a *tensor.CSR for sparse bag-of-words features or
 // a *tensor.Dense. Labels[i] is in [0, NumClasses) for labelled nodes and -1
 // for unlabelled ones.
+//
+// Models derive what they need from Adj (normalised adjacencies,
+// propagations, LOP-GPN's mixture weights, which models on the same Adj
+// share) once per matrix: to change a graph's edges, give it a new Adj
+// rather than writing into the old one.
 type Graph struct {
 	// Name names the graph: a dataset's name for a loaded graph; a graph
 	// derived from another (leave-out classes, perturbed features or
