@@ -80,7 +80,7 @@ func uceLoss(t *ad.Tape, alpha *ad.Value, train, labels []int, reg float64) *ad.
 //	UCE = Σᵢ Σⱼ Πᵢⱼ [ψ(α₀ⱼ) − ψ(αⱼ,yᵢ)]
 //	REG = reg · Σᵢ [Σⱼ Πᵢⱼ(−H(Dir(αⱼ))) − H_cat(Πᵢ)],
 //
-// where weightEntropy = Σᵢ H_cat(Πᵢ) (see mixtureEntropy), which no
+// where weightEntropy = Σᵢ H_cat(Πᵢ) (see mixture.entropyOf), which no
 // parameter changes, is computed once per training run. Only the label's
 // column of Π·[ψ(α₀) − ψ(α)] is formed (ad.Tape.LeftMulPick). The
 // gradients that reach the two products, ones and reg, are the same at
@@ -105,16 +105,6 @@ func mixtureLoss(t *ad.Tape, alphaFt *ad.Value, piTrain *tensor.CSR, weightEntro
 // change from one training step to the next.
 type mixtureMemo struct {
 	uce, reg ad.ProductMemo
-}
-
-// mixtureEntropy is Σᵢ H_cat(Πᵢ), the entropies of the rows of the
-// mixture weights pi summed in row order.
-func mixtureEntropy(pi *tensor.CSR) float64 {
-	h := 0.0
-	for i := 0; i < pi.Rows; i++ {
-		h += uq.CategoricalEntropy(pi.Val[pi.Ptr[i]:pi.Ptr[i+1]])
-	}
-	return h
 }
 
 // nllLoss is the mean negative log-likelihood of the labels of the nodes

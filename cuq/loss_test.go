@@ -59,6 +59,16 @@ func TestUCEClosedForm(t *testing.T) {
 	}
 }
 
+// mixtureEntropy is Σᵢ H_cat(Πᵢ), the entropies of the rows of pi summed
+// in row order, the weightEntropy of mixtureLoss.
+func mixtureEntropy(pi *tensor.CSR) float64 {
+	h := 0.0
+	for i := 0; i < pi.Rows; i++ {
+		h += uq.CategoricalEntropy(pi.Val[pi.Ptr[i]:pi.Ptr[i+1]])
+	}
+	return h
+}
+
 func TestMixtureLoss(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	a := randAlpha(rng, 4, 3, 1, 6)

@@ -35,6 +35,16 @@ func newMixture(pi *tensor.CSR) (*mixture, error) {
 	return &mixture{pi, w}, nil
 }
 
+// entropyOf returns Σᵢ H_cat(Πᵢ) over the given rows, summed in their
+// order: LOP-GPN's loss subtracts it for the training rows.
+func (m *mixture) entropyOf(rows []int) float64 {
+	h := 0.0
+	for _, i := range rows {
+		h += m.weights.RowEntropy(i)
+	}
+	return h
+}
+
 // mixtureBudget is the memory mixtureWeights keeps after the models that
 // used it are gone: CoraML's and CiteSeer's dense Π (0.2 and 0.4 GB), not
 // PubMed's (9 GB), which stays with its model.

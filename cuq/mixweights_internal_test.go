@@ -11,6 +11,7 @@ import (
 	"github.com/cuqgnn/cuqgnn/cuq/graph"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
 	"github.com/cuqgnn/cuqgnn/datasets"
+	"github.com/cuqgnn/cuqgnn/internal/testenv"
 )
 
 // mixtureOf fits a fresh model of b on g for one epoch and returns its
@@ -31,14 +32,8 @@ func mixtureOf(t *testing.T, b *PostNetBuilder, g *graph.Graph, split graph.Spli
 // it is the Π a model derives alone; another propagation or pruning gets
 // its own.
 func TestLOPGPNModelsShareMixtureWeights(t *testing.T) {
-	g, err := datasets.CSBM(120, 3).Homophily(0.8).AvgDegree(4).Features(8).Seed(4).Done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	split, err := g.Split(graph.Stratified(0.2, 0.2, 0.6))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, split := testenv.Split(t, datasets.CSBM(120, 3).Homophily(0.8).AvgDegree(4).Features(8).Seed(4).Done,
+		graph.Stratified(0.2, 0.2, 0.6))
 	first := mixtureOf(t, LOPGPN(), g, split)
 	if got := mixtureOf(t, LOPGPN().Seed(9).Latent(8), g, split); got != first {
 		t.Errorf("a second LOP-GPN on the same adjacency derived Π again")
@@ -57,6 +52,13 @@ func TestLOPGPNModelsShareMixtureWeights(t *testing.T) {
 	alone := tensor.DenseToCSR(pi.Dense())
 	if !tensor.SameBits(first.Val, alone.Val) || len(first.Ind) != len(alone.Ind) {
 		t.Errorf("the shared Π is not the one derived alone")
+	}
+	mix, err := newMixture(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mix.entropyOf(split.Train), mixtureEntropy(rowsOf(first, split.Train)); got != want {
+		t.Errorf("the training rows' entropy from the cached row entropies is %v, from the rows %v", got, want)
 	}
 	if got := mixtureOf(t, LOPGPN().Prune(0.01), g, split); got == first || len(got.Val) >= len(first.Val) {
 		t.Errorf("pruned LOP-GPN got the dense Π (%d entries, dense %d)", len(got.Val), len(first.Val))

@@ -251,7 +251,7 @@ func (p *postNet) fit(g *graph.Graph, split graph.Split, trainY []int, s Schedul
 	}
 	if ops.mixture != nil {
 		o.piTrain, o.piVal = rowsOf(ops.mixture.pi, split.Train), rowsOf(ops.mixture.pi, split.Val)
-		o.piTrainEntropy = mixtureEntropy(o.piTrain)
+		o.piTrainEntropy = ops.mixture.entropyOf(split.Train)
 	}
 	return o, nil
 }

@@ -209,6 +209,9 @@ func NewMixtureWeights(ptr, ind []int, w []float64, m int) (*MixtureWeights, err
 // Rows returns N, the number of mixtures.
 func (mw *MixtureWeights) Rows() int { return len(mw.ptr) - 1 }
 
+// RowEntropy returns H(w_i), the entropy of mixture i's weights.
+func (mw *MixtureWeights) RowEntropy(i int) float64 { return mw.entropy[i] }
+
 // Mixture computes the measures of the mixtures whose M components are the
 // rows of alpha (M×k, row-major), as the function Mixture does, and the
 // N×k row-major means p̄_i, which are MixtureMean's to the bit. It
