@@ -199,7 +199,7 @@ func (t *Tape) Dropout(x *Value, p float64, rng rand.Source) *Value {
 		panic(fmt.Sprintf("ad.Dropout: probability %v not in [0, 1)", p))
 	}
 	d := dropout{scale: 1 / (1 - p), threshold: uint32(math.Min(p*(1<<32), math.MaxUint32))}
-	d.keep = make([]uint8, len(x.Data.Data))
+	d.keep = t.allocMask(len(x.Data.Data))
 	out := t.AllocUninit(x.Data.Rows, x.Data.Cols)
 	n := len(d.keep)
 	draws := (n + 1) / 2

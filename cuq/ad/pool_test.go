@@ -3,6 +3,7 @@ package ad
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
@@ -94,5 +95,69 @@ func TestPoolRecyclesAndForgets(t *testing.T) {
 	}
 	if len(p.free) != 0 {
 		t.Errorf("storage of an unused size still pooled after %d releases", poolAge+1)
+	}
+}
+
+// A parameter's gradient accumulates over backward passes (a sum of bits
+// computed alone, term by term), and from the second pass on the
+// contribution goes to the parameter's spare, so that a training step
+// allocates no parameter-sized temporary.
+func TestParameterGradientsAccumulateWithoutAllocating(t *testing.T) {
+	const n = 256
+	rng := rand.New(rand.NewPCG(7, 8))
+	x := tensor.New(2, n)
+	for i := range x.Data {
+		x.Data[i] = rng.NormFloat64()
+	}
+	w := Param("w", tensor.New(n, n))
+	for i := range w.Data.Data {
+		w.Data.Data[i] = rng.NormFloat64()
+	}
+	loss := func(tp *Tape, scale float64) *Value {
+		h := tp.Scale(tp.MatMul(Const(x), w), scale)
+		return tp.Sum(tp.Mul(h, h))
+	}
+	alone := func(scale float64) []float64 {
+		w.Grad = nil
+		tp := NewTape()
+		if err := tp.Backward(loss(tp, scale)); err != nil {
+			t.Fatal(err)
+		}
+		return append([]float64(nil), w.Grad.Data...)
+	}
+	g1, g2 := alone(1), alone(0.5)
+
+	w.Grad = nil
+	for _, scale := range []float64{1, 0.5} {
+		tp := NewTape()
+		if err := tp.Backward(loss(tp, scale)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, v := range w.Grad.Data {
+		if want := g1[i] + g2[i]; math.Float64bits(v) != math.Float64bits(want) {
+			t.Fatalf("∂w[%d] after two passes = %v, want %v + %v", i, v, g1[i], g2[i])
+		}
+	}
+
+	pool := NewPool()
+	step := func() {
+		w.ZeroGrad()
+		tp := NewTape().WithPool(pool)
+		if err := tp.Backward(loss(tp, 1)); err != nil {
+			t.Fatal(err)
+		}
+		tp.Release()
+	}
+	step()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const steps = 10
+	for range steps {
+		step()
+	}
+	runtime.ReadMemStats(&after)
+	if perStep, size := (after.TotalAlloc-before.TotalAlloc)/steps, uint64(8*n*n); perStep >= size/4 {
+		t.Errorf("a training step allocates %d bytes, the parameter takes %d", perStep, size)
 	}
 }

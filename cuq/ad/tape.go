@@ -37,6 +37,10 @@ type Value struct {
 	requiresGrad bool
 	back         func(g *tensor.Dense)
 	tape         *Tape // the tape of the op that computed it; nil for leaves
+	// spare is a leaf's storage for a contribution to a gradient it has
+	// already accumulated (addInto), kept from one backward pass to the
+	// next so that a training step allocates none.
+	spare *tensor.Dense
 }
 
 // Param returns a trainable leaf value (requires gradients) holding d.
@@ -75,6 +79,7 @@ type Tape struct {
 	ops       []*Value
 	pool      *Pool
 	owned     []*tensor.Dense // allocated from pool, returned by Release
+	masks     [][]uint8       // dropout decisions from pool, returned by Release
 }
 
 // NewTape returns a recording tape, for training.
@@ -140,9 +145,22 @@ func (t *Tape) Release(keep ...*tensor.Dense) {
 			back = append(back, d)
 		}
 	}
-	t.pool.put(back)
+	t.pool.put(back, t.masks)
 	clear(t.owned)
 	t.owned = t.owned[:0]
+	clear(t.masks)
+	t.masks = t.masks[:0]
+}
+
+// allocMask returns n bytes for the decisions of a Dropout, from the
+// tape's pool when it has one; recycled bytes keep what they last held.
+func (t *Tape) allocMask(n int) []uint8 {
+	if t.pool == nil {
+		return make([]uint8, n)
+	}
+	m := t.pool.getMask(n)
+	t.masks = append(t.masks, m)
+	return m
 }
 
 // Training reports whether the tape is for training: it records gradients
@@ -199,7 +217,9 @@ func newGrad(v *Value) *tensor.Dense {
 
 // addInto adds the result of compute (which overwrites its argument) to
 // the gradient of v. A gradient not yet allocated receives the result
-// directly, saving a temporary and a pass over it.
+// directly, saving a temporary and a pass over it; otherwise the result
+// goes to a temporary from v's tape or, for a leaf (a parameter, whose
+// gradient persists across steps), to the leaf's spare.
 func addInto(v *Value, compute func(dst *tensor.Dense)) {
 	if !v.requiresGrad {
 		return
@@ -209,7 +229,16 @@ func addInto(v *Value, compute func(dst *tensor.Dense)) {
 		compute(v.Grad)
 		return
 	}
-	tmp := newGrad(v)
+	var tmp *tensor.Dense
+	if v.tape != nil {
+		tmp = newGrad(v)
+	} else {
+		if v.spare == nil || v.spare.Rows != v.Data.Rows || v.spare.Cols != v.Data.Cols {
+			v.spare = tensor.New(v.Data.Rows, v.Data.Cols)
+		}
+		tmp, v.spare = v.spare, nil // a nested addInto of v would not share it
+		defer func() { v.spare = tmp }()
+	}
 	compute(tmp)
 	v.Grad.AddScaled(1, tmp)
 }

@@ -97,9 +97,12 @@ func mulNN(a, b, out []float64, n, k, m int, bias []float64) {
 		if bias != nil {
 			wideBias = padColumns(bias, 1, m, m8)
 		}
-		wide := make([]float64, n*m8)
-		mulNN(a, padColumns(b, k, m, m8), wide, n, k, m8, wideBias)
+		wide, wideB := getScratch(n*m8), padColumns(b, k, m, m8)
+		mulNN(a, wideB, wide, n, k, m8, wideBias)
 		dropColumns(out, wide, n, m, m8)
+		putScratch(wide)
+		putScratch(wideB)
+		putScratch(wideBias)
 		return
 	}
 	if m == 1 { // matrix-vector: one dot product per row
@@ -163,11 +166,12 @@ func paddedWidth(m int) (m8 int, ok bool) {
 }
 
 // padColumns returns the rows×m matrix b widened to w columns, the new
-// ones zero.
+// ones zero, in a temporary from getScratch.
 func padColumns(b []float64, rows, m, w int) []float64 {
-	wide := make([]float64, rows*w)
+	wide := getScratch(rows * w)
 	for i := range rows {
 		copy(wide[i*w:i*w+m], b[i*m:(i+1)*m])
+		clear(wide[i*w+m : (i+1)*w])
 	}
 	return wide
 }
@@ -229,9 +233,11 @@ const tnRowBlock = 512
 // way (see mulNN).
 func mulTN(a, b, out []float64, n, k, m int) {
 	if m8, ok := paddedWidth(m); ok && k >= 4 {
-		wide := make([]float64, k*m8)
-		mulTN(a, padColumns(b, n, m, m8), wide, n, k, m8)
+		wide, wideB := getScratch(k*m8), padColumns(b, n, m, m8)
+		mulTN(a, wideB, wide, n, k, m8)
 		dropColumns(out, wide, k, m, m8)
+		putScratch(wide)
+		putScratch(wideB)
 		return
 	}
 	clear(out)
