@@ -82,6 +82,16 @@ func binarySumKernel(o []float64, ldo int, entries []uint32, start []int, tables
 	return true
 }
 
+// wideKernel returns the register kernel that spmmRowBlocks would use for
+// every block of a product of f columns, and its width: the 8-column NEON
+// kernel when f is a multiple of 8, else none.
+func wideKernel(f int) (kernel func(o, val *float64, ind *int, nnz int, b *float64, ldb, nb int) bool, width int) {
+	if useNEON && f%8 == 0 {
+		return spmmRow8NEON, 8
+	}
+	return nil, 0
+}
+
 // spmmRowBlocks computes, with the NEON kernel, the leading 8-column
 // blocks of a sparse row times b, o = Σ_q val[q]·b[ind[q]·ldb + c : …]
 // for c below len(o) rounded down to a multiple of 8, and returns how

@@ -14,6 +14,8 @@ func scatterBlock(o []float64, ldo int, masks []uint32, b []float64, ldb, cols i
 
 func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int { return 0 }
 
+func spmmRowsWide(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int) bool { return false }
+
 func gemmRows4(o []float64, ldo int, a []float64, lda, astep int, b []float64, ldb, k, cols int) int {
 	return gemmRows4Go(o, ldo, a, lda, astep, b, ldb, k, cols)
 }

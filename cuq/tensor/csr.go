@@ -478,7 +478,15 @@ func spmm(s *CSR, val, b, out []float64, f int, epilogue func(i int, row []float
 	ParallelFor(rows, (len(ind)+rows)*f, func(lo, hi int) {
 		for i0 := lo; i0 < hi; i0 += spmmChunk {
 			i1 := min(i0+spmmChunk, hi)
-			if !spmmRowsNarrow(out, ptr, ind32, val, b, f, i0, i1, bl) {
+			switch {
+			case spmmRowsNarrow(out, ptr, ind32, val, b, f, i0, i1, bl):
+			case spmmRowsWide(out, ptr, ind, val, b, f, i0, i1):
+				if bl.c != nil {
+					for i := i0; i < i1; i++ {
+						bl.apply(i, f, out[i*f:(i+1)*f])
+					}
+				}
+			default:
 				for i := i0; i < i1; i++ {
 					k, end := ptr[i], ptr[i+1]
 					row := out[i*f : (i+1)*f]

@@ -44,3 +44,39 @@ func scatterBlockWith(kernel func(o *float64, ldo int, masks *uint32, nj int, b 
 		scatterBlockGo(o[blocks:], ldo, masks, b[blocks:], ldb, cols-blocks, scale)
 	}
 }
+
+// spmmRowsWide computes the rows lo ≤ i < hi of spmm's product with the
+// register kernel of wideKernel, which covers a row's f columns in blocks
+// of its width, calling it row after row: spmmRow would pick the same
+// kernel for every block, so the bits are the same, but its way to it
+// (the slices of the row, the division for the bounds, the checks for
+// the narrow and portable remainders) costs, on a graph of a few entries
+// per row such as CoraML's adjacency, as much as the kernel itself. It
+// reports false, computing nothing, when no kernel covers every column
+// or the rows' pointers are out of order.
+func spmmRowsWide(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int) bool {
+	kernel, width := wideKernel(f)
+	if kernel == nil || lo >= hi || ptr[hi] > min(len(val), len(ind)) || ptr[lo] < 0 {
+		return false
+	}
+	for i := lo; i < hi; i++ {
+		if ptr[i] > ptr[i+1] {
+			return false
+		}
+	}
+	nb := len(b) / f
+	for i := lo; i < hi; i++ {
+		k, end := ptr[i], ptr[i+1]
+		row := out[i*f : (i+1)*f]
+		if k == end {
+			clear(row)
+			continue
+		}
+		for c := 0; c < f; c += width {
+			if !kernel(&row[c], &val[k], &ind[k], end-k, &b[c], f, nb) {
+				panic(errRowIndex)
+			}
+		}
+	}
+	return true
+}

@@ -15,9 +15,10 @@ func denseEqual(t *testing.T, what string, got, want *Dense, tol float64) {
 	if !got.SameShape(want) {
 		t.Fatalf("%s: shape %s, want %s", what, got.Shape(), want.Shape())
 	}
-	for i := range want.Data {
-		if math.Abs(got.Data[i]-want.Data[i]) > tol {
-			t.Fatalf("%s: element %d = %v, want %v", what, i, got.Data[i], want.Data[i])
+	for i, w := range want.Data {
+		g := got.Data[i]
+		if math.IsNaN(g) != math.IsNaN(w) || math.Abs(g-w) > tol {
+			t.Fatalf("%s: element %d = %v, want %v", what, i, g, w)
 		}
 	}
 }
@@ -581,6 +582,50 @@ func TestWideSparseProductsAreFMAChains(t *testing.T) {
 			s := randomCSR(rng, 50, 80, 0.1)
 			b := randomDense(rng, 80, f)
 			denseEqual(t, fmt.Sprintf("CSR·b, %d columns", f), s.Mul(b), fmaMul(s.ToDense(), b), 0)
+		}
+	})
+}
+
+// A row without entries is a zero row of the product whatever the
+// destination held before, on every path: the wide kernels called row
+// after row, the narrow multi-row kernels and the portable loops; the
+// other rows are the in-order fused chains, alone or blended (MulAddTo).
+func TestSparseProductsClearEmptyRows(t *testing.T) {
+	forEachKernelSet(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(41, 42))
+		for _, f := range []int{4, 8, 16, 32, 40, 64, 128} {
+			var ri, ci []int
+			var val []float64
+			for i := 0; i < 2*spmmChunk+5; i++ {
+				if i%3 == 0 || i == 2*spmmChunk+4 {
+					continue // empty, the last row among them
+				}
+				for j := 0; j < 30; j++ {
+					if rng.Float64() < 0.2 {
+						ri, ci, val = append(ri, i), append(ci, j), append(val, rng.NormFloat64())
+					}
+				}
+			}
+			s, err := FromCOO(2*spmmChunk+5, 30, ri, ci, val)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, c := randomDense(rng, 30, f), randomDense(rng, s.Rows, f)
+			got := New(s.Rows, f)
+			for i := range got.Data {
+				got.Data[i] = math.NaN()
+			}
+			s.MulTo(got, b)
+			want := fmaMul(s.ToDense(), b)
+			denseEqual(t, fmt.Sprintf("CSR·b, %d columns", f), got, want, 0)
+			for i := range got.Data {
+				got.Data[i] = math.NaN()
+			}
+			s.MulAddTo(got, b, 0.9, c, 0.1)
+			for i, v := range want.Data {
+				want.Data[i] = float64(0.9*v) + float64(0.1*c.Data[i])
+			}
+			denseEqual(t, fmt.Sprintf("0.9·CSR·b + 0.1·c, %d columns", f), got, want, 0)
 		}
 	})
 }
