@@ -253,10 +253,11 @@ func scoreViews(e *evaluation, sh *graph.Shifted) (*Result, error) {
 
 // featureNoise evaluates the classification model on the graph whose
 // features of NoiseBudget of the nodes are replaced by noise (seed
-// NoiseSeed), as the reference.
+// NoiseSeed), as the reference; the models of a split share that graph
+// (perturbedFeatures).
 func featureNoise(noise graph.Noise) func(e *evaluation) (*Result, error) {
 	return func(e *evaluation) (*Result, error) {
-		return e.shift.evaluate(graph.PerturbFeatures(e.d.Graph, e.split, noise, NoiseBudget, NoiseSeed))
+		return e.shift.evaluate(perturbedFeatures(e.d.Graph, e.split, noise, NoiseBudget, NoiseSeed))
 	}
 }
 

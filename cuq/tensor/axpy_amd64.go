@@ -167,10 +167,11 @@ func spmmRowBlocks(o, val []float64, ind []int, b []float64, ldb int) int {
 	return c
 }
 
-// wideKernel returns the register kernel that spmmRowBlocks would use for
-// every block of a product of f columns, and its width: the 64-column
-// AVX-512 kernel when f is a multiple of 64, the 32-column AVX2 one when
-// it is a multiple of 32, else none.
+// wideKernel returns a register kernel that covers every column of a
+// product of f columns in blocks of its width, and the width: the
+// 64-column AVX-512 kernel when f is a multiple of 64, the 32-column AVX2
+// one when it is a multiple of 32, else none. Either gives each element
+// the chain of fused multiply-adds that spmmRowBlocks gives it.
 func wideKernel(f int) (kernel func(o, val *float64, ind *int, nnz int, b *float64, ldb, nb int) bool, width int) {
 	switch {
 	case useAVX512 && f%64 == 0:

@@ -82,9 +82,10 @@ func binarySumKernel(o []float64, ldo int, entries []uint32, start []int, tables
 	return true
 }
 
-// wideKernel returns the register kernel that spmmRowBlocks would use for
-// every block of a product of f columns, and its width: the 8-column NEON
-// kernel when f is a multiple of 8, else none.
+// wideKernel returns a register kernel that covers every column of a
+// product of f columns in blocks of its width, and the width: the
+// 8-column NEON kernel of spmmRowBlocks when f is a multiple of 8, else
+// none.
 func wideKernel(f int) (kernel func(o, val *float64, ind *int, nnz int, b *float64, ldb, nb int) bool, width int) {
 	if useNEON && f%8 == 0 {
 		return spmmRow8NEON, 8

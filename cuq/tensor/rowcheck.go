@@ -47,13 +47,13 @@ func scatterBlockWith(kernel func(o *float64, ldo int, masks *uint32, nj int, b 
 
 // spmmRowsWide computes the rows lo ≤ i < hi of spmm's product with the
 // register kernel of wideKernel, which covers a row's f columns in blocks
-// of its width, calling it row after row: spmmRow would pick the same
-// kernel for every block, so the bits are the same, but its way to it
-// (the slices of the row, the division for the bounds, the checks for
-// the narrow and portable remainders) costs, on a graph of a few entries
-// per row such as CoraML's adjacency, as much as the kernel itself. It
-// reports false, computing nothing, when no kernel covers every column
-// or the rows' pointers are out of order.
+// of its width, calling it row after row. spmmRow gives each element the
+// same chain of fused multiply-adds, so the bits are the same, but its way
+// to the kernel (the slices of the row, the division for the bounds, the
+// checks for the narrow and portable remainders) costs, on a graph of a
+// few entries per row such as CoraML's adjacency, as much as the kernel
+// itself. It reports false, computing nothing, when no kernel covers
+// every column or the rows' pointers are out of order.
 func spmmRowsWide(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int) bool {
 	kernel, width := wideKernel(f)
 	if kernel == nil || lo >= hi || ptr[hi] > min(len(val), len(ind)) || ptr[lo] < 0 {

@@ -11,10 +11,10 @@ import (
 // say) takes one and gives it back, so that the epochs of a training run,
 // which make the same calls again and again, allocate, zero and collect
 // none.
-var scratchClasses [bits.UintSize]sync.Pool
+var scratchClasses [maxScratchClass + 1]sync.Pool
 
-// maxScratchClass bounds the temporaries kept: larger ones (512 MiB and
-// up) are allocated and left to the collector.
+// maxScratchClass bounds the temporaries kept: larger ones (over 512 MiB)
+// are allocated and left to the collector.
 const maxScratchClass = 26
 
 // getScratch returns a slice of n elements whose contents are undefined.
