@@ -238,13 +238,8 @@ func narrowColumns(f int) bool { return useAVX && f >= 4 && f <= 16 }
 // otherwise (no AVX2, other widths, no 32-bit indices, offsets that do not
 // rise).
 func spmmRowsNarrow(out []float64, ptr []int, ind32 []int32, val, b []float64, f, lo, hi int, bl blend) bool {
-	if !narrowColumns(f) || ind32 == nil || lo >= hi {
+	if !narrowColumns(f) || ind32 == nil || lo >= hi || !rowsInOrder(ptr, lo, hi) {
 		return false
-	}
-	for i := lo; i < hi; i++ {
-		if ptr[i] > ptr[i+1] {
-			return false
-		}
 	}
 	q0, q1 := ptr[lo], ptr[hi]
 	_, _, _ = ind32[q0:q1], val[q0:q1], out[lo*f:hi*f]

@@ -56,13 +56,8 @@ func scatterBlockWith(kernel func(o *float64, ldo int, masks *uint32, nj int, b 
 // every column or the rows' pointers are out of order.
 func spmmRowsWide(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int) bool {
 	kernel, width := wideKernel(f)
-	if kernel == nil || lo >= hi || ptr[hi] > min(len(val), len(ind)) || ptr[lo] < 0 {
+	if kernel == nil || lo >= hi || ptr[hi] > min(len(val), len(ind)) || ptr[lo] < 0 || !rowsInOrder(ptr, lo, hi) {
 		return false
-	}
-	for i := lo; i < hi; i++ {
-		if ptr[i] > ptr[i+1] {
-			return false
-		}
 	}
 	nb := len(b) / f
 	for i := lo; i < hi; i++ {
@@ -76,6 +71,18 @@ func spmmRowsWide(out []float64, ptr, ind []int, val, b []float64, f, lo, hi int
 			if !kernel(&row[c], &val[k], &ind[k], end-k, &b[c], f, nb) {
 				panic(errRowIndex)
 			}
+		}
+	}
+	return true
+}
+
+// rowsInOrder reports whether the row pointers of the rows lo ≤ i < hi
+// never decrease, so that every row's entries ptr[i]…ptr[i+1] exist: the
+// multi-row kernels check it before they read any row.
+func rowsInOrder(ptr []int, lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if ptr[i] > ptr[i+1] {
+			return false
 		}
 	}
 	return true
