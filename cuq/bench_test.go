@@ -25,6 +25,17 @@ func BenchmarkEpochCoraML(b *testing.B) {
 	benchmarkEpochs(b, g, split)
 }
 
+// BenchmarkEpochCiteSeer is BenchmarkEpochCoraML on CiteSeer (4,230 nodes,
+// 602 sparse features, 6 classes), whose epochs take a few milliseconds:
+// there the cost of handing a kernel's chunks to another core shows most.
+func BenchmarkEpochCiteSeer(b *testing.B) {
+	dir := testenv.RequireDatasets(b)
+	g, split := testenv.Split(b, func() (*graph.Graph, error) {
+		return datasets.Load("CiteSeer", datasets.FromDir(dir), datasets.NoDownload())
+	}, graph.Stratified(0.05, 0.15, 0.8))
+	benchmarkEpochs(b, g, split)
+}
+
 // BenchmarkEpochAmazonComputers is BenchmarkEpochCoraML on Amazon
 // Computers, the largest of the shared datasets (13,752 nodes, 491,722
 // edge entries, 767 features of which 35% are non-zero).

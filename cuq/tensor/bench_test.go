@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // randomCSR returns a rows×cols matrix with the given density of uniform
@@ -241,4 +242,44 @@ func BenchmarkActivations(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkParallelFor times a ParallelFor of two chunks over a short
+// kernel (a sum of 2¹⁶ values, some 30 µs per chunk) after 100 µs of
+// serial work, as an epoch's kernels follow the tape's bookkeeping and the
+// small operations between them: through the team, whose helper polls for
+// the next chunk, and with a goroutine per chunk (spawnFor), which wakes
+// an idle core each time. Needs two cores.
+func BenchmarkParallelFor(b *testing.B) {
+	x := make([]float64, 1<<16)
+	for i := range x {
+		x[i] = float64(i % 7)
+	}
+	var sums [2]float64
+	body := func(lo, hi int) {
+		s := 0.0
+		for _, v := range x[lo:hi] {
+			s += v
+		}
+		sums[lo*2/len(x)] = s
+	}
+	serial := func() {
+		for start := time.Now(); time.Since(start) < 100*time.Microsecond; {
+		}
+	}
+	b.Run("team", func(b *testing.B) {
+		if Workers(len(x)) < 2 {
+			b.Skip("one core")
+		}
+		for b.Loop() {
+			serial()
+			ParallelFor(len(x), len(x), body)
+		}
+	})
+	b.Run("goroutines", func(b *testing.B) {
+		for b.Loop() {
+			serial()
+			spawnFor(len(x), 2, body)
+		}
+	})
 }

@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func denseEqual(t *testing.T, what string, got, want *Dense, tol float64) {
@@ -300,6 +302,98 @@ func TestParallelForPanicReachesCaller(t *testing.T) {
 		}()
 		if got, want := int(finished.Load()), Workers(n*parallelThreshold); got != want {
 			t.Errorf("%d of %d chunks had returned when the panic reached the caller", got, want)
+		}
+	}
+}
+
+// coversOnce runs ParallelFor over n indices with the cost of two chunks
+// per core and reports an index not visited exactly once.
+func coversOnce(n int) error {
+	hits := make([]int32, n)
+	ParallelFor(n, n*parallelThreshold, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			atomic.AddInt32(&hits[i], 1)
+		}
+	})
+	for i, h := range hits {
+		if h != 1 {
+			return fmt.Errorf("index %d of %d visited %d times", i, n, h)
+		}
+	}
+	return nil
+}
+
+// The team's helpers block once they have polled for spinWait without a
+// chunk, and the next ParallelFor wakes them.
+func TestParallelForWakesBlockedHelpers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	if err := coversOnce(1000); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !allParked() {
+		if time.Now().After(deadline) {
+			t.Fatal("the helpers did not block within 10 s of their last chunk")
+		}
+		time.Sleep(spinWait)
+	}
+	for range 3 {
+		if err := coversOnce(1000); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * spinWait)
+	}
+}
+
+// allParked reports whether every helper of the team has blocked.
+func allParked() bool {
+	crew.mu.Lock()
+	defer crew.mu.Unlock()
+	for _, h := range crew.helpers {
+		if !h.parked.Load() {
+			return false
+		}
+	}
+	return len(crew.helpers) > 0
+}
+
+// A ParallelFor within a chunk of another, and ParallelFors from several
+// goroutines at once, find the team busy and give each chunk a goroutine;
+// every index is still visited once.
+func TestParallelForNestedAndConcurrent(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	n := 64
+	hits := make([]int32, n*n)
+	ParallelFor(n, n*parallelThreshold, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ParallelFor(n, n*parallelThreshold, func(l, h int) {
+				for j := l; j < h; j++ {
+					atomic.AddInt32(&hits[i*n+j], 1)
+				}
+			})
+		}
+	})
+	for k, h := range hits {
+		if h != 1 {
+			t.Fatalf("nested: index (%d, %d) visited %d times", k/n, k%n, h)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for g := range errs {
+		wg.Go(func() {
+			for range 50 {
+				if err := coversOnce(997); err != nil {
+					errs[g] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for g, err := range errs {
+		if err != nil {
+			t.Errorf("goroutine %d: %v", g, err)
 		}
 	}
 }
