@@ -253,17 +253,11 @@ func (t *Tape) ReLU(x *Value) *Value {
 	})
 }
 
-// ELU returns x for x > 0 and eˣ − 1 otherwise (α = 1); its derivative is 1
-// and y + 1. Like ReLU, its loops are written out.
+// ELU returns x for x > 0 and eˣ − 1 otherwise (α = 1; math.Expm1's bits,
+// see tensor.ELU); its derivative is 1 and y + 1. Like ReLU, its loops are
+// written out.
 func (t *Tape) ELU(x *Value) *Value {
-	return t.chunked(x, 8, func(od, xd []float64) {
-		for i, v := range xd {
-			if v <= 0 {
-				v = math.Expm1(v)
-			}
-			od[i] = v
-		}
-	}, 2, func(gx, gd, xd, od []float64) {
+	return t.chunked(x, 8, tensor.ELU, 2, func(gx, gd, xd, od []float64) {
 		for i, v := range xd {
 			d := gd[i]
 			if v <= 0 {
