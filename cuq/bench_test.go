@@ -29,10 +29,7 @@ func BenchmarkEpochCoraML(b *testing.B) {
 // 602 sparse features, 6 classes), whose epochs take a few milliseconds:
 // there the cost of handing a kernel's chunks to another core shows most.
 func BenchmarkEpochCiteSeer(b *testing.B) {
-	dir := testenv.RequireDatasets(b)
-	g, split := testenv.Split(b, func() (*graph.Graph, error) {
-		return datasets.Load("CiteSeer", datasets.FromDir(dir), datasets.NoDownload())
-	}, graph.Stratified(0.05, 0.15, 0.8))
+	g, split := sharedDataset(b, "CiteSeer")
 	benchmarkEpochs(b, g, split)
 }
 
@@ -40,10 +37,7 @@ func BenchmarkEpochCiteSeer(b *testing.B) {
 // Computers, the largest of the shared datasets (13,752 nodes, 491,722
 // edge entries, 767 features of which 35% are non-zero).
 func BenchmarkEpochAmazonComputers(b *testing.B) {
-	dir := testenv.RequireDatasets(b)
-	g, split := testenv.Split(b, func() (*graph.Graph, error) {
-		return datasets.Load("AmazonComputers", datasets.FromDir(dir), datasets.NoDownload())
-	}, graph.Stratified(0.05, 0.15, 0.8))
+	g, split := sharedDataset(b, "AmazonComputers")
 	benchmarkEpochs(b, g, split)
 }
 

@@ -15,9 +15,17 @@ import (
 // with a stratified 5/15/80 split.
 func coraML(tb testing.TB) (*graph.Graph, graph.Split) {
 	tb.Helper()
+	return sharedDataset(tb, "CoraML")
+}
+
+// sharedDataset loads the named dataset of the shared directory and its
+// first stratified split (5% train, 15% validation), skipping tb without
+// the data.
+func sharedDataset(tb testing.TB, name string) (*graph.Graph, graph.Split) {
+	tb.Helper()
 	dir := testenv.RequireDatasets(tb)
 	return testenv.Split(tb, func() (*graph.Graph, error) {
-		return datasets.Load("CoraML", datasets.FromDir(dir), datasets.NoDownload())
+		return datasets.Load(name, datasets.FromDir(dir), datasets.NoDownload())
 	}, graph.Stratified(0.05, 0.15, 0.8))
 }
 

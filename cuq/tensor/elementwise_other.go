@@ -11,5 +11,3 @@ func dropoutKernel(dst, x []float64, keep []uint8, draws []uint32, threshold uin
 }
 
 func dropoutGradKernel(dst, g []float64, keep []uint8, scale float64) int { return 0 }
-
-func eluKernel(dst, src []float64) int { return 0 }

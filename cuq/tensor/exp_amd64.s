@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// ARGS loads the arguments of both kernels: dst in DI, src in SI, n in CX,
+// ARGS loads the arguments of the kernels: dst in DI, src in SI, n in CX,
 // the table in R8, and the index of the next block, 0, in AX.
 #define ARGS \
 	MOVQ dst+0(FP), DI \
@@ -11,14 +11,18 @@
 	MOVQ table+24(FP), R8 \
 	XORQ AX, AX
 
-// NEXT loads the block at AX into Y0, with the index after it in DX, and
-// jumps to done when there is no whole block left or a lane lies outside
-// [table[0], table[1]] (NaN included, the comparisons are ordered).
-#define NEXT(done) \
+// LOAD loads the block at AX into Y0, with the index after it in DX, and
+// jumps to done when there is no whole block left.
+#define LOAD(done) \
 	LEAQ 4(AX), DX \
 	CMPQ DX, CX \
 	JGT  done \
-	VMOVUPD (SI)(AX*8), Y0 \
+	VMOVUPD (SI)(AX*8), Y0
+
+// NEXT is LOAD that also jumps to done when a lane lies outside
+// [table[0], table[1]] (NaN included, the comparisons are ordered).
+#define NEXT(done) \
+	LOAD(done) \
 	VCMPPD  $0x1D, (R8), Y0, Y1 \
 	VCMPPD  $0x12, 32(R8), Y0, Y2 \
 	VANDPD  Y1, Y2, Y1 \
@@ -108,6 +112,107 @@ mloop:
 	JMP     mloop
 
 mdone:
+	MOVQ AX, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func eluAVX(dst, src *float64, n int, table *[19][4]float64) int
+// dst[i] = src[i] for src[i] > 0 and math.Expm1(src[i]) otherwise, for
+// the blocks of four elements i < n, four lanes at a time, in the
+// operations eluTable's comment lists. It stops at the first block with a
+// lane at or below table[0] (−56·ln 2) or NaN and returns the number of
+// elements done.
+TEXT ·eluAVX(SB), NOSPLIT, $0-40
+	ARGS
+
+eloop:
+	LOAD(edone)                     // x
+	VCMPPD  $0x1E, (R8), Y0, Y1     // x > −56·ln 2, false for NaN
+	VMOVMSKPD Y1, BX
+	CMPQ    BX, $15
+	JNE     edone
+	VANDPD  576(R8), Y0, Y1         // |x|
+
+	// k
+	VMULPD   96(R8), Y0, Y2         // x/ln 2
+	VSUBPD   128(R8), Y2, Y2        // − ½
+	VROUNDPD $3, Y2, Y2             // truncated
+	VCMPPD   $0x11, 64(R8), Y1, Y3  // |x| < 1½·ln 2
+	VBLENDVPD Y3, 512(R8), Y2, Y2   // k = −1 there
+	VCMPPD   $0x12, 32(R8), Y1, Y4  // |x| ≤ ½·ln 2
+	VXORPD   Y5, Y5, Y5
+	VBLENDVPD Y4, Y5, Y2, Y2        // k = 0 there
+
+	// reduction
+	VMULPD  160(R8), Y2, Y5         // k·ln2Hi
+	VSUBPD  Y5, Y0, Y5              // hi = x − k·ln2Hi
+	VMULPD  192(R8), Y2, Y6         // lo = k·ln2Lo
+	VSUBPD  Y6, Y5, Y7              // r = hi − lo
+	VSUBPD  Y7, Y5, Y5              // hi − r
+	VSUBPD  Y6, Y5, Y5              // c = (hi − r) − lo
+
+	// the rational approximation
+	VMULPD  128(R8), Y7, Y6         // h = ½·r
+	VMULPD  Y6, Y7, Y8              // s = r·h
+	VMULPD  256(R8), Y8, Y9         // s·Q5
+	VADDPD  288(R8), Y9, Y9         // Q4 + s·Q5
+	VMULPD  Y9, Y8, Y9
+	VADDPD  320(R8), Y9, Y9         // Q3 + …
+	VMULPD  Y9, Y8, Y9
+	VADDPD  352(R8), Y9, Y9         // Q2 + …
+	VMULPD  Y9, Y8, Y9
+	VADDPD  384(R8), Y9, Y9         // Q1 + …
+	VMULPD  Y9, Y8, Y9
+	VADDPD  416(R8), Y9, Y9         // r₁ = 1 + …
+	VMULPD  Y6, Y9, Y10             // r₁·h
+	VMOVUPD 448(R8), Y11
+	VSUBPD  Y10, Y11, Y10           // t = 3 − r₁·h
+	VSUBPD  Y10, Y9, Y9             // r₁ − t
+	VMULPD  Y10, Y7, Y10            // r·t
+	VMOVUPD 480(R8), Y11
+	VSUBPD  Y10, Y11, Y10           // 6 − r·t
+	VDIVPD  Y10, Y9, Y9             // (r₁ − t)/(6 − r·t)
+	VMULPD  Y9, Y8, Y9              // e = s·…
+
+	// k = 0
+	VMULPD  Y9, Y7, Y10             // r·e
+	VSUBPD  Y8, Y10, Y10            // r·e − s
+	VSUBPD  Y10, Y7, Y10            // r − (r·e − s)
+
+	// e′ = (r·(e − c) − c) − s
+	VSUBPD  Y5, Y9, Y9
+	VMULPD  Y9, Y7, Y9
+	VSUBPD  Y5, Y9, Y9
+	VSUBPD  Y8, Y9, Y9
+
+	// k = −1: ½·(r − e′) − ½
+	VSUBPD  Y9, Y7, Y11
+	VMULPD  128(R8), Y11, Y11
+	VSUBPD  128(R8), Y11, Y11
+
+	// k ≤ −2: 2ᵏ·(1 − (e′ − r)) − 1
+	VSUBPD  Y7, Y9, Y12             // e′ − r
+	VMOVUPD 416(R8), Y13
+	VSUBPD  Y12, Y13, Y12           // y = 1 − (e′ − r)
+	VADDPD  544(R8), Y2, Y13        // k in the low bits
+	VPSLLQ  $52, Y13, Y13           // k in the exponent's place
+	VPADDQ  Y13, Y12, Y12           // k added to y's exponent
+	VSUBPD  416(R8), Y12, Y12       // − 1
+
+	// choose by k, then x itself for x > 0 or |x| < 2⁻⁵⁴
+	VCMPPD  $0x00, 512(R8), Y2, Y13 // k = −1
+	VBLENDVPD Y13, Y11, Y12, Y12
+	VBLENDVPD Y4, Y10, Y12, Y12     // k = 0
+	VCMPPD  $0x11, 224(R8), Y1, Y13 // |x| < 2⁻⁵⁴
+	VXORPD  Y14, Y14, Y14
+	VCMPPD  $0x1E, Y14, Y0, Y14     // x > 0
+	VORPD   Y14, Y13, Y13
+	VBLENDVPD Y13, Y0, Y12, Y12
+	VMOVUPD Y12, (DI)(AX*8)
+	MOVQ    DX, AX
+	JMP     eloop
+
+edone:
 	MOVQ AX, ret+32(FP)
 	VZEROUPPER
 	RET

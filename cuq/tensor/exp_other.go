@@ -5,3 +5,5 @@ package tensor
 func expKernel(dst, src []float64) int { return 0 }
 
 func mathExpKernel(dst, src []float64) int { return 0 }
+
+func eluKernel(dst, src []float64) int { return 0 }
