@@ -84,26 +84,47 @@ func ParallelFor(n, cost int, body func(lo, hi int)) {
 // spawnFor runs the w chunks of ParallelFor on a goroutine each.
 func spawnFor(n, w int, body func(lo, hi int)) {
 	var (
-		wg      sync.WaitGroup
-		once    sync.Once
-		failure any
+		wg     sync.WaitGroup
+		caught firstPanic
 	)
 	wg.Add(w)
 	for k := 0; k < w; k++ {
 		lo, hi := k*n/w, (k+1)*n/w
 		go func() {
 			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					once.Do(func() { failure = r })
-				}
-			}()
-			body(lo, hi)
+			caught.run(body, lo, hi)
 		}()
 	}
 	wg.Wait()
-	if failure != nil {
-		panic(failure)
+	caught.rethrow()
+}
+
+// firstPanic keeps the first panic of the chunks of one ParallelFor, for
+// its caller to panic with once every chunk has returned.
+type firstPanic struct {
+	mu     sync.Mutex
+	value  any
+	caught bool
+}
+
+// run runs body(lo, hi), keeping its panic if it is the first.
+func (f *firstPanic) run(body func(lo, hi int), lo, hi int) {
+	defer func() {
+		if r := recover(); r != nil {
+			f.mu.Lock()
+			if !f.caught {
+				f.value, f.caught = r, true
+			}
+			f.mu.Unlock()
+		}
+	}()
+	body(lo, hi)
+}
+
+// rethrow panics with the panic kept, if any.
+func (f *firstPanic) rethrow() {
+	if f.caught {
+		panic(f.value)
 	}
 }
 
@@ -140,9 +161,7 @@ type team struct {
 	callerParked atomic.Bool
 	callerWake   chan struct{}
 
-	failMu  sync.Mutex
-	failure any
-	failed  bool
+	caught firstPanic // the run's first panic
 }
 
 // A helper runs the chunk [lo, hi) of body each time seq changes.
@@ -165,7 +184,7 @@ func (t *team) run(n, w int, body func(lo, hi int)) {
 		t.helpers = append(t.helpers, h)
 		go h.serve(t)
 	}
-	t.failed, t.failure = false, nil
+	t.caught.value, t.caught.caught = nil, false
 	t.pending.Store(int32(w - 1))
 	for k, h := range t.helpers[:w-1] {
 		h.body, h.lo, h.hi = body, (k+1)*n/w, (k+2)*n/w
@@ -174,28 +193,12 @@ func (t *team) run(n, w int, body func(lo, hi int)) {
 			signal(h.wake)
 		}
 	}
-	t.chunk(body, 0, n/w)
+	t.caught.run(body, 0, n/w)
 	t.await()
 	for _, h := range t.helpers[:w-1] {
 		h.body = nil // keep nothing of the caller's alive
 	}
-	if t.failed {
-		panic(t.failure)
-	}
-}
-
-// chunk runs body(lo, hi) and keeps the first panic of the run.
-func (t *team) chunk(body func(lo, hi int), lo, hi int) {
-	defer func() {
-		if r := recover(); r != nil {
-			t.failMu.Lock()
-			if !t.failed {
-				t.failed, t.failure = true, r
-			}
-			t.failMu.Unlock()
-		}
-	}()
-	body(lo, hi)
+	t.caught.rethrow()
 }
 
 // await returns once every helper's chunk has returned.
@@ -209,7 +212,7 @@ func (h *helper) serve(t *team) {
 	for {
 		poll(func() bool { return h.seq.Load() != seen }, &h.parked, h.wake)
 		seen = h.seq.Load()
-		t.chunk(h.body, h.lo, h.hi)
+		t.caught.run(h.body, h.lo, h.hi)
 		if t.pending.Add(-1) == 0 && t.callerParked.Load() {
 			signal(t.callerWake)
 		}

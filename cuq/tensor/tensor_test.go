@@ -225,18 +225,8 @@ func TestMulAddRowTo(t *testing.T) {
 
 func TestParallelForCoversRangeOnce(t *testing.T) {
 	for _, n := range []int{0, 1, 7, 100000} {
-		hits := make([]int32, n)
-		var calls atomic.Int32
-		ParallelFor(n, n*1000, func(lo, hi int) {
-			calls.Add(1)
-			for i := lo; i < hi; i++ {
-				atomic.AddInt32(&hits[i], 1)
-			}
-		})
-		for i, h := range hits {
-			if h != 1 {
-				t.Fatalf("n=%d: index %d visited %d times", n, i, h)
-			}
+		if err := coversOnce(n, n*1000); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if Workers(10) != 1 {
@@ -306,11 +296,11 @@ func TestParallelForPanicReachesCaller(t *testing.T) {
 	}
 }
 
-// coversOnce runs ParallelFor over n indices with the cost of two chunks
-// per core and reports an index not visited exactly once.
-func coversOnce(n int) error {
+// coversOnce runs ParallelFor over n indices at the given cost and
+// reports an index not visited exactly once.
+func coversOnce(n, cost int) error {
 	hits := make([]int32, n)
-	ParallelFor(n, n*parallelThreshold, func(lo, hi int) {
+	ParallelFor(n, cost, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			atomic.AddInt32(&hits[i], 1)
 		}
@@ -327,7 +317,7 @@ func coversOnce(n int) error {
 // chunk, and the next ParallelFor wakes them.
 func TestParallelForWakesBlockedHelpers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	if err := coversOnce(1000); err != nil {
+	if err := coversOnce(1000, 1000*parallelThreshold); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -338,7 +328,7 @@ func TestParallelForWakesBlockedHelpers(t *testing.T) {
 		time.Sleep(spinWait)
 	}
 	for range 3 {
-		if err := coversOnce(1000); err != nil {
+		if err := coversOnce(1000, 1000*parallelThreshold); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(2 * spinWait)
@@ -383,7 +373,7 @@ func TestParallelForNestedAndConcurrent(t *testing.T) {
 	for g := range errs {
 		wg.Go(func() {
 			for range 50 {
-				if err := coversOnce(997); err != nil {
+				if err := coversOnce(997, 997*parallelThreshold); err != nil {
 					errs[g] = err
 					return
 				}
