@@ -91,17 +91,13 @@ func (f *RadialFlows) LogDensity(t *ad.Tape, z *ad.Value) *ad.Value {
 				copy(work, zt)
 				copy(work2, zt)
 				if f.forwardPairKernel(work, work2, c, s, &res, &res2) {
-					for k := 0; k < m; k++ {
-						out.Data[(i0+k)*C+c] = logDensity(D, res.sq[k], res.produ[k], res.prodq[k])
-						out.Data[(i0+k)*C+c+1] = logDensity(D, res2.sq[k], res2.produ[k], res2.prodq[k])
-					}
+					res.logDensities(D, m, out.Data[i0*C+c:], C)
+					res2.logDensities(D, m, out.Data[i0*C+c+1:], C)
 					c++
 					continue
 				}
 				f.forwardBlock(work, c, s, &res, nil, allLanes[:m])
-				for k := 0; k < m; k++ {
-					out.Data[(i0+k)*C+c] = logDensity(D, res.sq[k], res.produ[k], res.prodq[k])
-				}
+				res.logDensities(D, m, out.Data[i0*C+c:], C)
 			}
 		}
 	})
@@ -258,13 +254,23 @@ func laneVectors(d int, small *[64]float64) (a, b []float64) {
 	return buf[:d], buf[d : 2*d]
 }
 
-// logDensity assembles log p(z | c) = −(D/2)·log 2π − ½‖z_L‖² + Σ log|det|
-// from ‖z_L‖² and the products Π(1+u_l), Π(1+q_l) of a chain.
-func logDensity(d int, sq, produ, prodq float64) float64 {
-	return float64(-0.5*float64(d)*log2Pi) - float64(0.5*sq) + float64(float64(d-1)*math.Log(produ)) + math.Log(prodq)
+// logDensities writes log p(z | c) of the block's first m lanes, lane k at
+// out[k·stride]:
+//
+//	log p(z | c) = −(D/2)·log 2π − ½‖z_L‖² + (D−1)·log Π(1+u_l) + log Π(1+q_l)
+//
+// the logarithms (math.Log's) taken four lanes at a time where the
+// processor allows (tensor.MathLog).
+func (r *blockResult) logDensities(d, m int, out []float64, stride int) {
+	var logu, logq [lanes]float64
+	tensor.MathLog(logu[:m], r.produ[:m])
+	tensor.MathLog(logq[:m], r.prodq[:m])
+	for k := range m {
+		out[k*stride] = float64(-0.5*float64(d)*log2Pi) - float64(0.5*r.sq[k]) + float64(float64(d-1)*logu[k]) + logq[k]
+	}
 }
 
-// log2Pi is log 2π, computed once rather than in every logDensity.
+// log2Pi is log 2π, computed once rather than for every density.
 var log2Pi = math.Log(2 * math.Pi)
 
 // laneGrads holds one worker's per-lane accumulators of the flow parameter

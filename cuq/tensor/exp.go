@@ -106,6 +106,34 @@ func MathExp(dst, src []float64) {
 	}
 }
 
+// MathLog sets dst[i] = math.Log(src[i]) for i < len(src), to the bit;
+// dst must be at least as long as src and may be src itself. On amd64,
+// where math.Log is the assembly of math/log_amd64.s, blocks of four
+// positive normal arguments go through a kernel that does its operations
+// lane by lane, each rounded on its own (no fused multiply-add), with
+// x = 2ᵏ·f₁ and f₁ ∈ [½, 1) taken from x's bits:
+//
+//	f₁ ≤ √2/2:  f₁ ← 2·f₁,  k ← k − 1
+//	f = f₁ − 1,  s = f/(2 + f),  z = s²,  w = z²
+//	R = z·(L1 + w·(L3 + w·(L5 + w·L7))) + w·(L2 + w·(L4 + w·L6))
+//	½f² = (½·f)·f
+//	log x = k·ln2Hi − ((½f² − (s·(½f² + R) + k·ln2Lo)) − f)
+//
+// Blocks with zero, a negative, subnormal or infinite argument or NaN are
+// left to math.Log. Elsewhere math.Log is Go code, which the compiler may
+// fuse (arm64), and MathLog calls it element by element.
+func MathLog(dst, src []float64) {
+	if len(dst) < len(src) {
+		panic("tensor.MathLog: destination shorter than source")
+	}
+	for i := 0; i < len(src); {
+		i += logKernel(dst[i:len(src)], src[i:])
+		for end := min(i+4, len(src)); i < end; i++ {
+			dst[i] = math.Log(src[i])
+		}
+	}
+}
+
 // ELU sets dst[i] = x for x = src[i] > 0 and math.Expm1(x) otherwise
 // (the exponential linear unit with α = 1), for i < len(src), to math's
 // bit; dst must be at least as long as src and may be src itself. On amd64

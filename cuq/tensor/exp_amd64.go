@@ -114,3 +114,35 @@ func eluKernel(dst, src []float64) int {
 	_ = dst[len(src)-1]
 	return eluAVX(&dst[0], &src[0], len(src), &eluTable)
 }
+
+// logTable holds the constants of logAVX, each repeated in four lanes: the
+// kernel's range, the smallest normal number and the largest finite one;
+// the mask of the fraction's bits, ½, 2⁵² (or-ed with an exponent field e,
+// the number 2⁵² + e), 2⁵² + 1022, √2/2, 1, 2, math.Log's (amd64)
+// coefficients L7, L5, L3, L1, L6, L4, L2, and ln 2 in a lower and an
+// upper part.
+var logTable = func() (t [18][4]float64) {
+	consts := []float64{0x1p-1022, math.MaxFloat64, math.Float64frombits(1<<52 - 1), 0.5, 0x1p52, 0x1p52 + 1022,
+		7.07106781186547524401e-01, 1, 2,
+		1.479819860511658591e-01, 1.818357216161805012e-01, 2.857142874366239149e-01, 6.666666666666735130e-01,
+		1.531383769920937332e-01, 2.222219843214978396e-01, 3.999999999940941908e-01,
+		ln2Lo, ln2Hi}
+	for k, c := range consts {
+		t[k] = [4]float64{c, c, c, c}
+	}
+	return t
+}()
+
+//go:noescape
+func logAVX(dst, src *float64, n int, table *[18][4]float64) int
+
+// logKernel computes MathLog for the leading blocks of four elements of
+// src whose arguments are all positive normal numbers and returns how many
+// it computed, as expKernel does.
+func logKernel(dst, src []float64) int {
+	if !useAVX || len(src) < 4 {
+		return 0
+	}
+	_ = dst[len(src)-1]
+	return logAVX(&dst[0], &src[0], len(src), &logTable)
+}

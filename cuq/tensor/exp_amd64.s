@@ -216,3 +216,61 @@ edone:
 	MOVQ AX, ret+32(FP)
 	VZEROUPPER
 	RET
+
+// func logAVX(dst, src *float64, n int, table *[18][4]float64) int
+// dst[i] = math.Log(src[i]) for the blocks of four elements i < n, four
+// lanes at a time, in the operations of math/log_amd64.s (see MathLog),
+// whose constants logTable repeats; it stops at the first block with a
+// lane that is not a positive normal number (NaN included) and returns
+// the number of elements done.
+TEXT ·logAVX(SB), NOSPLIT, $0-40
+	ARGS
+
+lloop:
+	NEXT(ldone)
+	VANDPD  64(R8), Y0, Y1          // the fraction's bits
+	VORPD   96(R8), Y1, Y1          // f₁ ∈ [½, 1)
+	VPSRLQ  $52, Y0, Y2             // the exponent field e (x > 0)
+	VORPD   128(R8), Y2, Y2         // 2⁵² + e
+	VSUBPD  160(R8), Y2, Y2         // k = e − 1022
+	VCMPPD  $0x12, 192(R8), Y1, Y3  // f₁ ≤ √2/2
+	VANDPD  224(R8), Y3, Y3         // 1 there, else 0
+	VSUBPD  Y3, Y2, Y2              // k
+	VADDPD  224(R8), Y3, Y3         // 2 there, else 1
+	VMULPD  Y3, Y1, Y1              // f₁
+	VSUBPD  224(R8), Y1, Y1         // f = f₁ − 1
+	VADDPD  256(R8), Y1, Y3         // 2 + f
+	VDIVPD  Y3, Y1, Y3              // s = f/(2 + f)
+	VMULPD  Y3, Y3, Y4              // z = s²
+	VMULPD  Y4, Y4, Y5              // w = z²
+	VMULPD  288(R8), Y5, Y6         // w·L7
+	VADDPD  320(R8), Y6, Y6         // + L5
+	VMULPD  Y5, Y6, Y6
+	VADDPD  352(R8), Y6, Y6         // + L3
+	VMULPD  Y5, Y6, Y6
+	VADDPD  384(R8), Y6, Y6         // + L1
+	VMULPD  Y6, Y4, Y4              // t₁ = z·(…)
+	VMULPD  416(R8), Y5, Y6         // w·L6
+	VADDPD  448(R8), Y6, Y6         // + L4
+	VMULPD  Y5, Y6, Y6
+	VADDPD  480(R8), Y6, Y6         // + L2
+	VMULPD  Y6, Y5, Y5              // t₂ = w·(…)
+	VADDPD  Y5, Y4, Y4              // R = t₁ + t₂
+	VMULPD  96(R8), Y1, Y6          // ½·f
+	VMULPD  Y1, Y6, Y6              // ½f² = (½·f)·f
+	VADDPD  Y6, Y4, Y4              // ½f² + R
+	VMULPD  Y4, Y3, Y3              // s·(½f² + R)
+	VMULPD  512(R8), Y2, Y4         // k·ln2Lo
+	VADDPD  Y4, Y3, Y3              // s·(½f² + R) + k·ln2Lo
+	VSUBPD  Y3, Y6, Y6              // ½f² − that
+	VSUBPD  Y1, Y6, Y6              // − f
+	VMULPD  544(R8), Y2, Y2         // k·ln2Hi
+	VSUBPD  Y6, Y2, Y2              // log x
+	VMOVUPD Y2, (DI)(AX*8)
+	MOVQ    DX, AX
+	JMP     lloop
+
+ldone:
+	MOVQ AX, ret+32(FP)
+	VZEROUPPER
+	RET

@@ -7,3 +7,5 @@ func expKernel(dst, src []float64) int { return 0 }
 func mathExpKernel(dst, src []float64) int { return 0 }
 
 func eluKernel(dst, src []float64) int { return 0 }
+
+func logKernel(dst, src []float64) int { return 0 }

@@ -281,3 +281,74 @@ func BenchmarkELU(b *testing.B) {
 		}
 	})
 }
+
+// TestMathLogIsMathLog checks MathLog's bits against math.Log's on every
+// kernel set, for arguments spread over the whole exponent range, on
+// either side of √2/2·2ᵏ (where the kernel halves the reduction) and of
+// 1, and the arguments the kernel leaves to math.Log (zeros, negatives,
+// subnormals, infinities, NaN), at every length up to 40 and beyond, in
+// place too.
+func TestMathLogIsMathLog(t *testing.T) {
+	var special []float64
+	for _, b := range []float64{math.Sqrt2 / 2, math.Sqrt2 / 4, math.Sqrt2 * 8, 1, 2, 0x1p-1022, math.MaxFloat64, 0x1p1023, 1e-300, 1e300} {
+		for _, v := range []float64{b, math.Nextafter(b, 0), math.Nextafter(b, math.Inf(1))} {
+			special = append(special, v)
+		}
+	}
+	special = append(special, 0, math.Copysign(0, -1), -1, -math.MaxFloat64, 5e-324, 1e-310, math.NaN(), math.Inf(1), math.Inf(-1))
+	forEachKernelSet(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(61, 62))
+		for n := 0; n < 300; n++ {
+			x := make([]float64, n%40+n/40*97)
+			for i := range x {
+				switch rng.IntN(5) {
+				case 0:
+					x[i] = math.Float64frombits(rng.Uint64() &^ (1 << 63)) // any positive bits, NaN and Inf included
+				case 1:
+					x[i] = math.Ldexp(math.Sqrt2/2*(1+(rng.Float64()-0.5)*1e-15), rng.IntN(200)-100)
+				case 2:
+					x[i] = 1 + rng.NormFloat64()*math.Pow(10, -float64(rng.IntN(16)))
+				case 3:
+					x[i] = rng.ExpFloat64()
+				default:
+					x[i] = special[rng.IntN(len(special))]
+				}
+			}
+			want := make([]float64, len(x))
+			for i, v := range x {
+				want[i] = math.Log(v)
+			}
+			got := make([]float64, len(x))
+			MathLog(got, x)
+			sameFloats(t, fmt.Sprintf("MathLog of %d", len(x)), got, want)
+			MathLog(x, x)
+			sameFloats(t, fmt.Sprintf("MathLog of %d in place", len(x)), x, want)
+		}
+	})
+	expectPanics(t, map[string]func(){
+		"tensor.MathLog: destination shorter": func() { MathLog(make([]float64, 2), make([]float64, 3)) },
+	})
+}
+
+// BenchmarkMathLog times MathLog against the Go loop over math.Log on 2¹⁴
+// arguments spread over (0, 4], as the products of radial flows' factors
+// are.
+func BenchmarkMathLog(b *testing.B) {
+	x := make([]float64, 1<<14)
+	for i := range x {
+		x[i] = 4 * float64(i*7919%len(x)+1) / float64(len(x))
+	}
+	dst := make([]float64, len(x))
+	b.Run("MathLog", func(b *testing.B) {
+		for b.Loop() {
+			MathLog(dst, x)
+		}
+	})
+	b.Run("Log", func(b *testing.B) {
+		for b.Loop() {
+			for i, v := range x {
+				dst[i] = math.Log(v)
+			}
+		}
+	})
+}
