@@ -80,6 +80,13 @@ func (t *Tape) addSub(op string, a, b *Value, sign float64) *Value {
 	tensor.ParallelFor(bc.rows, len(od), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ra, rb, ro := i*bc.aRow, i*bc.bRow, od[i*bc.cols:(i+1)*bc.cols]
+			if bc.aCol == 1 && bc.bCol == 1 { // both rows whole, as a bias added to every row
+				ar, br := ad[ra:ra+len(ro)], bd[rb:rb+len(ro)]
+				for j := range ro {
+					ro[j] = ar[j] + float64(sign*br[j])
+				}
+				continue
+			}
 			for j := range ro {
 				ro[j] = ad[ra+j*bc.aCol] + float64(sign*bd[rb+j*bc.bCol])
 			}

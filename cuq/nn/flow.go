@@ -165,55 +165,87 @@ func (f *RadialFlows) recordSize() int { return (f.Dim + 2) * lanes }
 // h at rec[l·recordSize():].
 //
 // The assembly kernels compute all eight lanes. The portable code computes
-// the lanes listed in active (the others keep undefined values) and runs
-// them layer by layer, so that the square roots and divisions of different
-// lanes, which do not depend on each other, overlap in the processor
-// instead of each lane's chain waiting on its own.
+// the lanes listed in active (the others keep undefined values), four at a
+// time layer by layer: two pairs in step, each pair's distances in one
+// pass over x₀, so that the square roots and divisions of different lanes,
+// which do not depend on each other, overlap in the processor with the
+// other pair's distances instead of each lane's chain waiting on its own.
+// Missing lanes of the last four repeat its last lane, which writes the
+// same values again.
 func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blockResult, rec []float64, active []int) {
 	if f.forwardKernel(zt, c, s, res, rec) {
 		return
 	}
 	D, C, R := f.Dim, f.Classes, f.recordSize()
-	var small [64]float64
-	za, zb := laneVectors(D, &small)
-	for p := 0; p < len(active); p += 2 {
-		// Two lanes at a time, so that the processor overlaps their
-		// square roots and divisions; a last odd lane is computed twice.
-		ka, kb := active[p], active[min(p+1, len(active)-1)]
-		for j := range za {
-			za[j], zb[j] = zt[lanes*j+ka], zt[lanes*j+kb]
+	var small [4 * 32]float64
+	z := laneQuad(D, &small)
+	for p := 0; p < len(active); p += 4 {
+		var k [4]int
+		for q := range k {
+			k[q] = active[min(p+q, len(active)-1)]
 		}
-		pua, pqa, pub, pqb := 1.0, 1.0, 1.0, 1.0
+		for q, zq := range z {
+			for j := range zq {
+				zq[j] = zt[lanes*j+k[q]]
+			}
+		}
+		pu, pq := [4]float64{1, 1, 1, 1}, [4]float64{1, 1, 1, 1}
 		for l := 0; l < f.Layers; l++ {
 			idx := l*C + c
 			x0 := f.X0.Data.Data[idx*D : (idx+1)*D]
-			ra, rb := pairDistances(za, zb, x0)
-			ha, hb := 1/(s.a[idx]+ra), 1/(s.a[idx]+rb)
-			ua, ub := float64(s.b[idx]*ha), float64(s.b[idx]*hb)
-			pua, pub = pua*(1+ua), pub*(1+ub)
-			pqa, pqb = pqa*((1+ua)-float64(ua*ha*ra)), pqb*((1+ub)-float64(ub*hb*rb))
+			var r, h, u [4]float64
+			r[0], r[1] = pairDistances(z[0], z[1], x0)
+			r[2], r[3] = pairDistances(z[2], z[3], x0)
+			for q := range r {
+				h[q] = 1 / (s.a[idx] + r[q])
+				u[q] = float64(s.b[idx] * h[q])
+				pu[q] = pu[q] * (1 + u[q])
+				pq[q] = pq[q] * ((1 + u[q]) - float64(u[q]*h[q]*r[q]))
+			}
 			if rec != nil {
 				layer := rec[l*R : (l+1)*R]
-				for j := range za {
-					layer[lanes*j+ka], layer[lanes*j+kb] = za[j], zb[j]
+				for q, zq := range z {
+					for j, v := range zq {
+						layer[lanes*j+k[q]] = v
+					}
+					layer[lanes*D+k[q]], layer[lanes*(D+1)+k[q]] = r[q], h[q]
 				}
-				layer[lanes*D+ka], layer[lanes*(D+1)+ka] = ra, ha
-				layer[lanes*D+kb], layer[lanes*(D+1)+kb] = rb, hb
 			}
-			for j, x := range x0[:len(za)] {
-				va, vb := za[j], zb[j]
-				za[j], zb[j] = math.FMA(va-x, ua, va), math.FMA(vb-x, ub, vb)
+			pairStep(z[0], z[1], x0, u[0], u[1])
+			pairStep(z[2], z[3], x0, u[2], u[3])
+		}
+		for q, zq := range z {
+			sq := 0.0
+			for j, v := range zq {
+				sq = math.FMA(v, v, sq)
+				zt[lanes*j+k[q]] = v
 			}
+			res.produ[k[q]], res.prodq[k[q]], res.sq[k[q]] = pu[q], pq[q], sq
 		}
-		sqa, sqb := 0.0, 0.0
-		for j := range za {
-			va, vb := za[j], zb[j]
-			sqa, sqb = math.FMA(va, va, sqa), math.FMA(vb, vb, sqb)
-			zt[lanes*j+ka], zt[lanes*j+kb] = va, vb
-		}
-		res.produ[ka], res.prodq[ka], res.sq[ka] = pua, pqa, sqa
-		res.produ[kb], res.prodq[kb], res.sq[kb] = pub, pqb, sqb
 	}
+}
+
+// pairStep moves two lanes' latents za and zb along their layer's flow:
+// z_j ← fma(z_j − x₀_j, u, z_j).
+func pairStep(za, zb, x0 []float64, ua, ub float64) {
+	x0, zb = x0[:len(za)], zb[:len(za)]
+	for j, x := range x0 {
+		va, vb := za[j], zb[j]
+		za[j], zb[j] = math.FMA(va-x, ua, va), math.FMA(vb-x, ub, vb)
+	}
+}
+
+// laneQuad returns four vectors of d values for forwardBlock's four lanes,
+// in small when it holds them.
+func laneQuad(d int, small *[4 * 32]float64) (z [4][]float64) {
+	buf := small[:]
+	if 4*d > len(buf) {
+		buf = make([]float64, 4*d)
+	}
+	for q := range z {
+		z[q] = buf[q*d : (q+1)*d]
+	}
+	return z
 }
 
 // pairDistances returns r = ‖z − x₀‖ for two lanes' latents za and zb as

@@ -28,21 +28,30 @@ func gemmRows4Go(o []float64, ldo int, a []float64, lda, astep int, b []float64,
 	for r := 0; r < 4; r += 2 {
 		a0, a1 := a[r*lda:r*lda+k], a[(r+1)*lda:(r+1)*lda+k]
 		for c := 0; c < c4; c += 4 {
-			o0, o1 := o[r*ldo+c:r*ldo+c+4], o[(r+1)*ldo+c:(r+1)*ldo+c+4]
-			s00, s01, s02, s03 := o0[0], o0[1], o0[2], o0[3]
-			s10, s11, s12, s13 := o1[0], o1[1], o1[2], o1[3]
-			for s, v0 := range a0 {
-				br := b[s*ldb+c : s*ldb+c+4]
-				b0, b1, b2, b3 := br[0], br[1], br[2], br[3]
-				v1 := a1[s]
-				s00, s01, s02, s03 = madd(v0, b0, s00), madd(v0, b1, s01), madd(v0, b2, s02), madd(v0, b3, s03)
-				s10, s11, s12, s13 = madd(v1, b0, s10), madd(v1, b1, s11), madd(v1, b2, s12), madd(v1, b3, s13)
-			}
-			o0[0], o0[1], o0[2], o0[3] = s00, s01, s02, s03
-			o1[0], o1[1], o1[2], o1[3] = s10, s11, s12, s13
+			block2x4(o[r*ldo+c:r*ldo+c+4], o[(r+1)*ldo+c:(r+1)*ldo+c+4], a0, a1, b[c:], ldb)
 		}
 	}
 	return c4
+}
+
+// block2x4 adds Σ_s a0[s]·b[s·ldb + j] to o0[j] and the same with a1 to
+// o1[j], j < 4, holding the eight sums in registers: a function of its
+// own, so that the compiler keeps the loop's index and offset in
+// registers too (inside gemmRows4Go it kept the index on the stack, and
+// every step waited for its store and load).
+func block2x4(o0, o1, a0, a1, b []float64, ldb int) {
+	o0, o1, a1 = o0[:4], o1[:4], a1[:len(a0)]
+	s00, s01, s02, s03 := o0[0], o0[1], o0[2], o0[3]
+	s10, s11, s12, s13 := o1[0], o1[1], o1[2], o1[3]
+	for s, v0 := range a0 {
+		br := b[s*ldb : s*ldb+4]
+		b0, b1, b2, b3 := br[0], br[1], br[2], br[3]
+		v1 := a1[s]
+		s00, s01, s02, s03 = madd(v0, b0, s00), madd(v0, b1, s01), madd(v0, b2, s02), madd(v0, b3, s03)
+		s10, s11, s12, s13 = madd(v1, b0, s10), madd(v1, b1, s11), madd(v1, b2, s12), madd(v1, b3, s13)
+	}
+	o0[0], o0[1], o0[2], o0[3] = s00, s01, s02, s03
+	o1[0], o1[1], o1[2], o1[3] = s10, s11, s12, s13
 }
 
 // spmmRowGo sets o = Σ_q val[q]·b[ind[q]·ldb + c : …], a sparse row times
