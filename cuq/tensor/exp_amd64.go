@@ -104,15 +104,28 @@ var eluTable = func() (t [19][4]float64) {
 //go:noescape
 func eluAVX(dst, src *float64, n int, table *[19][4]float64) int
 
+//go:noescape
+func eluAVX512(dst, src *float64, n int, table *[19][4]float64) int
+
 // eluKernel computes ELU for the leading blocks of four elements of src
 // whose arguments all lie above −56·ln 2 and returns how many it computed,
-// as expKernel does.
+// as expKernel does: with AVX-512 eight at a time, then four from where
+// that stopped (the blocks of eight left over one of four or less, or
+// stopped at an argument out of range, which the blocks of four then stop
+// at too or pass in the half without it).
 func eluKernel(dst, src []float64) int {
 	if !useAVX || len(src) < 4 {
 		return 0
 	}
 	_ = dst[len(src)-1]
-	return eluAVX(&dst[0], &src[0], len(src), &eluTable)
+	done := 0
+	if useAVX512 && len(src) >= 8 {
+		done = eluAVX512(&dst[0], &src[0], len(src), &eluTable)
+	}
+	if len(src)-done >= 4 {
+		done += eluAVX(&dst[done], &src[done], len(src)-done, &eluTable)
+	}
+	return done
 }
 
 // logTable holds the constants of logAVX, each repeated in four lanes: the
@@ -136,13 +149,23 @@ var logTable = func() (t [18][4]float64) {
 //go:noescape
 func logAVX(dst, src *float64, n int, table *[18][4]float64) int
 
+//go:noescape
+func logAVX512(dst, src *float64, n int, table *[18][4]float64) int
+
 // logKernel computes MathLog for the leading blocks of four elements of
 // src whose arguments are all positive normal numbers and returns how many
-// it computed, as expKernel does.
+// it computed, as eluKernel does.
 func logKernel(dst, src []float64) int {
 	if !useAVX || len(src) < 4 {
 		return 0
 	}
 	_ = dst[len(src)-1]
-	return logAVX(&dst[0], &src[0], len(src), &logTable)
+	done := 0
+	if useAVX512 && len(src) >= 8 {
+		done = logAVX512(&dst[0], &src[0], len(src), &logTable)
+	}
+	if len(src)-done >= 4 {
+		done += logAVX(&dst[done], &src[done], len(src)-done, &logTable)
+	}
+	return done
 }

@@ -274,3 +274,175 @@ ldone:
 	MOVQ AX, ret+32(FP)
 	VZEROUPPER
 	RET
+
+// LOAD8 loads the block of eight at AX into Z0, with the index after it in
+// DX, and jumps to done when there is no whole block left.
+#define LOAD8(done) \
+	LEAQ 8(AX), DX \
+	CMPQ DX, CX \
+	JGT  done \
+	VMOVUPD (SI)(AX*8), Z0
+
+// ALL8 jumps to done unless all eight lanes of the mask register k are set.
+#define ALL8(k, done) \
+	KMOVW k, BX \
+	CMPQ  BX, $0xFF \
+	JNE   done
+
+// func eluAVX512(dst, src *float64, n int, table *[19][4]float64) int
+// eluAVX eight lanes at a time, each constant of eluTable broadcast from
+// its first lane, the vector masks of comparisons in mask registers:
+// every lane the same operations, so the same bits. It stops at the first
+// block of eight with a lane at or below −56·ln 2 or NaN.
+TEXT ·eluAVX512(SB), NOSPLIT, $0-40
+	ARGS
+
+zeloop:
+	LOAD8(zedone)                        // x
+	VCMPPD.BCST $0x1E, (R8), Z0, K1      // x > −56·ln 2, false for NaN
+	ALL8(K1, zedone)
+	VPANDQ.BCST 576(R8), Z0, Z1          // |x|
+
+	// k
+	VMULPD.BCST  96(R8), Z0, Z2          // x/ln 2
+	VSUBPD.BCST  128(R8), Z2, Z2         // − ½
+	VRNDSCALEPD  $3, Z2, Z2              // truncated
+	VCMPPD.BCST  $0x11, 64(R8), Z1, K2   // |x| < 1½·ln 2
+	VBROADCASTSD 512(R8), K2, Z2         // k = −1 there
+	VCMPPD.BCST  $0x12, 32(R8), Z1, K3   // |x| ≤ ½·ln 2
+	VPXORQ       Z5, Z5, Z5
+	VMOVAPD      Z5, K3, Z2              // k = 0 there
+
+	// reduction
+	VMULPD.BCST 160(R8), Z2, Z5          // k·ln2Hi
+	VSUBPD  Z5, Z0, Z5                   // hi = x − k·ln2Hi
+	VMULPD.BCST 192(R8), Z2, Z6          // lo = k·ln2Lo
+	VSUBPD  Z6, Z5, Z7                   // r = hi − lo
+	VSUBPD  Z7, Z5, Z5                   // hi − r
+	VSUBPD  Z6, Z5, Z5                   // c = (hi − r) − lo
+
+	// the rational approximation
+	VMULPD.BCST 128(R8), Z7, Z6          // h = ½·r
+	VMULPD  Z6, Z7, Z8                   // s = r·h
+	VMULPD.BCST 256(R8), Z8, Z9          // s·Q5
+	VADDPD.BCST 288(R8), Z9, Z9          // Q4 + s·Q5
+	VMULPD  Z9, Z8, Z9
+	VADDPD.BCST 320(R8), Z9, Z9          // Q3 + …
+	VMULPD  Z9, Z8, Z9
+	VADDPD.BCST 352(R8), Z9, Z9          // Q2 + …
+	VMULPD  Z9, Z8, Z9
+	VADDPD.BCST 384(R8), Z9, Z9          // Q1 + …
+	VMULPD  Z9, Z8, Z9
+	VADDPD.BCST 416(R8), Z9, Z9          // r₁ = 1 + …
+	VMULPD  Z6, Z9, Z10                  // r₁·h
+	VBROADCASTSD 448(R8), Z11
+	VSUBPD  Z10, Z11, Z10                // t = 3 − r₁·h
+	VSUBPD  Z10, Z9, Z9                  // r₁ − t
+	VMULPD  Z10, Z7, Z10                 // r·t
+	VBROADCASTSD 480(R8), Z11
+	VSUBPD  Z10, Z11, Z10                // 6 − r·t
+	VDIVPD  Z10, Z9, Z9                  // (r₁ − t)/(6 − r·t)
+	VMULPD  Z9, Z8, Z9                   // e = s·…
+
+	// k = 0
+	VMULPD  Z9, Z7, Z10                  // r·e
+	VSUBPD  Z8, Z10, Z10                 // r·e − s
+	VSUBPD  Z10, Z7, Z10                 // r − (r·e − s)
+
+	// e′ = (r·(e − c) − c) − s
+	VSUBPD  Z5, Z9, Z9
+	VMULPD  Z9, Z7, Z9
+	VSUBPD  Z5, Z9, Z9
+	VSUBPD  Z8, Z9, Z9
+
+	// k = −1: ½·(r − e′) − ½
+	VSUBPD  Z9, Z7, Z11
+	VMULPD.BCST 128(R8), Z11, Z11
+	VSUBPD.BCST 128(R8), Z11, Z11
+
+	// k ≤ −2: 2ᵏ·(1 − (e′ − r)) − 1
+	VSUBPD  Z7, Z9, Z12                  // e′ − r
+	VBROADCASTSD 416(R8), Z13
+	VSUBPD  Z12, Z13, Z12                // y = 1 − (e′ − r)
+	VADDPD.BCST 544(R8), Z2, Z13         // k in the low bits
+	VPSLLQ  $52, Z13, Z13                // k in the exponent's place
+	VPADDQ  Z13, Z12, Z12                // k added to y's exponent
+	VSUBPD.BCST 416(R8), Z12, Z12        // − 1
+
+	// choose by k, then x itself for x > 0 or |x| < 2⁻⁵⁴
+	VCMPPD.BCST $0x00, 512(R8), Z2, K4   // k = −1
+	VMOVAPD Z11, K4, Z12
+	VMOVAPD Z10, K3, Z12                 // k = 0
+	VCMPPD.BCST $0x11, 224(R8), Z1, K5   // |x| < 2⁻⁵⁴
+	VPXORQ  Z14, Z14, Z14
+	VCMPPD  $0x1E, Z14, Z0, K6           // x > 0
+	KORW    K5, K6, K5
+	VMOVAPD Z0, K5, Z12
+	VMOVUPD Z12, (DI)(AX*8)
+	MOVQ    DX, AX
+	JMP     zeloop
+
+zedone:
+	MOVQ AX, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func logAVX512(dst, src *float64, n int, table *[18][4]float64) int
+// logAVX eight lanes at a time, each constant of logTable broadcast from
+// its first lane: the same operations, so the same bits. It stops at the
+// first block of eight with a lane that is not a positive normal number.
+TEXT ·logAVX512(SB), NOSPLIT, $0-40
+	ARGS
+
+zlloop:
+	LOAD8(zldone)
+	VCMPPD.BCST $0x1D, (R8), Z0, K1      // x ≥ the smallest normal
+	VCMPPD.BCST $0x12, 32(R8), Z0, K2    // x ≤ the largest finite
+	KANDW   K1, K2, K1
+	ALL8(K1, zldone)
+	VPANDQ.BCST 64(R8), Z0, Z1           // the fraction's bits
+	VPORQ.BCST  96(R8), Z1, Z1           // f₁ ∈ [½, 1)
+	VPSRLQ  $52, Z0, Z2                  // the exponent field e
+	VPORQ.BCST  128(R8), Z2, Z2          // 2⁵² + e
+	VSUBPD.BCST 160(R8), Z2, Z2          // k = e − 1022
+	VCMPPD.BCST $0x12, 192(R8), Z1, K3   // f₁ ≤ √2/2
+	VBROADCASTSD.Z 224(R8), K3, Z3       // 1 there, else 0
+	VSUBPD  Z3, Z2, Z2                   // k
+	VADDPD.BCST 224(R8), Z3, Z3          // 2 there, else 1
+	VMULPD  Z3, Z1, Z1                   // f₁
+	VSUBPD.BCST 224(R8), Z1, Z1          // f = f₁ − 1
+	VADDPD.BCST 256(R8), Z1, Z3          // 2 + f
+	VDIVPD  Z3, Z1, Z3                   // s = f/(2 + f)
+	VMULPD  Z3, Z3, Z4                   // z = s²
+	VMULPD  Z4, Z4, Z5                   // w = z²
+	VMULPD.BCST 288(R8), Z5, Z6          // w·L7
+	VADDPD.BCST 320(R8), Z6, Z6          // + L5
+	VMULPD  Z5, Z6, Z6
+	VADDPD.BCST 352(R8), Z6, Z6          // + L3
+	VMULPD  Z5, Z6, Z6
+	VADDPD.BCST 384(R8), Z6, Z6          // + L1
+	VMULPD  Z6, Z4, Z4                   // t₁ = z·(…)
+	VMULPD.BCST 416(R8), Z5, Z6          // w·L6
+	VADDPD.BCST 448(R8), Z6, Z6          // + L4
+	VMULPD  Z5, Z6, Z6
+	VADDPD.BCST 480(R8), Z6, Z6          // + L2
+	VMULPD  Z6, Z5, Z5                   // t₂ = w·(…)
+	VADDPD  Z5, Z4, Z4                   // R = t₁ + t₂
+	VMULPD.BCST 96(R8), Z1, Z6           // ½·f
+	VMULPD  Z1, Z6, Z6                   // ½f² = (½·f)·f
+	VADDPD  Z6, Z4, Z4                   // ½f² + R
+	VMULPD  Z4, Z3, Z3                   // s·(½f² + R)
+	VMULPD.BCST 512(R8), Z2, Z4          // k·ln2Lo
+	VADDPD  Z4, Z3, Z3                   // s·(½f² + R) + k·ln2Lo
+	VSUBPD  Z3, Z6, Z6                   // ½f² − that
+	VSUBPD  Z1, Z6, Z6                   // − f
+	VMULPD.BCST 544(R8), Z2, Z2          // k·ln2Hi
+	VSUBPD  Z6, Z2, Z2                   // log x
+	VMOVUPD Z2, (DI)(AX*8)
+	MOVQ    DX, AX
+	JMP     zlloop
+
+zldone:
+	MOVQ AX, ret+32(FP)
+	VZEROUPPER
+	RET
