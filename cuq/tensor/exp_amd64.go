@@ -24,6 +24,9 @@ var expTable = func() (t [5 + len(expSeries) + 1][4]float64) {
 //go:noescape
 func expAVX(dst, src *float64, n int, table *[5 + len(expSeries) + 1][4]float64) int
 
+//go:noescape
+func expAVX512(dst, src *float64, n int, table *[5 + len(expSeries) + 1][4]float64) int
+
 // expKernel computes Exp for the leading blocks of four elements of src
 // whose arguments all lie in [expKernelMin, expKernelMax], and returns how
 // many elements it computed: a multiple of four, stopping at the first
@@ -33,7 +36,14 @@ func expKernel(dst, src []float64) int {
 		return 0
 	}
 	_ = dst[len(src)-1]
-	return expAVX(&dst[0], &src[0], len(src), &expTable)
+	done := 0
+	if useAVX512 && len(src) >= 8 {
+		done = expAVX512(&dst[0], &src[0], len(src), &expTable)
+	}
+	if len(src)-done >= 4 {
+		done += expAVX(&dst[done], &src[done], len(src)-done, &expTable)
+	}
+	return done
 }
 
 // mathExpTable holds the constants of mathExpAVX, each repeated in four
@@ -55,20 +65,30 @@ var mathExpTable = func() (t [17][4]float64) {
 //go:noescape
 func mathExpAVX(dst, src *float64, n int, table *[17][4]float64) int
 
-// useMathExpAVX selects mathExpAVX: where math.Exp runs its fused
-// multiply-add code (it tests AVX and FMA, which GODEBUG can switch off
-// one by one) and the kernel's AVX2 and FMA are there.
-var useMathExpAVX = useAVX && cpu.X86.HasAVX
+//go:noescape
+func mathExpAVX512(dst, src *float64, n int, table *[17][4]float64) int
+
+// mathExpFused reports whether math.Exp runs its fused multiply-add code,
+// which mathExpAVX follows: it tests AVX and FMA, which GODEBUG can switch
+// off one by one.
+var mathExpFused = cpu.X86.HasAVX && cpu.X86.HasFMA
 
 // mathExpKernel computes MathExp for the leading blocks of four elements
 // of src whose arguments all lie in [−708, 709] and returns how many it
 // computed, as expKernel does.
 func mathExpKernel(dst, src []float64) int {
-	if !useMathExpAVX || len(src) < 4 {
+	if !useAVX || !mathExpFused || len(src) < 4 {
 		return 0
 	}
 	_ = dst[len(src)-1]
-	return mathExpAVX(&dst[0], &src[0], len(src), &mathExpTable)
+	done := 0
+	if useAVX512 && len(src) >= 8 {
+		done = mathExpAVX512(&dst[0], &src[0], len(src), &mathExpTable)
+	}
+	if len(src)-done >= 4 {
+		done += mathExpAVX(&dst[done], &src[done], len(src)-done, &mathExpTable)
+	}
+	return done
 }
 
 // eluTable holds the constants of eluAVX, each repeated in four lanes:

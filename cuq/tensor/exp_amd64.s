@@ -446,3 +446,92 @@ zldone:
 	MOVQ AX, ret+32(FP)
 	VZEROUPPER
 	RET
+
+// NEXT8 is LOAD8 that also jumps to done when a lane lies outside
+// [table[0], table[1]] (NaN included, the comparisons are ordered).
+#define NEXT8(done) \
+	LOAD8(done) \
+	VCMPPD.BCST $0x1D, (R8), Z0, K1 \
+	VCMPPD.BCST $0x12, 32(R8), Z0, K2 \
+	KANDW K1, K2, K1 \
+	ALL8(K1, done)
+
+// func expAVX512(dst, src *float64, n int, table *[20][4]float64) int
+// expAVX eight lanes at a time, each constant of expTable broadcast from
+// its first lane: the same operations, so the same bits.
+TEXT ·expAVX512(SB), NOSPLIT, $0-40
+	ARGS
+
+zxloop:
+	NEXT8(zxdone)
+	VMULPD.BCST  64(R8), Z0, Z1          // x·log₂e
+	VRNDSCALEPD  $0, Z1, Z1              // n, to nearest even
+	VFNMADD231PD.BCST 96(R8), Z1, Z0     // r = x − n·ln2Hi
+	VFNMADD231PD.BCST 128(R8), Z1, Z0    // r = r − n·ln2Lo
+	VBROADCASTSD 160(R8), Z2             // p = 1/13!
+	VFMADD213PD.BCST 192(R8), Z0, Z2     // p = p·r + 1/12!
+	VFMADD213PD.BCST 224(R8), Z0, Z2
+	VFMADD213PD.BCST 256(R8), Z0, Z2
+	VFMADD213PD.BCST 288(R8), Z0, Z2
+	VFMADD213PD.BCST 320(R8), Z0, Z2
+	VFMADD213PD.BCST 352(R8), Z0, Z2
+	VFMADD213PD.BCST 384(R8), Z0, Z2
+	VFMADD213PD.BCST 416(R8), Z0, Z2
+	VFMADD213PD.BCST 448(R8), Z0, Z2
+	VFMADD213PD.BCST 480(R8), Z0, Z2
+	VFMADD213PD.BCST 512(R8), Z0, Z2
+	VFMADD213PD.BCST 544(R8), Z0, Z2
+	VFMADD213PD.BCST 576(R8), Z0, Z2     // p = p·r + 1
+	VADDPD.BCST  608(R8), Z1, Z1         // n + 1023 in the low bits
+	VPSLLQ  $52, Z1, Z1                  // 2ⁿ
+	VMULPD  Z1, Z2, Z2
+	VMOVUPD Z2, (DI)(AX*8)
+	MOVQ    DX, AX
+	JMP     zxloop
+
+zxdone:
+	MOVQ AX, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func mathExpAVX512(dst, src *float64, n int, table *[17][4]float64) int
+// mathExpAVX eight lanes at a time, each constant of mathExpTable
+// broadcast from its first lane: the same operations, so the same bits.
+TEXT ·mathExpAVX512(SB), NOSPLIT, $0-40
+	ARGS
+
+zmloop:
+	NEXT8(zmdone)
+	VMULPD.BCST  64(R8), Z0, Z1          // x·log₂e
+	VRNDSCALEPD  $0, Z1, Z1              // k, to nearest even
+	VFNMADD231PD.BCST 96(R8), Z1, Z0     // x − k·ln2 (upper part)
+	VFNMADD231PD.BCST 128(R8), Z1, Z0    // − k·ln2 (lower part)
+	VMULPD.BCST  160(R8), Z0, Z0         // r = that/16
+	VBROADCASTSD 192(R8), Z2             // p = 1/8!
+	VFMADD213PD.BCST 224(R8), Z0, Z2     // p = p·r + 1/7!
+	VFMADD213PD.BCST 256(R8), Z0, Z2
+	VFMADD213PD.BCST 288(R8), Z0, Z2
+	VFMADD213PD.BCST 320(R8), Z0, Z2
+	VFMADD213PD.BCST 352(R8), Z0, Z2
+	VFMADD213PD.BCST 384(R8), Z0, Z2     // p = p·r + 1/2
+	VFMADD213PD.BCST 416(R8), Z0, Z2     // p = p·r + 1
+	VMULPD  Z2, Z0, Z0                   // y = r·p = e^r − 1
+	VADDPD.BCST 448(R8), Z0, Z2          // y = y·(y + 2), three times
+	VMULPD  Z2, Z0, Z0
+	VADDPD.BCST 448(R8), Z0, Z2
+	VMULPD  Z2, Z0, Z0
+	VADDPD.BCST 448(R8), Z0, Z2
+	VMULPD  Z2, Z0, Z0
+	VADDPD.BCST 448(R8), Z0, Z2
+	VFMADD213PD.BCST 480(R8), Z2, Z0     // y·(y + 2) + 1 = e^{16r}
+	VADDPD.BCST 512(R8), Z1, Z1          // k + 1023 in the low bits
+	VPSLLQ  $52, Z1, Z1                  // 2ᵏ
+	VMULPD  Z1, Z0, Z0
+	VMOVUPD Z0, (DI)(AX*8)
+	MOVQ    DX, AX
+	JMP     zmloop
+
+zmdone:
+	MOVQ AX, ret+32(FP)
+	VZEROUPPER
+	RET
