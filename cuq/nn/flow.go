@@ -170,8 +170,10 @@ func (f *RadialFlows) recordSize() int { return (f.Dim + 2) * lanes }
 // pass over x₀, so that the square roots and divisions of different lanes,
 // which do not depend on each other, overlap in the processor with the
 // other pair's distances instead of each lane's chain waiting on its own.
-// Missing lanes of the last four repeat its last lane, which writes the
-// same values again.
+// The last one or two lanes run as one pair, three as two; a missing lane
+// repeats the last, which writes the same values again. (The backward
+// pass recomputes only the lanes with a gradient, often one or two of a
+// block in training.)
 func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blockResult, rec []float64, active []int) {
 	if f.forwardKernel(zt, c, s, res, rec) {
 		return
@@ -180,11 +182,16 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 	var small [4 * 32]float64
 	z := laneQuad(D, &small)
 	for p := 0; p < len(active); p += 4 {
+		// Two pairs, or one when at most two lanes are left.
+		n := 4
+		if len(active)-p <= 2 {
+			n = 2
+		}
 		var k [4]int
-		for q := range k {
+		for q := range n {
 			k[q] = active[min(p+q, len(active)-1)]
 		}
-		for q, zq := range z {
+		for q, zq := range z[:n] {
 			for j := range zq {
 				zq[j] = zt[lanes*j+k[q]]
 			}
@@ -195,8 +202,10 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 			x0 := f.X0.Data.Data[idx*D : (idx+1)*D]
 			var r, h, u [4]float64
 			r[0], r[1] = pairDistances(z[0], z[1], x0)
-			r[2], r[3] = pairDistances(z[2], z[3], x0)
-			for q := range r {
+			if n == 4 {
+				r[2], r[3] = pairDistances(z[2], z[3], x0)
+			}
+			for q := range n {
 				h[q] = 1 / (s.a[idx] + r[q])
 				u[q] = float64(s.b[idx] * h[q])
 				pu[q] = pu[q] * (1 + u[q])
@@ -204,7 +213,7 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 			}
 			if rec != nil {
 				layer := rec[l*R : (l+1)*R]
-				for q, zq := range z {
+				for q, zq := range z[:n] {
 					for j, v := range zq {
 						layer[lanes*j+k[q]] = v
 					}
@@ -212,9 +221,11 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 				}
 			}
 			pairStep(z[0], z[1], x0, u[0], u[1])
-			pairStep(z[2], z[3], x0, u[2], u[3])
+			if n == 4 {
+				pairStep(z[2], z[3], x0, u[2], u[3])
+			}
 		}
-		for q, zq := range z {
+		for q, zq := range z[:n] {
 			sq := 0.0
 			for j, v := range zq {
 				sq = math.FMA(v, v, sq)

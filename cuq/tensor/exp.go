@@ -4,9 +4,9 @@ import "math"
 
 // Exp sets dst[i] = eˣ for x = src[i], i < len(src); dst must be at least
 // as long as src and may be src itself. With AVX2 four elements go through
-// the kernel at a time; every element, whichever path computes it, is the
-// same sequence of roundings as expScalar's, so results do not depend on
-// the machine:
+// the kernel at a time (eight with AVX-512); every element, whichever path
+// computes it, is the same sequence of roundings as expScalar's, so
+// results do not depend on the machine:
 //
 //	n = round(x·log₂e),  r = x − n·ln 2 (two fused steps, ln 2 split in a
 //	high and a low part),  eˣ = 2ⁿ · Σ_{k=0}^{13} rᵏ/k!
@@ -86,14 +86,14 @@ func pow2(k int) float64 { return math.Float64frombits(uint64(k+1023) << 52) }
 // MathExp sets dst[i] = math.Exp(src[i]) for i < len(src), to the bit;
 // dst must be at least as long as src and may be src itself. Where
 // math.Exp runs its fused multiply-add code (amd64 with AVX and FMA),
-// blocks of four elements go through a kernel that does its operations
-// lane by lane (rounding to the nearest integer, two fused reduction
-// steps, the scaled Taylor series in fused multiply-adds, four doublings
-// and the power of two); arguments outside [−708, 709], where math.Exp
-// would take its special branches, are left to math.Exp itself. Unlike
-// Exp, whose results are the same on every machine, MathExp's differ
-// between amd64 and arm64 as math.Exp's do; it speeds up code whose
-// results are defined by math.Exp.
+// blocks of four elements (eight with AVX-512) go through a kernel that
+// does its operations lane by lane (rounding to the nearest integer, two
+// fused reduction steps, the scaled Taylor series in fused multiply-adds,
+// four doublings and the power of two); arguments outside [−708, 709],
+// where math.Exp would take its special branches, are left to math.Exp
+// itself. Unlike Exp, whose results are the same on every machine,
+// MathExp's differ between amd64 and arm64 as math.Exp's do; it speeds up
+// code whose results are defined by math.Exp.
 func MathExp(dst, src []float64) {
 	if len(dst) < len(src) {
 		panic("tensor.MathExp: destination shorter than source")
@@ -109,9 +109,9 @@ func MathExp(dst, src []float64) {
 // MathLog sets dst[i] = math.Log(src[i]) for i < len(src), to the bit;
 // dst must be at least as long as src and may be src itself. On amd64,
 // where math.Log is the assembly of math/log_amd64.s, blocks of four
-// positive normal arguments go through a kernel that does its operations
-// lane by lane, each rounded on its own (no fused multiply-add), with
-// x = 2ᵏ·f₁ and f₁ ∈ [½, 1) taken from x's bits:
+// (eight with AVX-512) positive normal arguments go through a kernel that
+// does its operations lane by lane, each rounded on its own (no fused
+// multiply-add), with x = 2ᵏ·f₁ and f₁ ∈ [½, 1) taken from x's bits:
 //
 //	f₁ ≤ √2/2:  f₁ ← 2·f₁,  k ← k − 1
 //	f = f₁ − 1,  s = f/(2 + f),  z = s²,  w = z²
@@ -137,10 +137,10 @@ func MathLog(dst, src []float64) {
 // ELU sets dst[i] = x for x = src[i] > 0 and math.Expm1(x) otherwise
 // (the exponential linear unit with α = 1), for i < len(src), to math's
 // bit; dst must be at least as long as src and may be src itself. On amd64
-// with AVX2 four elements go through a kernel at a time that does
-// math.Expm1's operations for x ≤ 0 lane by lane (see eluTable); blocks
-// with an argument at or below −56·ln 2 (where Expm1 returns −1) or NaN
-// are left to the Go loop.
+// with AVX2 four elements (eight with AVX-512) go through a kernel at a
+// time that does math.Expm1's operations for x ≤ 0 lane by lane (see
+// eluTable); blocks with an argument at or below −56·ln 2 (where Expm1
+// returns −1) or NaN are left to the Go loop.
 func ELU(dst, src []float64) {
 	if len(dst) < len(src) {
 		panic("tensor.ELU: destination shorter than source")
