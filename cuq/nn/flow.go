@@ -212,13 +212,7 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 				pq[q] = pq[q] * ((1 + u[q]) - float64(u[q]*h[q]*r[q]))
 			}
 			if rec != nil {
-				layer := rec[l*R : (l+1)*R]
-				for q, zq := range z[:n] {
-					for j, v := range zq {
-						layer[lanes*j+k[q]] = v
-					}
-					layer[lanes*D+k[q]], layer[lanes*(D+1)+k[q]] = r[q], h[q]
-				}
+				recordLayer(rec[l*R:(l+1)*R], z[:n], k[:n], r[:n], h[:n])
 			}
 			pairStep(z[0], z[1], x0, u[0], u[1])
 			if n == 4 {
@@ -233,6 +227,19 @@ func (f *RadialFlows) forwardBlock(zt []float64, c int, s layerScalars, res *blo
 			}
 			res.produ[k[q]], res.prodq[k[q]], res.sq[k[q]] = pu[q], pq[q], sq
 		}
+	}
+}
+
+// recordLayer writes what the backward pass needs of one layer into its
+// block's record, in the lane layout: the layer inputs z[q] of lanes k[q],
+// and their r[q] and h[q].
+func recordLayer(layer []float64, z [][]float64, k []int, r, h []float64) {
+	d := len(z[0])
+	for q, zq := range z {
+		for j, v := range zq {
+			layer[lanes*j+k[q]] = v
+		}
+		layer[lanes*d+k[q]], layer[lanes*(d+1)+k[q]] = r[q], h[q]
 	}
 }
 

@@ -3,6 +3,7 @@
 package tensor
 
 import (
+	"fmt"
 	"math"
 
 	"golang.org/x/sys/cpu"
@@ -15,9 +16,7 @@ import (
 var expTable = func() (t [5 + len(expSeries) + 1][4]float64) {
 	consts := append([]float64{expKernelMin, expKernelMax, log2e, ln2Hi, ln2Lo}, expSeries[:]...)
 	consts = append(consts, 1023+0x1.8p52)
-	for k, c := range consts {
-		t[k] = [4]float64{c, c, c, c}
-	}
+	fourLanes(t[:], consts)
 	return t
 }()
 
@@ -56,9 +55,7 @@ var mathExpTable = func() (t [17][4]float64) {
 		1.4426950408889634073599246810018920, 0.69314718055966295651160180568695068359375, 0.28235290563031577122588448175013436025525412068e-12,
 		0.0625, 2.4801587301587301587e-5, 1.9841269841269841270e-4, 1.3888888888888888889e-3, 8.3333333333333333333e-3,
 		4.1666666666666666667e-2, 1.6666666666666666667e-1, 0.5, 1, 2, 1, 1023 + 0x1.8p52}
-	for k, c := range consts {
-		t[k] = [4]float64{c, c, c, c}
-	}
+	fourLanes(t[:], consts)
 	return t
 }()
 
@@ -115,9 +112,7 @@ var eluTable = func() (t [19][4]float64) {
 	consts := []float64{-ln2X56, ln2Half, ln2HalfX3, 1.44269504088896338700e+00, 0.5, ln2Hi, ln2Lo, 0x1p-54,
 		-2.01099218183624371326e-07, 4.00821782732936239552e-06, -7.93650757867487942473e-05, 1.58730158725481460165e-03, -3.33333333333331316428e-02,
 		1, 3, 6, -1, 0x1.8p52, math.Float64frombits(1<<63 - 1)}
-	for k, c := range consts {
-		t[k] = [4]float64{c, c, c, c}
-	}
+	fourLanes(t[:], consts)
 	return t
 }()
 
@@ -160,9 +155,7 @@ var logTable = func() (t [18][4]float64) {
 		1.479819860511658591e-01, 1.818357216161805012e-01, 2.857142874366239149e-01, 6.666666666666735130e-01,
 		1.531383769920937332e-01, 2.222219843214978396e-01, 3.999999999940941908e-01,
 		ln2Lo, ln2Hi}
-	for k, c := range consts {
-		t[k] = [4]float64{c, c, c, c}
-	}
+	fourLanes(t[:], consts)
 	return t
 }()
 
@@ -188,4 +181,16 @@ func logKernel(dst, src []float64) int {
 		done += logAVX(&dst[done], &src[done], len(src)-done, &logTable)
 	}
 	return done
+}
+
+// fourLanes sets row k of a kernel's table to consts[k] in each of four
+// lanes (the AVX-512 kernels broadcast the first); the table must have a
+// row for every constant and no more.
+func fourLanes(t [][4]float64, consts []float64) {
+	if len(consts) != len(t) {
+		panic(fmt.Sprintf("tensor: %d constants for a table of %d rows", len(consts), len(t)))
+	}
+	for k, c := range consts {
+		t[k] = [4]float64{c, c, c, c}
+	}
 }

@@ -119,15 +119,7 @@ func TestExpKernelMatchesScalar(t *testing.T) {
 					x[i] = special[rng.IntN(len(special))]
 				}
 			}
-			want := make([]float64, n)
-			for i, v := range x {
-				want[i] = expScalar(v)
-			}
-			got := make([]float64, n)
-			Exp(got, x)
-			sameFloats(t, fmt.Sprintf("Exp of %d", n), got, want)
-			Exp(x, x)
-			sameFloats(t, fmt.Sprintf("Exp of %d in place", n), x, want)
+			sameAsScalar(t, "Exp", Exp, expScalar, x)
 		}
 	})
 }
@@ -159,15 +151,7 @@ func TestMathExpIsMathExp(t *testing.T) {
 					}
 				}
 			}
-			want := make([]float64, len(x))
-			for i, v := range x {
-				want[i] = math.Exp(v)
-			}
-			got := make([]float64, len(x))
-			MathExp(got, x)
-			sameFloats(t, fmt.Sprintf("MathExp of %d", len(x)), got, want)
-			MathExp(x, x)
-			sameFloats(t, fmt.Sprintf("MathExp of %d in place", len(x)), x, want)
+			sameAsScalar(t, "MathExp", MathExp, math.Exp, x)
 		}
 	})
 	expectPanics(t, map[string]func(){
@@ -234,18 +218,12 @@ func TestELUIsExpm1(t *testing.T) {
 					x[i] = special[rng.IntN(len(special))]
 				}
 			}
-			want := make([]float64, len(x))
-			for i, v := range x {
-				want[i] = v
+			sameAsScalar(t, "ELU", ELU, func(v float64) float64 {
 				if v <= 0 {
-					want[i] = math.Expm1(v)
+					return math.Expm1(v)
 				}
-			}
-			got := make([]float64, len(x))
-			ELU(got, x)
-			sameFloats(t, fmt.Sprintf("ELU of %d", len(x)), got, want)
-			ELU(x, x)
-			sameFloats(t, fmt.Sprintf("ELU of %d in place", len(x)), x, want)
+				return v
+			}, x)
 		}
 	})
 	expectPanics(t, map[string]func(){
@@ -310,15 +288,7 @@ func TestMathLogIsMathLog(t *testing.T) {
 					x[i] = special[rng.IntN(len(special))]
 				}
 			}
-			want := make([]float64, len(x))
-			for i, v := range x {
-				want[i] = math.Log(v)
-			}
-			got := make([]float64, len(x))
-			MathLog(got, x)
-			sameFloats(t, fmt.Sprintf("MathLog of %d", len(x)), got, want)
-			MathLog(x, x)
-			sameFloats(t, fmt.Sprintf("MathLog of %d in place", len(x)), x, want)
+			sameAsScalar(t, "MathLog", MathLog, math.Log, x)
 		}
 	})
 	expectPanics(t, map[string]func(){
@@ -347,4 +317,19 @@ func BenchmarkMathLog(b *testing.B) {
 			}
 		}
 	})
+}
+
+// sameAsScalar checks that f(dst, x), and f(x, x) in place, give scalar's
+// bits for every element of x; x is overwritten.
+func sameAsScalar(t *testing.T, name string, f func(dst, src []float64), scalar func(float64) float64, x []float64) {
+	t.Helper()
+	want := make([]float64, len(x))
+	for i, v := range x {
+		want[i] = scalar(v)
+	}
+	got := make([]float64, len(x))
+	f(got, x)
+	sameFloats(t, fmt.Sprintf("%s of %d", name, len(x)), got, want)
+	f(x, x)
+	sameFloats(t, fmt.Sprintf("%s of %d in place", name, len(x)), x, want)
 }
