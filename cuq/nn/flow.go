@@ -90,7 +90,7 @@ func (f *RadialFlows) LogDensity(t *ad.Tape, z *ad.Value) *ad.Value {
 			for c := 0; c < C; c++ {
 				copy(work, zt)
 				copy(work2, zt)
-				if f.forwardPairKernel(work, work2, c, s, &res, &res2) {
+				if f.forwardPairKernel(work, work2, c, s, &res, &res2, nil, nil) {
 					res.logDensities(D, m, out.Data[i0*C+c:], C)
 					res2.logDensities(D, m, out.Data[i0*C+c+1:], C)
 					c++
@@ -346,10 +346,22 @@ func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tens
 	partial := make([]float64, chunks*P)
 	tensor.ParallelFor(chunks, n*C*L*D*10, func(lo, hi int) {
 		acc := laneGrads{make([]float64, L*C*D*lanes), make([]float64, L*C*lanes), make([]float64, L*C*lanes)}
-		zt, work, gz := make([]float64, lanes*D), make([]float64, lanes*D), make([]float64, lanes*D)
-		rec := make([]float64, L*f.recordSize())
-		var res blockResult
-		var activeBuf [lanes]int
+		zt := make([]float64, lanes*D)
+		work := [2][]float64{make([]float64, lanes*D), make([]float64, lanes*D)}
+		gz := make([]float64, lanes*D)
+		rec := [2][]float64{make([]float64, L*f.recordSize()), make([]float64, L*f.recordSize())}
+		var res [2]blockResult
+		var gi [2][lanes]float64
+		var activeBuf [2][lanes]int
+		var active [2][]int
+		// backward runs the backward pass of class c+k, whose forward
+		// pass left its records in rec[k] and z_L in work[k].
+		backward := func(k, i0, m, c int) {
+			f.backwardBlock(rec[k], work[k], &gi[k], c+k, s, gz, acc, active[k])
+			if grads[0] != nil {
+				addLaneGradients(grads[0], gz, &gi[k], i0, m)
+			}
+		}
 		for ch := lo; ch < hi; ch++ {
 			for i0 := ch * chunkNodes; i0 < min(n, (ch+1)*chunkNodes); i0 += lanes {
 				m := min(lanes, n-i0)
@@ -358,23 +370,26 @@ func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tens
 				}
 				transposeBlock(zt, z, i0)
 				for c := 0; c < C; c++ {
-					var gi [lanes]float64
-					active := activeBuf[:0]
-					for k := 0; k < m; k++ {
-						gi[k] = g.Data[(i0+k)*C+c]
-						if gi[k] != 0 {
-							active = append(active, k)
-						}
-					}
-					if len(active) == 0 {
+					gi[0], active[0] = laneGradient(g, i0, m, c, activeBuf[0][:0])
+					if len(active[0]) == 0 {
 						continue
 					}
-					copy(work, zt)
-					f.forwardBlock(work, c, s, &res, rec, active)
-					f.backwardBlock(rec, work, &gi, c, s, gz, acc, active)
-					if grads[0] != nil {
-						addLaneGradients(grads[0], gz, &gi, i0, m)
+					copy(work[0], zt)
+					// With a kernel for two classes at once, the next
+					// class's chains run beside this one's when they have
+					// a gradient too.
+					if f.pairKernel(c) {
+						if gi[1], active[1] = laneGradient(g, i0, m, c+1, activeBuf[1][:0]); len(active[1]) > 0 {
+							copy(work[1], zt)
+							f.forwardPairKernel(work[0], work[1], c, s, &res[0], &res[1], rec[0], rec[1])
+							backward(0, i0, m, c)
+							backward(1, i0, m, c)
+							c++
+							continue
+						}
 					}
+					f.forwardBlock(work[0], c, s, &res[0], rec[0], active[0])
+					backward(0, i0, m, c)
 				}
 			}
 			acc.flush(partial[ch*P : (ch+1)*P])
@@ -392,6 +407,20 @@ func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tens
 			}
 		}
 	}
+}
+
+// laneGradient returns the output gradients of class c for the block's
+// first m lanes, nodes i0 … i0+m−1 (the others zero), and appends to
+// active the lanes whose gradient is not zero.
+func laneGradient(g *tensor.Dense, i0, m, c int, active []int) (gi [lanes]float64, _ []int) {
+	C := g.Cols
+	for k := 0; k < m; k++ {
+		gi[k] = g.Data[(i0+k)*C+c]
+		if gi[k] != 0 {
+			active = append(active, k)
+		}
+	}
+	return gi, active
 }
 
 // addLaneGradients adds to row i0+k of dst, for each of the block's first

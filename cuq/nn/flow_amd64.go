@@ -21,7 +21,7 @@ func radialForward4x2(zt, x0, a, b *float64, layers, classes int, out, rec *floa
 func radialForward8(zt, x0, a, b *float64, layers, classes int, out, rec *float64)
 
 //go:noescape
-func radialForward8x2(za, zb, x0, a, b *float64, layers, classes int, outa, outb *float64)
+func radialForward8x2(za, zb, x0, a, b *float64, layers, classes int, outa, outb, reca, recb *float64)
 
 //go:noescape
 func radialBackward4(rec, zt, gi, x0, b, sigA, sigB *float64, layers, classes int, gz, accX0, accA, accB *float64)
@@ -47,15 +47,23 @@ func (f *RadialFlows) forwardKernel(zt []float64, c int, s layerScalars, res *bl
 	return true
 }
 
-// forwardPairKernel runs forwardBlock without records for the classes c
-// and c+1 at once, and reports whether it could (it needs AVX-512).
-func (f *RadialFlows) forwardPairKernel(za, zb []float64, c int, s layerScalars, ra, rb *blockResult) bool {
-	if !flowAVX512 || f.Dim != 16 || f.Layers == 0 || c+1 >= f.Classes {
+// pairKernel reports whether forwardPairKernel can run the classes c and
+// c+1: with AVX-512, for the paper's latent size.
+func (f *RadialFlows) pairKernel(c int) bool {
+	return flowAVX512 && f.Dim == 16 && f.Layers > 0 && c+1 < f.Classes
+}
+
+// forwardPairKernel runs forwardBlock for the classes c and c+1 at once,
+// with records when reca and recb are not nil, and reports whether it
+// could (pairKernel).
+func (f *RadialFlows) forwardPairKernel(za, zb []float64, c int, s layerScalars, ra, rb *blockResult, reca, recb []float64) bool {
+	if !f.pairKernel(c) {
 		return false
 	}
 	_, _ = za[16*lanes-1], zb[16*lanes-1]
 	var oa, ob [3 * lanes]float64
-	radialForward8x2(&za[0], &zb[0], &f.X0.Data.Data[c*16], &s.a[c], &s.b[c], f.Layers, f.Classes, &oa[0], &ob[0])
+	radialForward8x2(&za[0], &zb[0], &f.X0.Data.Data[c*16], &s.a[c], &s.b[c], f.Layers, f.Classes, &oa[0], &ob[0],
+		f.recordStart(reca), f.recordStart(recb))
 	ra.set(&oa)
 	rb.set(&ob)
 	return true

@@ -10,6 +10,8 @@ func (f *RadialFlows) backwardKernel(rec, zL []float64, gi *[lanes]float64, c in
 	return false
 }
 
-func (f *RadialFlows) forwardPairKernel(za, zb []float64, c int, s layerScalars, ra, rb *blockResult) bool {
+func (f *RadialFlows) forwardPairKernel(za, zb []float64, c int, s layerScalars, ra, rb *blockResult, reca, recb []float64) bool {
 	return false
 }
+
+func (f *RadialFlows) pairKernel(c int) bool { return false }
