@@ -151,15 +151,13 @@ func (f *firstOrder) fit(g *graph.Graph, split graph.Split, trainY []int, _ Sche
 	return &firstOrderObjective{f: f, g: g, op: op, split: split, trainY: trainY}, nil
 }
 
-func (f *firstOrder) output(g *graph.Graph) (*tensor.Dense, error) {
+func (f *firstOrder) output(g *graph.Graph, dst *tensor.Dense) (*tensor.Dense, error) {
 	op, err := f.prepare(g)
 	if err != nil {
 		return nil, err
 	}
 	t := f.evaluation()
-	out := f.forward(t, g, op, f.rng).Data
-	t.Release(out)
-	return out, nil
+	return kept(t, f.forward(t, g, op, f.rng).Data, dst), nil
 }
 
 // predict gives the softmax probabilities and their categorical measures,

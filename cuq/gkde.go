@@ -70,19 +70,23 @@ func (k *kernelEstimate) fit(g *graph.Graph, split graph.Split, trainY []int, _ 
 }
 
 // output returns α, which belongs to the graph GKDE was fitted on.
-func (k *kernelEstimate) output(g *graph.Graph) (*tensor.Dense, error) {
+func (k *kernelEstimate) output(g *graph.Graph, dst *tensor.Dense) (*tensor.Dense, error) {
 	if k.alpha == nil {
 		return nil, fmt.Errorf("not fitted: call Fit first")
 	}
 	if g.Adj != k.adj {
 		return nil, fmt.Errorf("the evidence belongs to the graph it was fitted on")
 	}
-	return k.alpha.Clone(), nil
+	if dst == nil {
+		return k.alpha.Clone(), nil
+	}
+	copy(dst.Data, k.alpha.Data)
+	return dst, nil
 }
 
 // predict gives the Dirichlet measures of α.
 func (k *kernelEstimate) predict(p *Prediction) error {
-	alpha, err := k.output(p.Graph)
+	alpha, err := k.output(p.Graph, nil)
 	if err != nil {
 		return err
 	}

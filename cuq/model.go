@@ -49,8 +49,8 @@ type family interface {
 	// s.EntropyReg is the loss's regulariser.
 	fit(g *graph.Graph, split graph.Split, trainY []int, s Schedule) (objective, error)
 	// output returns the family's raw output on g in evaluation mode (see
-	// Model.Forward).
-	output(g *graph.Graph) (*tensor.Dense, error)
+	// Model.Forward), written into dst when it is not nil (see kept).
+	output(g *graph.Graph, dst *tensor.Dense) (*tensor.Dense, error)
 	// predict fills p.Prob, p.Alpha and p.Measures for the graph p.Graph.
 	predict(p *Prediction) error
 }
@@ -310,3 +310,17 @@ func (tp *tapes) training() *ad.Tape { return ad.NewTape().WithPool(tp.poolOf())
 // evaluation returns an evaluation tape; call its Release, keeping the
 // output the caller returns, when the pass is done.
 func (tp *tapes) evaluation() *ad.Tape { return ad.NewEvalTape().WithPool(tp.poolOf()) }
+
+// kept releases the evaluation tape t and returns its output out: out
+// itself, kept out of the tape's pool, or with a destination dst out's
+// values copied into dst, so that out's storage goes back to the pool for
+// the next pass.
+func kept(t *ad.Tape, out, dst *tensor.Dense) *tensor.Dense {
+	if dst == nil {
+		t.Release(out)
+		return out
+	}
+	copy(dst.Data, out.Data)
+	t.Release()
+	return dst
+}

@@ -256,15 +256,16 @@ func (p *postNet) fit(g *graph.Graph, split graph.Split, trainY []int, s Schedul
 	return o, nil
 }
 
-func (p *postNet) output(g *graph.Graph) (*tensor.Dense, error) {
-	out, _, _, err := p.evaluate(g)
+func (p *postNet) output(g *graph.Graph, dst *tensor.Dense) (*tensor.Dense, error) {
+	out, _, _, err := p.evaluate(g, dst, false)
 	return out, err
 }
 
-// evaluate returns the output on g in evaluation mode, the feature-only
-// uncertainty −Σ_c (1 + β_c) of every node's head before pooling (see
-// uq.EUFeat) and the operators of g's adjacency.
-func (p *postNet) evaluate(g *graph.Graph) (*tensor.Dense, []float64, *postNetOps, error) {
+// evaluate returns the output on g in evaluation mode (into dst when it is
+// not nil), with withFeat the feature-only uncertainty −Σ_c (1 + β_c) of
+// every node's head before pooling (see uq.EUFeat), and the operators of
+// g's adjacency.
+func (p *postNet) evaluate(g *graph.Graph, dst *tensor.Dense, withFeat bool) (*tensor.Dense, []float64, *postNetOps, error) {
 	if p.logPrior == nil {
 		return nil, nil, nil, fmt.Errorf("no class prior yet: call Fit or Step first")
 	}
@@ -274,17 +275,18 @@ func (p *postNet) evaluate(g *graph.Graph) (*tensor.Dense, []float64, *postNetOp
 	}
 	t := p.evaluation()
 	beta := p.evidence(t, g, ops, nil)
-	feat := make([]float64, beta.Data.Rows)
-	for i := range feat {
-		a0 := 0.0
-		for _, b := range beta.Data.Row(i) {
-			a0 += 1 + b
+	var feat []float64
+	if withFeat {
+		feat = make([]float64, beta.Data.Rows)
+		for i := range feat {
+			a0 := 0.0
+			for _, b := range beta.Data.Row(i) {
+				a0 += 1 + b
+			}
+			feat[i] = -a0
 		}
-		feat[i] = -a0
 	}
-	out := p.pool(t, ops, beta).Data
-	t.Release(out)
-	return out, feat, ops, nil
+	return kept(t, p.pool(t, ops, beta).Data, dst), feat, ops, nil
 }
 
 // predict gives the Dirichlet measures of α, or for linear pooling those
@@ -297,7 +299,7 @@ func (p *postNet) evaluate(g *graph.Graph) (*tensor.Dense, []float64, *postNetOp
 // EU_PC (their convolution, if any, mixes neighbours' features before the
 // head).
 func (p *postNet) predict(pr *Prediction) error {
-	out, feat, ops, err := p.evaluate(pr.Graph)
+	out, feat, ops, err := p.evaluate(pr.Graph, nil, true)
 	if err != nil {
 		return err
 	}

@@ -378,15 +378,40 @@ func (m *Model) Step(split graph.Split) (float64, error) {
 // (one pass with dropout off and the full graph, also under MCDropout and
 // DropEdge), the Dirichlet parameters α for GPN and CUQ models, the
 // per-node α_ft for LOP-GPN. Predict adds the uncertainty measures.
+// ForwardTo writes the output into a matrix of the caller's.
 func (m *Model) Forward(g *graph.Graph) (*tensor.Dense, error) {
+	return m.forward(nil, g)
+}
+
+// ForwardTo is Forward that writes the output into dst, an N×C matrix for
+// a graph of N nodes and the model's C classes, and returns nil or the
+// error. A loop of evaluation passes that reuses one dst allocates no
+// memory of the graph's size per pass: Forward returns a new matrix each
+// time, which the garbage collector recycles only later, so that a quick
+// succession of passes writes fresh pages, each first touch a page fault
+// (on virtual machines that return freed memory to their host, several
+// microseconds per 4 KiB page).
+func (m *Model) ForwardTo(dst *tensor.Dense, g *graph.Graph) error {
+	if dst == nil {
+		return fmt.Errorf("cuq: %s: ForwardTo: nil destination", m.name)
+	}
+	_, err := m.forward(dst, g)
+	return err
+}
+
+// forward is Forward, into dst when it is not nil.
+func (m *Model) forward(dst *tensor.Dense, g *graph.Graph) (*tensor.Dense, error) {
 	if g == nil {
 		g = m.g
 	}
 	if err := m.checkGraph(g); err != nil {
 		return nil, err
 	}
+	if dst != nil && (dst.Rows != g.N || dst.Cols != m.classes) {
+		return nil, fmt.Errorf("cuq: %s: ForwardTo: destination %s for %d nodes and %d classes", m.name, dst.Shape(), g.N, m.classes)
+	}
 	m.follow()
-	out, err := m.fam.output(g)
+	out, err := m.fam.output(g, dst)
 	if err != nil {
 		return nil, fmt.Errorf("cuq: %s: %w", m.name, err)
 	}

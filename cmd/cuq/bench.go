@@ -164,12 +164,18 @@ func timeModel(ctx context.Context, m *cuq.Model, split graph.Split, epochs int)
 	}
 	trainMs = float64(time.Since(start).Microseconds()) / 1e3 / float64(epochs)
 	passes := max(1, epochs/5)
+	// The passes write one output matrix (ForwardTo), as PyTorch's passes
+	// each free the output tensor of the one before, whose memory its
+	// allocator hands to the next: a new matrix per pass would be fresh
+	// pages, on a virtual machine several microseconds per page to fault in.
+	g := m.Graph()
+	out := tensor.New(g.N, g.NumClasses)
 	start = time.Now()
 	for e := 0; e < passes; e++ {
 		if err := ctx.Err(); err != nil {
 			return 0, 0, fmt.Errorf("bench: %w", err)
 		}
-		if _, err := m.Forward(nil); err != nil {
+		if err := m.ForwardTo(out, nil); err != nil {
 			return 0, 0, err
 		}
 	}

@@ -79,7 +79,7 @@ func (f *RadialFlows) LogDensity(t *ad.Tape, z *ad.Value) *ad.Value {
 	}
 	n, C, D := z.Data.Rows, f.Classes, f.Dim
 	s := f.scalars()
-	out := tensor.New(n, C)
+	out := t.AllocUninit(n, C) // every element is written below
 	blocks := (n + lanes - 1) / lanes
 	tensor.ParallelFor(blocks, n*C*f.Layers*D*4, func(lo, hi int) {
 		zt, work, work2 := make([]float64, lanes*D), make([]float64, lanes*D), make([]float64, lanes*D)

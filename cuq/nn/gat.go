@@ -217,11 +217,11 @@ func (g *GAT) headRows(k int) []int {
 func (g *GAT) scores(t *ad.Tape, a *AttentionGraph, h *ad.Value, k int) *ad.Value {
 	n, f := h.Data.Rows, h.Data.Cols
 	aSrc, aDst := headRow(g.ASrc, k), headRow(g.ADst, k)
-	sSrc, sDst := tensor.New(n, 1), tensor.New(n, 1)
+	sSrc, sDst := t.AllocUninit(n, 1), t.AllocUninit(n, 1)
 	tensor.MulTo(sSrc, h.Data, false, aSrc, false)
 	tensor.MulTo(sDst, h.Data, false, aDst, false)
 	src, dst := a.Pattern.Ind, a.dst
-	e := tensor.New(len(src), 1)
+	e := t.AllocUninit(len(src), 1)
 	tensor.ParallelFor(len(src), len(src), func(lo, hi int) {
 		for l := lo; l < hi; l++ {
 			e.Data[l] = sSrc.Data[src[l]] + sDst.Data[dst[l]]
@@ -230,7 +230,7 @@ func (g *GAT) scores(t *ad.Tape, a *AttentionGraph, h *ad.Value, k int) *ad.Valu
 	return t.Custom(e, func(ge *tensor.Dense, grads []*tensor.Dense) {
 		// ∂s_src and ∂s_dst: the edge gradients summed per source and
 		// per destination node
-		gSrc, gDst := tensor.New(n, 1), tensor.New(n, 1)
+		gSrc, gDst := t.Alloc(n, 1), t.Alloc(n, 1)
 		for l, j := range src {
 			gSrc.Data[j] += ge.Data[l]
 			gDst.Data[dst[l]] += ge.Data[l]
