@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
@@ -102,7 +103,7 @@ func (f *RadialFlows) LogDensity(t *ad.Tape, z *ad.Value) *ad.Value {
 		}
 	})
 	return t.Custom(out, func(g *tensor.Dense, grads []*tensor.Dense) {
-		f.backward(z.Data, g, s, grads)
+		f.backward(t, z.Data, g, s, grads)
 	}, z, f.X0, f.A, f.B)
 }
 
@@ -339,17 +340,14 @@ type laneGrads struct {
 // gradients over a chunk of chunkNodes nodes; a chunk's sum is the sum of
 // its lanes in order, and the gradients are the sum of the chunks in
 // order.
-func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tensor.Dense) {
+func (f *RadialFlows) backward(t *ad.Tape, z, g *tensor.Dense, s layerScalars, grads []*tensor.Dense) {
 	n, C, L, D := z.Rows, f.Classes, f.Layers, f.Dim
 	P := L * C * (D + 2) // ∂x₀, then ∂a′, then ∂b′
 	chunks := (n + chunkNodes - 1) / chunkNodes
-	partial := make([]float64, chunks*P)
+	partial := t.AllocUninit(chunks, P).Data // every chunk's sums are written
 	tensor.ParallelFor(chunks, n*C*L*D*10, func(lo, hi int) {
-		acc := laneGrads{make([]float64, L*C*D*lanes), make([]float64, L*C*lanes), make([]float64, L*C*lanes)}
-		zt := make([]float64, lanes*D)
-		work := [2][]float64{make([]float64, lanes*D), make([]float64, lanes*D)}
-		gz := make([]float64, lanes*D)
-		rec := [2][]float64{make([]float64, L*f.recordSize()), make([]float64, L*f.recordSize())}
+		sc := f.getScratch()
+		acc, zt, work, gz, rec := sc.acc, sc.zt, sc.work, sc.gz, sc.rec
 		var res [2]blockResult
 		var gi [2][lanes]float64
 		var activeBuf [2][lanes]int
@@ -394,6 +392,7 @@ func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tens
 			}
 			acc.flush(partial[ch*P : (ch+1)*P])
 		}
+		scratchPool.Put(sc)
 	})
 	for p, dst := range grads[1:] {
 		if dst == nil {
@@ -406,6 +405,37 @@ func (f *RadialFlows) backward(z, g *tensor.Dense, s layerScalars, grads []*tens
 				dst.Data[j] += v
 			}
 		}
+	}
+}
+
+// backwardScratch is the memory one goroutine of the backward pass works
+// in: the lane accumulators, a block's latents, the final latents and
+// records of two classes' chains, and a chain's gradient.
+type backwardScratch struct {
+	acc       laneGrads
+	zt, gz    []float64
+	work, rec [2][]float64
+}
+
+// scratchPool keeps backward passes' scratch memory for the next, so that
+// the epochs of a training run do not allocate it afresh. The accumulators
+// go back cleared (laneGrads.flush clears them after each chunk).
+var scratchPool sync.Pool
+
+// getScratch returns scratch memory for f's backward pass: from
+// scratchPool when it holds some of f's sizes, else new.
+func (f *RadialFlows) getScratch() *backwardScratch {
+	L, C, D, R := f.Layers, f.Classes, f.Dim, f.Layers*f.recordSize()
+	if sc, ok := scratchPool.Get().(*backwardScratch); ok &&
+		len(sc.acc.x0) == L*C*D*lanes && len(sc.acc.a) == L*C*lanes && len(sc.zt) == lanes*D && len(sc.rec[0]) == R {
+		return sc
+	}
+	return &backwardScratch{
+		acc:  laneGrads{make([]float64, L*C*D*lanes), make([]float64, L*C*lanes), make([]float64, L*C*lanes)},
+		zt:   make([]float64, lanes*D),
+		gz:   make([]float64, lanes*D),
+		work: [2][]float64{make([]float64, lanes*D), make([]float64, lanes*D)},
+		rec:  [2][]float64{make([]float64, R), make([]float64, R)},
 	}
 }
 

@@ -301,7 +301,8 @@ func (s *CSR) TMulValuesTo(dst *Dense, val []float64, b *Dense) {
 		}
 	})
 	t := s.patT
-	tval := make([]float64, len(val))
+	tval := getScratch(len(val))
+	defer putScratch(tval)
 	ParallelFor(len(tval), len(tval), func(lo, hi int) {
 		for q := lo; q < hi; q++ {
 			tval[q] = val[s.patSrc[q]]
