@@ -161,34 +161,42 @@ func (s *ScaledBinary) mul(dst, b *Dense, r []float64) {
 	if n == 0 || m == 0 {
 		return
 	}
-	tables := make([]float64, s.chunks*16*binarySlice)
-	bias := make([]float64, binarySlice)
+	// The tables and a narrow last slice are scratch memory (getScratch):
+	// the next product, an epoch later, takes them again instead of fresh
+	// pages.
+	tables := getScratch(s.chunks * 16 * binarySlice)
+	defer putScratch(tables)
+	var bias [binarySlice]float64
+	var narrow []float64
 	out := dst
-	var slice *Dense
 	for c0 := 0; c0 < m; c0 += binarySlice {
 		w := min(binarySlice, m-c0)
+		if w < binarySlice {
+			clear(tables) // the columns past w stay zero
+		}
 		s.buildTables(tables, b, c0, w)
-		clear(bias)
+		clear(bias[:])
 		if r != nil {
-			copy(bias, r[c0:c0+w])
+			copy(bias[:], r[c0:c0+w])
 		}
 		if w < binarySlice {
-			slice = New(n, binarySlice)
-			out = slice
+			narrow = getScratch(n * binarySlice)
+			out = &Dense{Rows: n, Cols: binarySlice, Data: narrow}
 		}
 		ParallelFor(n, n*s.chunks*binarySlice, func(lo, hi int) {
 			o := out.Data[lo*out.Cols:]
 			if out == dst {
 				o = o[c0:]
 			}
-			s.sumRows(o, out.Cols, lo, hi, tables, bias)
+			s.sumRows(o, out.Cols, lo, hi, tables, bias[:])
 		})
-		if w < binarySlice {
+		if out != dst {
 			for i := 0; i < n; i++ {
-				copy(dst.Row(i)[c0:c0+w], slice.Row(i)[:w])
+				copy(dst.Row(i)[c0:c0+w], out.Row(i)[:w])
 			}
 		}
 	}
+	putScratch(narrow)
 }
 
 // buildTables fills tables with T_c[p] for the columns c0…c0+w−1 of b,
