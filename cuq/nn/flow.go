@@ -347,50 +347,13 @@ func (f *RadialFlows) backward(t *ad.Tape, z, g *tensor.Dense, s layerScalars, g
 	partial := t.AllocUninit(chunks, P).Data // every chunk's sums are written
 	tensor.ParallelFor(chunks, n*C*L*D*10, func(lo, hi int) {
 		sc := f.getScratch()
-		acc, zt, work, gz, rec := sc.acc, sc.zt, sc.work, sc.gz, sc.rec
-		var res [2]blockResult
-		var gi [2][lanes]float64
-		var activeBuf [2][lanes]int
-		var active [2][]int
-		// backward runs the backward pass of class c+k, whose forward
-		// pass left its records in rec[k] and z_L in work[k].
-		backward := func(k, i0, m, c int) {
-			f.backwardBlock(rec[k], work[k], &gi[k], c+k, s, gz, acc, active[k])
-			if grads[0] != nil {
-				addLaneGradients(grads[0], gz, &gi[k], i0, m)
-			}
-		}
 		for ch := lo; ch < hi; ch++ {
 			for i0 := ch * chunkNodes; i0 < min(n, (ch+1)*chunkNodes); i0 += lanes {
-				m := min(lanes, n-i0)
-				if !hasGradient(g, i0, m) {
-					continue
-				}
-				transposeBlock(zt, z, i0)
-				for c := 0; c < C; c++ {
-					gi[0], active[0] = laneGradient(g, i0, m, c, activeBuf[0][:0])
-					if len(active[0]) == 0 {
-						continue
-					}
-					copy(work[0], zt)
-					// With a kernel for two classes at once, the next
-					// class's chains run beside this one's when they have
-					// a gradient too.
-					if f.pairKernel(c) {
-						if gi[1], active[1] = laneGradient(g, i0, m, c+1, activeBuf[1][:0]); len(active[1]) > 0 {
-							copy(work[1], zt)
-							f.forwardPairKernel(work[0], work[1], c, s, &res[0], &res[1], rec[0], rec[1])
-							backward(0, i0, m, c)
-							backward(1, i0, m, c)
-							c++
-							continue
-						}
-					}
-					f.forwardBlock(work[0], c, s, &res[0], rec[0], active[0])
-					backward(0, i0, m, c)
+				if m := min(lanes, n-i0); hasGradient(g, i0, m) {
+					f.backwardClasses(sc, z, g, i0, m, s, grads[0])
 				}
 			}
-			acc.flush(partial[ch*P : (ch+1)*P])
+			sc.acc.flush(partial[ch*P : (ch+1)*P])
 		}
 		scratchPool.Put(sc)
 	})
@@ -408,13 +371,56 @@ func (f *RadialFlows) backward(t *ad.Tape, z, g *tensor.Dense, s layerScalars, g
 	}
 }
 
+// backwardClasses back-propagates every class's chains of the block of
+// nodes i0 … i0+m−1 (a block with an output gradient), adding the
+// parameter gradients to sc.acc and the gradients with respect to the
+// latents to dz (when not nil). The chains of a class are recomputed with
+// records and then run backward; with a kernel for two classes at once,
+// the next class's chains run beside this one's when they have a gradient
+// too.
+func (f *RadialFlows) backwardClasses(sc *backwardScratch, z, g *tensor.Dense, i0, m int, s layerScalars, dz *tensor.Dense) {
+	// backward runs the backward pass of class c+k, whose forward pass
+	// left its records in sc.rec[k] and z_L in sc.work[k].
+	backward := func(k, c int) {
+		f.backwardBlock(sc.rec[k], sc.work[k], &sc.gi[k], c+k, s, sc.gz, sc.acc, sc.active[k])
+		if dz != nil {
+			addLaneGradients(dz, sc.gz, &sc.gi[k], i0, m)
+		}
+	}
+	transposeBlock(sc.zt, z, i0)
+	for c := 0; c < f.Classes; c++ {
+		sc.gi[0], sc.active[0] = laneGradient(g, i0, m, c, sc.activeBuf[0][:0])
+		if len(sc.active[0]) == 0 {
+			continue
+		}
+		copy(sc.work[0], sc.zt)
+		if f.pairKernel(c) {
+			if sc.gi[1], sc.active[1] = laneGradient(g, i0, m, c+1, sc.activeBuf[1][:0]); len(sc.active[1]) > 0 {
+				copy(sc.work[1], sc.zt)
+				f.forwardPairKernel(sc.work[0], sc.work[1], c, s, &sc.res[0], &sc.res[1], sc.rec[0], sc.rec[1])
+				backward(0, c)
+				backward(1, c)
+				c++
+				continue
+			}
+		}
+		f.forwardBlock(sc.work[0], c, s, &sc.res[0], sc.rec[0], sc.active[0])
+		backward(0, c)
+	}
+}
+
 // backwardScratch is the memory one goroutine of the backward pass works
-// in: the lane accumulators, a block's latents, the final latents and
-// records of two classes' chains, and a chain's gradient.
+// in: the lane accumulators, a block's latents, the final latents,
+// records, results, output gradients and active lanes of two classes'
+// chains, and a chain's gradient.
 type backwardScratch struct {
 	acc       laneGrads
 	zt, gz    []float64
 	work, rec [2][]float64
+	res       [2]blockResult
+	gi        [2][lanes]float64
+	activeBuf [2][lanes]int
+	active    [2][]int
 }
 
 // scratchPool keeps backward passes' scratch memory for the next, so that
@@ -426,8 +432,10 @@ var scratchPool sync.Pool
 // scratchPool when it holds some of f's sizes, else new.
 func (f *RadialFlows) getScratch() *backwardScratch {
 	L, C, D, R := f.Layers, f.Classes, f.Dim, f.Layers*f.recordSize()
+	// The latents' length fixes D, the records' then L, the accumulators'
+	// then C.
 	if sc, ok := scratchPool.Get().(*backwardScratch); ok &&
-		len(sc.acc.x0) == L*C*D*lanes && len(sc.acc.a) == L*C*lanes && len(sc.zt) == lanes*D && len(sc.rec[0]) == R {
+		len(sc.zt) == lanes*D && len(sc.rec[0]) == R && len(sc.acc.a) == L*C*lanes {
 		return sc
 	}
 	return &backwardScratch{
