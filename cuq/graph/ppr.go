@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/internal/freelist"
 )
 
 // PPR is approximate personalised PageRank as a linear operator on node
@@ -41,7 +41,7 @@ type PPR struct {
 	// the steps on a large graph neither allocate nor fault in fresh
 	// pages on every call (on the Arxiv-sized graph these were three
 	// 21.7 MB matrices per call).
-	scratch sync.Pool
+	scratch freelist.List[*tensor.Dense]
 }
 
 // NewPPR returns the K-step personalised PageRank operator over the
@@ -157,7 +157,7 @@ func (p *PPR) apply(a *tensor.CSR, dst, x *tensor.Dense, op string) error {
 // p.scratch when it holds one large enough; give it back with
 // p.scratch.Put.
 func (p *PPR) getScratch(n, cols int) *tensor.Dense {
-	if d, ok := p.scratch.Get().(*tensor.Dense); ok && cap(d.Data) >= n*cols {
+	if d, ok := p.scratch.Get(); ok && cap(d.Data) >= n*cols {
 		d.Rows, d.Cols, d.Data = n, cols, d.Data[:n*cols]
 		return d
 	}

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 
 	"github.com/cuqgnn/cuqgnn/cuq/ad"
 	"github.com/cuqgnn/cuqgnn/cuq/tensor"
+	"github.com/cuqgnn/cuqgnn/internal/freelist"
 )
 
 // RadialFlows is one chain of L radial flow layers per class on D-dim
@@ -426,7 +426,7 @@ type backwardScratch struct {
 // scratchPool keeps backward passes' scratch memory for the next, so that
 // the epochs of a training run do not allocate it afresh. The accumulators
 // go back cleared (laneGrads.flush clears them after each chunk).
-var scratchPool sync.Pool
+var scratchPool freelist.List[*backwardScratch]
 
 // getScratch returns scratch memory for f's backward pass: from
 // scratchPool when it holds some of f's sizes, else new.
@@ -434,7 +434,7 @@ func (f *RadialFlows) getScratch() *backwardScratch {
 	L, C, D, R := f.Layers, f.Classes, f.Dim, f.Layers*f.recordSize()
 	// The latents' length fixes D, the records' then L, the accumulators'
 	// then C.
-	if sc, ok := scratchPool.Get().(*backwardScratch); ok &&
+	if sc, ok := scratchPool.Get(); ok &&
 		len(sc.zt) == lanes*D && len(sc.rec[0]) == R && len(sc.acc.a) == L*C*lanes {
 		return sc
 	}

@@ -2,7 +2,8 @@ package tensor
 
 import (
 	"math/bits"
-	"sync"
+
+	"github.com/cuqgnn/cuqgnn/internal/freelist"
 )
 
 // scratchClasses holds unused temporaries by size class: class c holds
@@ -10,8 +11,9 @@ import (
 // only during one call (a product widened to a multiple of eight columns,
 // say) takes one and gives it back, so that the epochs of a training run,
 // which make the same calls again and again, allocate, zero and collect
-// none.
-var scratchClasses [maxScratchClass + 1]sync.Pool
+// none. The lists are shared by all goroutines (a sync.Pool's per-processor
+// caches missed whenever a goroutine moved between processors).
+var scratchClasses [maxScratchClass + 1]freelist.List[[]float64]
 
 // maxScratchClass bounds the temporaries kept: larger ones (over 512 MiB)
 // are allocated and left to the collector.
@@ -27,8 +29,8 @@ func getScratch(n int) []float64 {
 	if c > maxScratchClass {
 		return make([]float64, n)
 	}
-	if p, ok := scratchClasses[c].Get().(*[]float64); ok {
-		return (*p)[:n]
+	if s, ok := scratchClasses[c].Get(); ok {
+		return s[:n]
 	}
 	return make([]float64, n, 1<<c)
 }
@@ -40,6 +42,5 @@ func putScratch(s []float64) {
 	if c == 0 || c&(c-1) != 0 || bits.Len(uint(c-1)) > maxScratchClass {
 		return
 	}
-	s = s[:0]
-	scratchClasses[bits.Len(uint(c-1))].Put(&s)
+	scratchClasses[bits.Len(uint(c-1))].Put(s[:0])
 }
