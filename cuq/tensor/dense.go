@@ -125,13 +125,18 @@ func (d *Dense) AllFinite() bool {
 // T returns the transpose as a new matrix.
 func (d *Dense) T() *Dense {
 	t := New(d.Cols, d.Rows)
-	for i := 0; i < d.Rows; i++ {
-		row := d.Row(i)
-		for j, v := range row {
-			t.Data[j*d.Rows+i] = v
+	transposeTo(t.Data, d.Data, d.Rows, d.Cols)
+	return t
+}
+
+// transposeTo writes the transpose of the row-major rows×cols matrix src
+// into dst (cols×rows).
+func transposeTo(dst, src []float64, rows, cols int) {
+	for i := 0; i < rows; i++ {
+		for j, v := range src[i*cols : (i+1)*cols] {
+			dst[j*rows+i] = v
 		}
 	}
-	return t
 }
 
 // String formats small matrices for debugging.

@@ -34,8 +34,10 @@ func MulTo(dst *Dense, a *Dense, transA bool, b *Dense, transB bool) {
 	case transA && !transB:
 		mulTN(a.Data, b.Data, dst.Data, a.Rows, a.Cols, bc)
 	default:
-		at := a.T()
-		mulNT(at.Data, b.Data, dst.Data, ar, ac, bc)
+		at := getScratch(len(a.Data))
+		transposeTo(at, a.Data, a.Rows, a.Cols)
+		mulNT(at, b.Data, dst.Data, ar, ac, bc)
+		putScratch(at)
 	}
 }
 
@@ -212,11 +214,13 @@ func addRow(row, r []float64) {
 }
 
 // mulNT computes out = a·bᵀ for a (n×k), b (m×k). In graph models b is a
-// small weight matrix, so it is transposed once and the product runs as
-// mulNN.
+// small weight matrix, so it is transposed once, into scratch memory, and
+// the product runs as mulNN.
 func mulNT(a, b, out []float64, n, k, m int) {
-	bt := (&Dense{Rows: m, Cols: k, Data: b}).T()
-	mulNN(a, bt.Data, out, n, k, m, nil)
+	bt := getScratch(k * m)
+	transposeTo(bt, b, m, k)
+	mulNN(a, bt, out, n, k, m, nil)
+	putScratch(bt)
 }
 
 // tnRowBlock is the number of rows of a and b that mulTN passes over at a
