@@ -382,4 +382,4 @@ zdone:
 // overlap, both compute the shared columns with the same operations);
 // its body is spmmRows2's (NARROW_ROWS2 of narrow_amd64.h).
 TEXT ·spmmRows16x512(SB), NOSPLIT, $0-97
-	NARROW_ROWS2(VPXORQ, PREFETCHT0 64(R15), Z0, Z1, Z8, Z9, Z10, Z11, Z12)
+	NARROW_ROWS2(VPXORQ, PREFETCHT0 64(R15), Z0, Z1, Z8, Z9, Z10, Z11, Z12, Z2, Z3, Z13)

@@ -357,7 +357,7 @@ g6done:
 // for its product). The body is NARROW_ROWS2 of narrow_amd64.h, which
 // spmmRows16x512 shares.
 TEXT ·spmmRows2(SB), NOSPLIT, $0-97
-	NARROW_ROWS2(VXORPD, NOP, Y0, Y1, Y8, Y9, Y10, Y11, Y12)
+	NARROW_ROWS2(VXORPD, NOP, Y0, Y1, Y8, Y9, Y10, Y11, Y12, Y2, Y3, Y13)
 
 // func spmmRows4(o *float64, ptr *int, ind *int32, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64, nb int) bool
 // spmmRows2 for 8 < f ≤ 16: columns 0:4, 4:8, off2:off2+4 and off3:off3+4

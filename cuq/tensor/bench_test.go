@@ -97,6 +97,31 @@ func BenchmarkSpMMAdjacency(b *testing.B) {
 	reportFlops(b, 2*float64(a.NNZ())*64)
 }
 
+// A propagation step of class scores or evidence (the narrow kernels, 4 to
+// 16 columns) over adjacencies of CoraML's size (3k nodes, 16k edges plus
+// self loops) and Amazon Photos' (7,650 nodes, 119k edges, about 32
+// entries a row). A row's chains of multiply-adds are latency-bound,
+// which is why the kernels take rows two at a time; GOMAXPROCS=1 times
+// one core.
+func BenchmarkSpMMNarrow(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, g := range []struct {
+		name           string
+		nodes, entries int
+	}{{"CoraML", 3000, 16000}, {"Photos", 7650, 119000}} {
+		a := randomAdjacency(rng, g.nodes, g.entries)
+		for _, f := range []int{7, 8, 10, 16} {
+			x, out := randomDense(rng, g.nodes, f), New(g.nodes, f)
+			b.Run(fmt.Sprintf("%s/%d", g.name, f), func(b *testing.B) {
+				for b.Loop() {
+					a.MulTo(out, x)
+				}
+				reportFlops(b, 2*float64(a.NNZ())*float64(f))
+			})
+		}
+	}
+}
+
 // Dense 3k×64 times 64×64, the hidden-layer products.
 func BenchmarkDenseMul(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))

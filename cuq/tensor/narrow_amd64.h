@@ -16,12 +16,12 @@
 // nothing measurable.
 #define prefetchAhead 64
 
-// PREFETCH_ROW prefetches the first and the last byte of the row of b
-// that entry R12+prefetchAhead gathers, leaving its address in R15, or
-// jumps to done when that entry is past the call's last (a prefetch is a
-// hint: it never faults, and the index is checked when it is read).
-#define PREFETCH_ROW(done) \
-	LEAQ prefetchAhead(R12), R15 \
+// PREFETCH_AT prefetches the first and the last byte of the row of b that
+// entry q+prefetchAhead gathers, leaving its address in R15, or jumps to
+// done when that entry is past the call's last (a prefetch is a hint: it
+// never faults, and the index is checked when it is read).
+#define PREFETCH_AT(q, done) \
+	LEAQ prefetchAhead(q), R15 \
 	CMPQ R15, R14 \
 	JGE  done \
 	MOVL (R9)(R15*4), R15 \
@@ -30,16 +30,43 @@
 	PREFETCHT0 (R15) \
 	PREFETCHT0 -8(R15)(R8*1)
 
-// LOAD_ENTRY broadcasts the value of entry R12 into v and sets AX to the
-// row of b it gathers, jumping to bad when its column index is not below
-// nb.
-#define LOAD_ENTRY(v, nb, bad) \
-	VBROADCASTSD (SI)(R12*8), v \
-	MOVL  (R9)(R12*4), AX \
-	CMPQ  AX, nb \
+// PREFETCH_ROW is PREFETCH_AT for the entry R12.
+#define PREFETCH_ROW(done) PREFETCH_AT(R12, done)
+
+// LOAD_AT broadcasts the value of entry q into v and sets addr to the row
+// of b it gathers, jumping to bad when its column index is not below nb.
+#define LOAD_AT(v, q, addr, nb, bad) \
+	VBROADCASTSD (SI)(q*8), v \
+	MOVL  (R9)(q*4), addr \
+	CMPQ  addr, nb \
 	JAE   bad \
-	IMULQ R8, AX \
-	ADDQ  DX, AX
+	IMULQ R8, addr \
+	ADDQ  DX, addr
+
+// LOAD_ENTRY is LOAD_AT for the entry R12, its row's address in AX.
+#define LOAD_ENTRY(v, nb, bad) LOAD_AT(v, R12, AX, nb, bad)
+
+// BLEND_STORE stores the row of the product held in v0 (columns 0 on) and
+// v1 (columns off on, R11 bytes) at DI, blended first when c is not nil:
+// o = alpha·o + beta·c with alpha, beta broadcast in v9, v10 (two
+// products and a sum, each rounded), c laid out as o; v11 and v12 are
+// scratch, stored the label after the blend.
+#define BLEND_STORE(v0, v1, v9, v10, v11, v12, stored) \
+	MOVQ  c+64(FP), AX \
+	TESTQ AX, AX \
+	JZ    stored \
+	SUBQ  o+0(FP), AX \
+	ADDQ  DI, AX \
+	VMULPD v9, v0, v0 \
+	VMULPD (AX), v10, v11 \
+	VADDPD v11, v0, v0 \
+	VMULPD v9, v1, v1 \
+	VMULPD (AX)(R11*1), v10, v12 \
+	VADDPD v12, v1, v1 \
+	\
+stored: \
+	VMOVUPD v0, (DI) \
+	VMOVUPD v1, (DI)(R11*1)
 
 // NARROW_ROWS2 is the body of a kernel with spmmRows2's arguments that
 // holds each row of the product in two vector registers v0 and v1, at
@@ -48,9 +75,18 @@
 // spmmRows2 in 256-bit registers (columns 0:4 and off:off+4),
 // spmmRows16x512 in 512-bit ones (0:8 and off:off+8). ZERO is the
 // instruction that clears a register; EXTRA one more instruction after
-// PREFETCH_ROW (a prefetch of the row's middle line where a row of b
+// each prefetch (a prefetch of the row's middle line where a row of b
 // spans up to three lines, else NOP, which assembles to nothing).
-#define NARROW_ROWS2(ZERO, EXTRA, v0, v1, v8, v9, v10, v11, v12) \
+//
+// Each element is a chain of fused multiply-adds, one per entry of its
+// row, so one row's entries take the latency of a multiply-add each. The
+// rows therefore go two at a time, row A (R12 its entry) in v0, v1 and
+// row B (R13) in w0, w1 with w8 its broadcast value: their entries
+// alternate while both have some, then the longer row finishes alone.
+// Each row's chain is the same as alone. The prefetches run ahead of row
+// B's entry, which is the later one in the call's entries; R10 holds the
+// end of row B's entries. A last odd row goes alone.
+#define NARROW_ROWS2(ZERO, EXTRA, v0, v1, v8, v9, v10, v11, v12, w0, w1, w8) \
 	MOVQ o+0(FP), DI \
 	MOVQ ptr+8(FP), BX \
 	MOVQ ind+16(FP), R9 \
@@ -65,6 +101,71 @@
 	VBROADCASTSD beta+80(FP), v10 \
 	MOVQ (BX), R12 \
 	MOVQ (BX)(CX*8), R14 \
+	\
+pairloop: \
+	CMPQ CX, $2 \
+	JLT  rowloop \
+	MOVQ 8(BX), R13 \
+	MOVQ 16(BX), R10 \
+	ZERO v0, v0, v0 \
+	ZERO v1, v1, v1 \
+	ZERO w0, w0, w0 \
+	ZERO w1, w1, w1 \
+	\
+bothloop: \
+	CMPQ R12, 8(BX) \
+	JGE  bloop \
+	CMPQ R13, R10 \
+	JGE  aloop \
+	PREFETCH_AT(R13, bothload) \
+	EXTRA \
+	\
+bothload: \
+	LOAD_AT(v8, R12, AX, nb+88(FP), badindex) \
+	LOAD_AT(w8, R13, R15, nb+88(FP), badindex) \
+	VFMADD231PD (AX), v8, v0 \
+	VFMADD231PD (R15), w8, w0 \
+	VFMADD231PD (AX)(R11*1), v8, v1 \
+	VFMADD231PD (R15)(R11*1), w8, w1 \
+	INCQ R12 \
+	INCQ R13 \
+	JMP  bothloop \
+	\
+aloop: \
+	CMPQ R12, 8(BX) \
+	JGE  pairdone \
+	PREFETCH_AT(R12, aload) \
+	EXTRA \
+	\
+aload: \
+	LOAD_AT(v8, R12, AX, nb+88(FP), badindex) \
+	VFMADD231PD (AX), v8, v0 \
+	VFMADD231PD (AX)(R11*1), v8, v1 \
+	INCQ R12 \
+	JMP  aloop \
+	\
+bloop: \
+	CMPQ R13, R10 \
+	JGE  pairdone \
+	PREFETCH_AT(R13, bload) \
+	EXTRA \
+	\
+bload: \
+	LOAD_AT(w8, R13, AX, nb+88(FP), badindex) \
+	VFMADD231PD (AX), w8, w0 \
+	VFMADD231PD (AX)(R11*1), w8, w1 \
+	INCQ R13 \
+	JMP  bloop \
+	\
+pairdone: \
+	BLEND_STORE(v0, v1, v9, v10, v11, v12, storeda) \
+	ADDQ R8, DI \
+	BLEND_STORE(w0, w1, v9, v10, v11, v12, storedb) \
+	ADDQ R8, DI \
+	MOVQ R10, R12 \
+	ADDQ $16, BX \
+	SUBQ $2, CX \
+	JMP  pairloop \
 	\
 rowloop: \
 	TESTQ CX, CX \
@@ -87,21 +188,7 @@ entryload: \
 	JMP  entryloop \
 	\
 entriesdone: \
-	MOVQ  c+64(FP), AX \
-	TESTQ AX, AX \
-	JZ    store \
-	SUBQ  o+0(FP), AX \
-	ADDQ  DI, AX \
-	VMULPD v9, v0, v0 \
-	VMULPD (AX), v10, v11 \
-	VADDPD v11, v0, v0 \
-	VMULPD v9, v1, v1 \
-	VMULPD (AX)(R11*1), v10, v12 \
-	VADDPD v12, v1, v1 \
-	\
-store: \
-	VMOVUPD v0, (DI) \
-	VMOVUPD v1, (DI)(R11*1) \
+	BLEND_STORE(v0, v1, v9, v10, v11, v12, store) \
 	ADDQ R8, DI \
 	ADDQ $8, BX \
 	DECQ CX \
