@@ -362,8 +362,11 @@ TEXT ·spmmRows2(SB), NOSPLIT, $0-97
 // func spmmRows4(o *float64, ptr *int, ind *int32, val *float64, rows int, b *float64, f, off2, off3 int, c *float64, alpha, beta float64, nb int) bool
 // spmmRows2 for 8 < f ≤ 16: columns 0:4, 4:8, off2:off2+4 and off3:off3+4
 // of each row (off2 = min(8, f−4), off3 = f−4), in four vector registers;
-// for f ≤ 12, where off2 = off3, the entries go through three (q3loop)
-// and the third is stored for both.
+// for f ≤ 12, where off2 = off3, the entries go through three and the
+// third is stored for both. As in spmmRows2 the rows go two at a time,
+// row A in Y0–Y3 and row B in Y4–Y7 (Y8 and Y15 their entries' values),
+// their entries alternating while both have some; R13 is row B's entry,
+// 8(BX) the end of row A's entries and 16(BX) of row B's.
 TEXT ·spmmRows4(SB), NOSPLIT, $0-105
 	MOVQ o+0(FP), DI
 	MOVQ ptr+8(FP), BX
@@ -381,6 +384,137 @@ TEXT ·spmmRows4(SB), NOSPLIT, $0-105
 	VBROADCASTSD beta+88(FP), Y10
 	MOVQ (BX), R12
 	MOVQ (BX)(CX*8), R14 // end of the entries
+
+p4loop:
+	CMPQ CX, $2
+	JLT  r4loop
+	MOVQ 8(BX), R13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	CMPQ   R11, R10
+	JEQ    pq3loop
+
+pq4loop:
+	CMPQ R12, 8(BX)
+	JGE  pq4b
+	CMPQ R13, 16(BX)
+	JGE  pq4a
+	PREFETCH_AT(R13, pq4load)
+	PREFETCHT0 64(R15)
+
+pq4load:
+	LOAD_AT(Y8, R12, AX, nb+96(FP), r4bad)
+	LOAD_AT(Y15, R13, R15, nb+96(FP), r4bad)
+	VFMADD231PD (AX), Y8, Y0
+	VFMADD231PD (R15), Y15, Y4
+	VFMADD231PD 32(AX), Y8, Y1
+	VFMADD231PD 32(R15), Y15, Y5
+	VFMADD231PD (AX)(R11*1), Y8, Y2
+	VFMADD231PD (R15)(R11*1), Y15, Y6
+	VFMADD231PD (AX)(R10*1), Y8, Y3
+	VFMADD231PD (R15)(R10*1), Y15, Y7
+	INCQ R12
+	INCQ R13
+	JMP  pq4loop
+
+pq4a:
+	CMPQ R12, 8(BX)
+	JGE  pairdone
+	PREFETCH_AT(R12, pq4aload)
+	PREFETCHT0 64(R15)
+
+pq4aload:
+	LOAD_AT(Y8, R12, AX, nb+96(FP), r4bad)
+	VFMADD231PD (AX), Y8, Y0
+	VFMADD231PD 32(AX), Y8, Y1
+	VFMADD231PD (AX)(R11*1), Y8, Y2
+	VFMADD231PD (AX)(R10*1), Y8, Y3
+	INCQ R12
+	JMP  pq4a
+
+pq4b:
+	CMPQ R13, 16(BX)
+	JGE  pairdone
+	PREFETCH_AT(R13, pq4bload)
+	PREFETCHT0 64(R15)
+
+pq4bload:
+	LOAD_AT(Y15, R13, AX, nb+96(FP), r4bad)
+	VFMADD231PD (AX), Y15, Y4
+	VFMADD231PD 32(AX), Y15, Y5
+	VFMADD231PD (AX)(R11*1), Y15, Y6
+	VFMADD231PD (AX)(R10*1), Y15, Y7
+	INCQ R13
+	JMP  pq4b
+
+pq3loop:
+	CMPQ R12, 8(BX)
+	JGE  pq3b
+	CMPQ R13, 16(BX)
+	JGE  pq3a
+	PREFETCH_AT(R13, pq3load)
+	PREFETCHT0 64(R15)
+
+pq3load:
+	LOAD_AT(Y8, R12, AX, nb+96(FP), r4bad)
+	LOAD_AT(Y15, R13, R15, nb+96(FP), r4bad)
+	VFMADD231PD (AX), Y8, Y0
+	VFMADD231PD (R15), Y15, Y4
+	VFMADD231PD 32(AX), Y8, Y1
+	VFMADD231PD 32(R15), Y15, Y5
+	VFMADD231PD (AX)(R11*1), Y8, Y2
+	VFMADD231PD (R15)(R11*1), Y15, Y6
+	INCQ R12
+	INCQ R13
+	JMP  pq3loop
+
+pq3a:
+	CMPQ R12, 8(BX)
+	JGE  pq3done
+	PREFETCH_AT(R12, pq3aload)
+	PREFETCHT0 64(R15)
+
+pq3aload:
+	LOAD_AT(Y8, R12, AX, nb+96(FP), r4bad)
+	VFMADD231PD (AX), Y8, Y0
+	VFMADD231PD 32(AX), Y8, Y1
+	VFMADD231PD (AX)(R11*1), Y8, Y2
+	INCQ R12
+	JMP  pq3a
+
+pq3b:
+	CMPQ R13, 16(BX)
+	JGE  pq3done
+	PREFETCH_AT(R13, pq3bload)
+	PREFETCHT0 64(R15)
+
+pq3bload:
+	LOAD_AT(Y15, R13, AX, nb+96(FP), r4bad)
+	VFMADD231PD (AX), Y15, Y4
+	VFMADD231PD 32(AX), Y15, Y5
+	VFMADD231PD (AX)(R11*1), Y15, Y6
+	INCQ R13
+	JMP  pq3b
+
+pq3done:
+	VMOVAPD Y2, Y3
+	VMOVAPD Y6, Y7
+
+pairdone:
+	BLEND_STORE4(Y0, Y1, Y2, Y3, pstoreda)
+	ADDQ R8, DI
+	BLEND_STORE4(Y4, Y5, Y6, Y7, pstoredb)
+	ADDQ R8, DI
+	MOVQ R13, R12
+	ADDQ $16, BX
+	SUBQ $2, CX
+	JMP  p4loop
 
 r4loop:
 	TESTQ CX, CX
@@ -426,29 +560,7 @@ q3done:
 	VMOVAPD Y2, Y3
 
 q4done:
-	MOVQ  c+72(FP), AX
-	TESTQ AX, AX
-	JZ    store4
-	SUBQ  o+0(FP), AX
-	ADDQ  DI, AX
-	VMULPD Y9, Y0, Y0
-	VMULPD (AX), Y10, Y11
-	VADDPD Y11, Y0, Y0
-	VMULPD Y9, Y1, Y1
-	VMULPD 32(AX), Y10, Y12
-	VADDPD Y12, Y1, Y1
-	VMULPD Y9, Y2, Y2
-	VMULPD (AX)(R11*1), Y10, Y13
-	VADDPD Y13, Y2, Y2
-	VMULPD Y9, Y3, Y3
-	VMULPD (AX)(R10*1), Y10, Y14
-	VADDPD Y14, Y3, Y3
-
-store4:
-	VMOVUPD Y0, (DI)
-	VMOVUPD Y1, 32(DI)
-	VMOVUPD Y2, (DI)(R11*1)
-	VMOVUPD Y3, (DI)(R10*1)
+	BLEND_STORE4(Y0, Y1, Y2, Y3, store4)
 	ADDQ R8, DI
 	ADDQ $8, BX
 	DECQ CX

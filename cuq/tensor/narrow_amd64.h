@@ -68,6 +68,36 @@ stored: \
 	VMOVUPD v0, (DI) \
 	VMOVUPD v1, (DI)(R11*1)
 
+// BLEND_STORE4 stores the row of spmmRows4's product held in v0–v3
+// (columns 0:4, 4:8, off2:off2+4 and off3:off3+4, with off2 in R11 and
+// off3 in R10) at DI, blended first when c (spmmRows4's argument) is not
+// nil, as BLEND_STORE does, with alpha and beta in Y9, Y10 and Y11–Y14
+// scratch; stored is the label after the blend.
+#define BLEND_STORE4(v0, v1, v2, v3, stored) \
+	MOVQ  c+72(FP), AX \
+	TESTQ AX, AX \
+	JZ    stored \
+	SUBQ  o+0(FP), AX \
+	ADDQ  DI, AX \
+	VMULPD Y9, v0, v0 \
+	VMULPD (AX), Y10, Y11 \
+	VADDPD Y11, v0, v0 \
+	VMULPD Y9, v1, v1 \
+	VMULPD 32(AX), Y10, Y12 \
+	VADDPD Y12, v1, v1 \
+	VMULPD Y9, v2, v2 \
+	VMULPD (AX)(R11*1), Y10, Y13 \
+	VADDPD Y13, v2, v2 \
+	VMULPD Y9, v3, v3 \
+	VMULPD (AX)(R10*1), Y10, Y14 \
+	VADDPD Y14, v3, v3 \
+	\
+stored: \
+	VMOVUPD v0, (DI) \
+	VMOVUPD v1, 32(DI) \
+	VMOVUPD v2, (DI)(R11*1) \
+	VMOVUPD v3, (DI)(R10*1)
+
 // NARROW_ROWS2 is the body of a kernel with spmmRows2's arguments that
 // holds each row of the product in two vector registers v0 and v1, at
 // columns 0 and off (in bytes after the arguments are read, R11), with
