@@ -205,9 +205,17 @@ func mulRowFrom(row, ar, b []float64, c, m int) {
 	}
 }
 
-// addRow adds r to row elementwise.
+// addRow adds r to row elementwise. With AVX2 a row of 16 or more goes
+// through the vector kernel of axpy with the factor 1, whose fused
+// multiply-add 1·r_j + row_j rounds once, as the sum does: the same bits.
+// (Elsewhere axpy may be math.FMA's software fallback, far slower than a
+// sum.)
 func addRow(row, r []float64) {
 	r = r[:len(row)]
+	if useAVX && len(row) >= 16 {
+		axpy(row, r, 1)
+		return
+	}
 	for j := range row {
 		row[j] += r[j]
 	}
