@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -319,6 +320,53 @@ func TestSegmentSoftmaxValues(t *testing.T) {
 	for i := range want {
 		if math.Abs(out[i]-want[i]) > 1e-12 {
 			t.Fatalf("segment softmax = %v, want %v", out, want)
+		}
+	}
+}
+
+// SegmentSoftmax gives, to the bit, each segment's exp(e_k − m_s) by
+// math.Exp divided by the segment's sum in order, whatever the segments'
+// lengths: empty ones, one longer than an exponentiation block
+// (softmaxBlock), and many short ones whose blocks end mid-way, on one
+// core and on two.
+func TestSegmentSoftmaxIsMathExpPerSegment(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	lengths := []int{0, 3, 0, 0, softmaxBlock + 188, 1, 2}
+	for range 3000 {
+		lengths = append(lengths, rng.IntN(9))
+	}
+	ptr := []int{0}
+	for _, n := range lengths {
+		ptr = append(ptr, ptr[len(ptr)-1]+n)
+	}
+	e := tensor.New(ptr[len(ptr)-1], 1)
+	for k := range e.Data {
+		e.Data[k] = 40 * (rng.Float64() - 0.5)
+	}
+	want := make([]float64, len(e.Data))
+	for s := 0; s+1 < len(ptr); s++ {
+		a, b := ptr[s], ptr[s+1]
+		m := math.Inf(-1)
+		for _, v := range e.Data[a:b] {
+			m = math.Max(m, v)
+		}
+		sum := 0.0
+		for k := a; k < b; k++ {
+			want[k] = math.Exp(e.Data[k] - m)
+			sum += want[k]
+		}
+		for k := a; k < b; k++ {
+			want[k] /= sum
+		}
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		got := NewEvalTape().SegmentSoftmax(Const(e), ptr).Data.Data
+		for k := range want {
+			if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+				t.Fatalf("%d cores, entry %d: %v, want %v", procs, k, got[k], want[k])
+			}
 		}
 	}
 }
