@@ -1,8 +1,9 @@
 // The narrow sparse-product kernels (spmmRows2 and spmmRows4 of
 // axpy_amd64.s, spmmRows16x512 of avx512_amd64.s) step through the
-// entries of their rows with the same registers: R12 the entry, R14 the
-// end of the call's entries, R9 the 32-bit column indices, SI the
-// values, DX the matrix b, R8 the length of a row of b in bytes.
+// entries of their rows with the same registers: R12 the entry (R13 the
+// second row's when they take rows in pairs), R14 the end of the call's
+// entries, R9 the 32-bit column indices, SI the values, DX the matrix b,
+// R8 the length of a row of b in bytes.
 
 // prefetchAhead is how many entries ahead the kernels prefetch the row of
 // b that an entry will gather. On a large graph those rows come from the
@@ -50,7 +51,7 @@
 // v1 (columns off on, R11 bytes) at DI, blended first when c is not nil:
 // o = alpha·o + beta·c with alpha, beta broadcast in v9, v10 (two
 // products and a sum, each rounded), c laid out as o; v11 and v12 are
-// scratch, stored the label after the blend.
+// scratch, and stored is the label of the stores after the blend.
 #define BLEND_STORE(v0, v1, v9, v10, v11, v12, stored) \
 	MOVQ  c+64(FP), AX \
 	TESTQ AX, AX \
@@ -72,7 +73,7 @@ stored: \
 // (columns 0:4, 4:8, off2:off2+4 and off3:off3+4, with off2 in R11 and
 // off3 in R10) at DI, blended first when c (spmmRows4's argument) is not
 // nil, as BLEND_STORE does, with alpha and beta in Y9, Y10 and Y11–Y14
-// scratch; stored is the label after the blend.
+// scratch; stored is the label of the stores after the blend.
 #define BLEND_STORE4(v0, v1, v2, v3, stored) \
 	MOVQ  c+72(FP), AX \
 	TESTQ AX, AX \
