@@ -423,35 +423,9 @@ pq4load:
 	INCQ R13
 	JMP  pq4loop
 
-pq4a:
-	CMPQ R12, 8(BX)
-	JGE  pairdone
-	PREFETCH_AT(R12, pq4aload)
-	PREFETCHT0 64(R15)
+	ROW_TAIL4(R12, 8(BX), Y8, Y0, Y1, Y2, Y3, pq4a, pq4aload, pairdone)
 
-pq4aload:
-	LOAD_AT(Y8, R12, AX, nb+96(FP), r4bad)
-	VFMADD231PD (AX), Y8, Y0
-	VFMADD231PD 32(AX), Y8, Y1
-	VFMADD231PD (AX)(R11*1), Y8, Y2
-	VFMADD231PD (AX)(R10*1), Y8, Y3
-	INCQ R12
-	JMP  pq4a
-
-pq4b:
-	CMPQ R13, 16(BX)
-	JGE  pairdone
-	PREFETCH_AT(R13, pq4bload)
-	PREFETCHT0 64(R15)
-
-pq4bload:
-	LOAD_AT(Y15, R13, AX, nb+96(FP), r4bad)
-	VFMADD231PD (AX), Y15, Y4
-	VFMADD231PD 32(AX), Y15, Y5
-	VFMADD231PD (AX)(R11*1), Y15, Y6
-	VFMADD231PD (AX)(R10*1), Y15, Y7
-	INCQ R13
-	JMP  pq4b
+	ROW_TAIL4(R13, 16(BX), Y15, Y4, Y5, Y6, Y7, pq4b, pq4bload, pairdone)
 
 pq3loop:
 	CMPQ R12, 8(BX)
@@ -474,33 +448,9 @@ pq3load:
 	INCQ R13
 	JMP  pq3loop
 
-pq3a:
-	CMPQ R12, 8(BX)
-	JGE  pq3done
-	PREFETCH_AT(R12, pq3aload)
-	PREFETCHT0 64(R15)
+	ROW_TAIL3(R12, 8(BX), Y8, Y0, Y1, Y2, pq3a, pq3aload, pq3done)
 
-pq3aload:
-	LOAD_AT(Y8, R12, AX, nb+96(FP), r4bad)
-	VFMADD231PD (AX), Y8, Y0
-	VFMADD231PD 32(AX), Y8, Y1
-	VFMADD231PD (AX)(R11*1), Y8, Y2
-	INCQ R12
-	JMP  pq3a
-
-pq3b:
-	CMPQ R13, 16(BX)
-	JGE  pq3done
-	PREFETCH_AT(R13, pq3bload)
-	PREFETCHT0 64(R15)
-
-pq3bload:
-	LOAD_AT(Y15, R13, AX, nb+96(FP), r4bad)
-	VFMADD231PD (AX), Y15, Y4
-	VFMADD231PD 32(AX), Y15, Y5
-	VFMADD231PD (AX)(R11*1), Y15, Y6
-	INCQ R13
-	JMP  pq3b
+	ROW_TAIL3(R13, 16(BX), Y15, Y4, Y5, Y6, pq3b, pq3bload, pq3done)
 
 pq3done:
 	VMOVAPD Y2, Y3
@@ -527,34 +477,9 @@ r4loop:
 	CMPQ   R11, R10
 	JEQ    q3loop
 
-q4loop:
-	CMPQ R12, R13
-	JGE  q4done
-	PREFETCH_ROW(q4load)
-	PREFETCHT0 64(R15)
+	ROW_TAIL4(R12, R13, Y8, Y0, Y1, Y2, Y3, q4loop, q4load, q4done)
 
-q4load:
-	LOAD_ENTRY(Y8, nb+96(FP), r4bad)
-	VFMADD231PD (AX), Y8, Y0
-	VFMADD231PD 32(AX), Y8, Y1
-	VFMADD231PD (AX)(R11*1), Y8, Y2
-	VFMADD231PD (AX)(R10*1), Y8, Y3
-	INCQ R12
-	JMP  q4loop
-
-q3loop:
-	CMPQ R12, R13
-	JGE  q3done
-	PREFETCH_ROW(q3load)
-	PREFETCHT0 64(R15)
-
-q3load:
-	LOAD_ENTRY(Y8, nb+96(FP), r4bad)
-	VFMADD231PD (AX), Y8, Y0
-	VFMADD231PD 32(AX), Y8, Y1
-	VFMADD231PD (AX)(R11*1), Y8, Y2
-	INCQ R12
-	JMP  q3loop
+	ROW_TAIL3(R12, R13, Y8, Y0, Y1, Y2, q3loop, q3load, q3done)
 
 q3done:
 	VMOVAPD Y2, Y3

@@ -99,6 +99,58 @@ stored: \
 	VMOVUPD v2, (DI)(R11*1) \
 	VMOVUPD v3, (DI)(R10*1)
 
+// ROW_TAIL2 is NARROW_ROWS2's loop over one row's remaining entries, q
+// its entry until end, into v0 and v1 with v the broadcast value,
+// jumping to done after the last; loop and load are its labels.
+#define ROW_TAIL2(q, end, v, v0, v1, EXTRA, loop, load, done) \
+loop: \
+	CMPQ q, end \
+	JGE  done \
+	PREFETCH_AT(q, load) \
+	EXTRA \
+	\
+load: \
+	LOAD_AT(v, q, AX, nb+88(FP), badindex) \
+	VFMADD231PD (AX), v, v0 \
+	VFMADD231PD (AX)(R11*1), v, v1 \
+	INCQ q \
+	JMP  loop
+
+// ROW_TAIL4 is spmmRows4's loop over one row's remaining entries, q its
+// entry until end, into v0–v3 (columns 0:4, 4:8, off2:off2+4 and
+// off3:off3+4) with v the broadcast value, jumping to done after the
+// last; ROW_TAIL3 the same into v0–v2 where off2 = off3.
+#define ROW_TAIL4(q, end, v, v0, v1, v2, v3, loop, load, done) \
+loop: \
+	CMPQ q, end \
+	JGE  done \
+	PREFETCH_AT(q, load) \
+	PREFETCHT0 64(R15) \
+	\
+load: \
+	LOAD_AT(v, q, AX, nb+96(FP), r4bad) \
+	VFMADD231PD (AX), v, v0 \
+	VFMADD231PD 32(AX), v, v1 \
+	VFMADD231PD (AX)(R11*1), v, v2 \
+	VFMADD231PD (AX)(R10*1), v, v3 \
+	INCQ q \
+	JMP  loop
+
+#define ROW_TAIL3(q, end, v, v0, v1, v2, loop, load, done) \
+loop: \
+	CMPQ q, end \
+	JGE  done \
+	PREFETCH_AT(q, load) \
+	PREFETCHT0 64(R15) \
+	\
+load: \
+	LOAD_AT(v, q, AX, nb+96(FP), r4bad) \
+	VFMADD231PD (AX), v, v0 \
+	VFMADD231PD 32(AX), v, v1 \
+	VFMADD231PD (AX)(R11*1), v, v2 \
+	INCQ q \
+	JMP  loop
+
 // NARROW_ROWS2 is the body of a kernel with spmmRows2's arguments that
 // holds each row of the product in two vector registers v0 and v1, at
 // columns 0 and off (in bytes after the arguments are read, R11), with
@@ -162,31 +214,8 @@ bothload: \
 	INCQ R13 \
 	JMP  bothloop \
 	\
-aloop: \
-	CMPQ R12, 8(BX) \
-	JGE  pairdone \
-	PREFETCH_AT(R12, aload) \
-	EXTRA \
-	\
-aload: \
-	LOAD_AT(v8, R12, AX, nb+88(FP), badindex) \
-	VFMADD231PD (AX), v8, v0 \
-	VFMADD231PD (AX)(R11*1), v8, v1 \
-	INCQ R12 \
-	JMP  aloop \
-	\
-bloop: \
-	CMPQ R13, R10 \
-	JGE  pairdone \
-	PREFETCH_AT(R13, bload) \
-	EXTRA \
-	\
-bload: \
-	LOAD_AT(w8, R13, AX, nb+88(FP), badindex) \
-	VFMADD231PD (AX), w8, w0 \
-	VFMADD231PD (AX)(R11*1), w8, w1 \
-	INCQ R13 \
-	JMP  bloop \
+	ROW_TAIL2(R12, 8(BX), v8, v0, v1, EXTRA, aloop, aload, pairdone) \
+	ROW_TAIL2(R13, R10, w8, w0, w1, EXTRA, bloop, bload, pairdone) \
 	\
 pairdone: \
 	BLEND_STORE(v0, v1, v9, v10, v11, v12, storeda) \
@@ -205,18 +234,7 @@ rowloop: \
 	ZERO v0, v0, v0 \
 	ZERO v1, v1, v1 \
 	\
-entryloop: \
-	CMPQ R12, R13 \
-	JGE  entriesdone \
-	PREFETCH_ROW(entryload) \
-	EXTRA \
-	\
-entryload: \
-	LOAD_ENTRY(v8, nb+88(FP), badindex) \
-	VFMADD231PD (AX), v8, v0 \
-	VFMADD231PD (AX)(R11*1), v8, v1 \
-	INCQ R12 \
-	JMP  entryloop \
+	ROW_TAIL2(R12, R13, v8, v0, v1, EXTRA, entryloop, entryload, entriesdone) \
 	\
 entriesdone: \
 	BLEND_STORE(v0, v1, v9, v10, v11, v12, store) \
