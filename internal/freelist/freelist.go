@@ -34,22 +34,29 @@ type List[T any] struct {
 	registered sync.Once
 }
 
-// Get removes and returns the most recently put value, and whether there
-// was one.
+// Get removes and returns a value, and whether there was one: the most
+// recently put of those put since the last collection, else of the older
+// ones.
 func (l *List[T]) Get() (T, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, s := range []*[]T{&l.fresh, &l.aged} {
-		if n := len(*s); n > 0 {
-			v := (*s)[n-1]
-			var zero T
-			(*s)[n-1] = zero
-			*s = (*s)[:n-1]
-			return v, true
-		}
+	if v, ok := pop(&l.fresh); ok {
+		return v, true
 	}
+	return pop(&l.aged)
+}
+
+// pop removes and returns the last value of s, and whether there was one.
+func pop[T any](s *[]T) (T, bool) {
 	var zero T
-	return zero, false
+	n := len(*s)
+	if n == 0 {
+		return zero, false
+	}
+	v := (*s)[n-1]
+	(*s)[n-1] = zero // no reference left behind for the collector
+	*s = (*s)[:n-1]
+	return v, true
 }
 
 // Put gives v back for a later Get.
