@@ -400,17 +400,7 @@ p4loop:
 	CMPQ   R11, R10
 	JEQ    pq3loop
 
-pq4loop:
-	CMPQ R12, 8(BX)
-	JGE  pq4b
-	CMPQ R13, 16(BX)
-	JGE  pq4a
-	PREFETCH_AT(R13, pq4load)
-	PREFETCHT0 64(R15)
-
-pq4load:
-	LOAD_AT(Y8, R12, AX, nb+96(FP), r4bad)
-	LOAD_AT(Y15, R13, R15, nb+96(FP), r4bad)
+	PAIR_ENTRY(16(BX), Y8, Y15, PREFETCHT0 64(R15), nb+96(FP), r4bad, pq4loop, pq4load, pq4a, pq4b)
 	VFMADD231PD (AX), Y8, Y0
 	VFMADD231PD (R15), Y15, Y4
 	VFMADD231PD 32(AX), Y8, Y1
@@ -427,17 +417,7 @@ pq4load:
 
 	ROW_TAIL4(R13, 16(BX), Y15, Y4, Y5, Y6, Y7, pq4b, pq4bload, pairdone)
 
-pq3loop:
-	CMPQ R12, 8(BX)
-	JGE  pq3b
-	CMPQ R13, 16(BX)
-	JGE  pq3a
-	PREFETCH_AT(R13, pq3load)
-	PREFETCHT0 64(R15)
-
-pq3load:
-	LOAD_AT(Y8, R12, AX, nb+96(FP), r4bad)
-	LOAD_AT(Y15, R13, R15, nb+96(FP), r4bad)
+	PAIR_ENTRY(16(BX), Y8, Y15, PREFETCHT0 64(R15), nb+96(FP), r4bad, pq3loop, pq3load, pq3a, pq3b)
 	VFMADD231PD (AX), Y8, Y0
 	VFMADD231PD (R15), Y15, Y4
 	VFMADD231PD 32(AX), Y8, Y1

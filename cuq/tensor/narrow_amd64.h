@@ -47,23 +47,32 @@
 // LOAD_ENTRY is LOAD_AT for the entry R12, its row's address in AX.
 #define LOAD_ENTRY(v, nb, bad) LOAD_AT(v, R12, AX, nb, bad)
 
-// BLEND_STORE stores the row of the product held in v0 (columns 0 on) and
-// v1 (columns off on, R11 bytes) at DI, blended first when c is not nil:
-// o = alpha·o + beta·c with alpha, beta broadcast in v9, v10 (two
-// products and a sum, each rounded), c laid out as o; v11 and v12 are
-// scratch, and stored is the label of the stores after the blend.
-#define BLEND_STORE(v0, v1, v9, v10, v11, v12, stored) \
-	MOVQ  c+64(FP), AX \
+// C_ROW sets AX to the row of c (at c, the kernel's argument) that
+// blends into the output row at DI, c laid out as o, or jumps to stored
+// when c is nil.
+#define C_ROW(c, stored) \
+	MOVQ  c, AX \
 	TESTQ AX, AX \
 	JZ    stored \
 	SUBQ  o+0(FP), AX \
-	ADDQ  DI, AX \
-	VMULPD v9, v0, v0 \
-	VMULPD (AX), v10, v11 \
-	VADDPD v11, v0, v0 \
-	VMULPD v9, v1, v1 \
-	VMULPD (AX)(R11*1), v10, v12 \
-	VADDPD v12, v1, v1 \
+	ADDQ  DI, AX
+
+// BLEND sets v = alpha·v + beta·cv, alpha and beta broadcast in va, vb
+// and cv the block of c at the memory operand cm (two products and a sum,
+// each rounded); t is scratch.
+#define BLEND(v, cm, va, vb, t) \
+	VMULPD va, v, v \
+	VMULPD cm, vb, t \
+	VADDPD t, v, v
+
+// BLEND_STORE stores the row of the product held in v0 (columns 0 on) and
+// v1 (columns off on, R11 bytes) at DI, blended first when c is not nil:
+// o = alpha·o + beta·c with alpha, beta broadcast in v9, v10; v11 and v12
+// are scratch, and stored is the label of the stores after the blend.
+#define BLEND_STORE(v0, v1, v9, v10, v11, v12, stored) \
+	C_ROW(c+64(FP), stored) \
+	BLEND(v0, (AX), v9, v10, v11) \
+	BLEND(v1, (AX)(R11*1), v9, v10, v12) \
 	\
 stored: \
 	VMOVUPD v0, (DI) \
@@ -75,23 +84,11 @@ stored: \
 // nil, as BLEND_STORE does, with alpha and beta in Y9, Y10 and Y11–Y14
 // scratch; stored is the label of the stores after the blend.
 #define BLEND_STORE4(v0, v1, v2, v3, stored) \
-	MOVQ  c+72(FP), AX \
-	TESTQ AX, AX \
-	JZ    stored \
-	SUBQ  o+0(FP), AX \
-	ADDQ  DI, AX \
-	VMULPD Y9, v0, v0 \
-	VMULPD (AX), Y10, Y11 \
-	VADDPD Y11, v0, v0 \
-	VMULPD Y9, v1, v1 \
-	VMULPD 32(AX), Y10, Y12 \
-	VADDPD Y12, v1, v1 \
-	VMULPD Y9, v2, v2 \
-	VMULPD (AX)(R11*1), Y10, Y13 \
-	VADDPD Y13, v2, v2 \
-	VMULPD Y9, v3, v3 \
-	VMULPD (AX)(R10*1), Y10, Y14 \
-	VADDPD Y14, v3, v3 \
+	C_ROW(c+72(FP), stored) \
+	BLEND(v0, (AX), Y9, Y10, Y11) \
+	BLEND(v1, 32(AX), Y9, Y10, Y12) \
+	BLEND(v2, (AX)(R11*1), Y9, Y10, Y13) \
+	BLEND(v3, (AX)(R10*1), Y9, Y10, Y14) \
 	\
 stored: \
 	VMOVUPD v0, (DI) \
@@ -99,10 +96,12 @@ stored: \
 	VMOVUPD v2, (DI)(R11*1) \
 	VMOVUPD v3, (DI)(R10*1)
 
-// ROW_TAIL2 is NARROW_ROWS2's loop over one row's remaining entries, q
-// its entry until end, into v0 and v1 with v the broadcast value,
-// jumping to done after the last; loop and load are its labels.
-#define ROW_TAIL2(q, end, v, v0, v1, EXTRA, loop, load, done) \
+// ENTRY_AT opens a loop over one row's entries, q its entry until end:
+// at label loop it jumps to done after the last entry, else prefetches
+// ahead (PREFETCH_AT, then EXTRA), and at label load broadcasts the
+// entry's value into v with its row of b in AX (LOAD_AT, nb and bad as
+// there). The caller adds the multiply-adds, INCQ q and JMP loop.
+#define ENTRY_AT(q, end, v, EXTRA, nb, bad, loop, load, done) \
 loop: \
 	CMPQ q, end \
 	JGE  done \
@@ -110,7 +109,33 @@ loop: \
 	EXTRA \
 	\
 load: \
-	LOAD_AT(v, q, AX, nb+88(FP), badindex) \
+	LOAD_AT(v, q, AX, nb, bad)
+
+// PAIR_ENTRY opens the loop over two rows' entries at once, row A's entry
+// R12 until 8(BX), row B's R13 until endb: at label loop it jumps to
+// btail when row A has no entry left and to atail when row B has none,
+// else prefetches ahead of row B's entry (PREFETCH_AT, then EXTRA), and at
+// label load broadcasts A's value into va with its row of b in AX and B's
+// into vb with its row in R15. The caller adds the multiply-adds, INCQ
+// R12, INCQ R13 and JMP loop.
+#define PAIR_ENTRY(endb, va, vb, EXTRA, nb, bad, loop, load, atail, btail) \
+loop: \
+	CMPQ R12, 8(BX) \
+	JGE  btail \
+	CMPQ R13, endb \
+	JGE  atail \
+	PREFETCH_AT(R13, load) \
+	EXTRA \
+	\
+load: \
+	LOAD_AT(va, R12, AX, nb, bad) \
+	LOAD_AT(vb, R13, R15, nb, bad)
+
+// ROW_TAIL2 is NARROW_ROWS2's loop over one row's remaining entries, q
+// its entry until end, into v0 and v1 with v the broadcast value,
+// jumping to done after the last; loop and load are its labels.
+#define ROW_TAIL2(q, end, v, v0, v1, EXTRA, loop, load, done) \
+	ENTRY_AT(q, end, v, EXTRA, nb+88(FP), badindex, loop, load, done) \
 	VFMADD231PD (AX), v, v0 \
 	VFMADD231PD (AX)(R11*1), v, v1 \
 	INCQ q \
@@ -121,14 +146,7 @@ load: \
 // off3:off3+4) with v the broadcast value, jumping to done after the
 // last; ROW_TAIL3 the same into v0–v2 where off2 = off3.
 #define ROW_TAIL4(q, end, v, v0, v1, v2, v3, loop, load, done) \
-loop: \
-	CMPQ q, end \
-	JGE  done \
-	PREFETCH_AT(q, load) \
-	PREFETCHT0 64(R15) \
-	\
-load: \
-	LOAD_AT(v, q, AX, nb+96(FP), r4bad) \
+	ENTRY_AT(q, end, v, PREFETCHT0 64(R15), nb+96(FP), r4bad, loop, load, done) \
 	VFMADD231PD (AX), v, v0 \
 	VFMADD231PD 32(AX), v, v1 \
 	VFMADD231PD (AX)(R11*1), v, v2 \
@@ -137,14 +155,7 @@ load: \
 	JMP  loop
 
 #define ROW_TAIL3(q, end, v, v0, v1, v2, loop, load, done) \
-loop: \
-	CMPQ q, end \
-	JGE  done \
-	PREFETCH_AT(q, load) \
-	PREFETCHT0 64(R15) \
-	\
-load: \
-	LOAD_AT(v, q, AX, nb+96(FP), r4bad) \
+	ENTRY_AT(q, end, v, PREFETCHT0 64(R15), nb+96(FP), r4bad, loop, load, done) \
 	VFMADD231PD (AX), v, v0 \
 	VFMADD231PD 32(AX), v, v1 \
 	VFMADD231PD (AX)(R11*1), v, v2 \
@@ -195,17 +206,7 @@ pairloop: \
 	ZERO w0, w0, w0 \
 	ZERO w1, w1, w1 \
 	\
-bothloop: \
-	CMPQ R12, 8(BX) \
-	JGE  bloop \
-	CMPQ R13, R10 \
-	JGE  aloop \
-	PREFETCH_AT(R13, bothload) \
-	EXTRA \
-	\
-bothload: \
-	LOAD_AT(v8, R12, AX, nb+88(FP), badindex) \
-	LOAD_AT(w8, R13, R15, nb+88(FP), badindex) \
+	PAIR_ENTRY(R10, v8, w8, EXTRA, nb+88(FP), badindex, bothloop, bothload, aloop, bloop) \
 	VFMADD231PD (AX), v8, v0 \
 	VFMADD231PD (R15), w8, w0 \
 	VFMADD231PD (AX)(R11*1), v8, v1 \
