@@ -177,40 +177,14 @@ func (t *Tape) SegmentSoftmax(e *Value, ptr []int) *Value {
 	out := t.AllocUninit(e.Data.Rows, 1)
 	ed, od := e.Data.Data, out.Data
 	segments := len(ptr) - 1
-	// Segments are independent: they run in parallel, each in order. The
-	// exponentials of a block of segments (up to softmaxBlock entries, so
-	// that the block stays in L1 cache between its passes) are one call,
-	// whose vector kernel then covers the short segments of a sparse
-	// graph too (a CiteSeer node has four in-edges on average, which a
-	// call per segment would leave to the scalar math.Exp); they are
-	// math.Exp's bits either way.
+	// Segments are independent: they run in parallel, each in order.
 	tensor.ParallelFor(segments, 8*len(ed), func(lo, hi int) {
 		for s0 := lo; s0 < hi; {
 			s1 := s0 + 1
 			for s1 < hi && ptr[s1+1]-ptr[s0] <= softmaxBlock {
 				s1++
 			}
-			for s := s0; s < s1; s++ {
-				a, b := ptr[s], ptr[s+1]
-				m := math.Inf(-1)
-				for _, v := range ed[a:b] {
-					m = maxFloat(m, v)
-				}
-				for k := a; k < b; k++ {
-					od[k] = ed[k] - m
-				}
-			}
-			tensor.MathExp(od[ptr[s0]:ptr[s1]], od[ptr[s0]:ptr[s1]])
-			for s := s0; s < s1; s++ {
-				a, b := ptr[s], ptr[s+1]
-				sum := 0.0
-				for _, v := range od[a:b] {
-					sum += v
-				}
-				for k := a; k < b; k++ {
-					od[k] /= sum
-				}
-			}
+			segmentSoftmax(od, ed, ptr[s0:s1+1])
 			s0 = s1
 		}
 	})
@@ -231,8 +205,40 @@ func (t *Tape) SegmentSoftmax(e *Value, ptr []int) *Value {
 	}, e)
 }
 
-// softmaxBlock is the number of entries SegmentSoftmax exponentiates in
-// one call: a block of 512 scores (4 KB) stays in L1 cache from the
+// segmentSoftmax sets od to the softmax of ed within each of the segments
+// ptr[s]..ptr[s+1]−1 of the block ptr covers: the maximum subtracted, the
+// exponentials, the division by their sum in order. The exponentials of
+// the whole block are one call, whose vector kernel then covers the short
+// segments of a sparse graph too (a CiteSeer node has four in-edges on
+// average, which a call per segment would leave to the scalar math.Exp);
+// they are math.Exp's bits either way.
+func segmentSoftmax(od, ed []float64, ptr []int) {
+	for s := 0; s+1 < len(ptr); s++ {
+		a, b := ptr[s], ptr[s+1]
+		m := math.Inf(-1)
+		for _, v := range ed[a:b] {
+			m = maxFloat(m, v)
+		}
+		for k := a; k < b; k++ {
+			od[k] = ed[k] - m
+		}
+	}
+	block := od[ptr[0]:ptr[len(ptr)-1]]
+	tensor.MathExp(block, block)
+	for s := 0; s+1 < len(ptr); s++ {
+		a, b := ptr[s], ptr[s+1]
+		sum := 0.0
+		for _, v := range od[a:b] {
+			sum += v
+		}
+		for k := a; k < b; k++ {
+			od[k] /= sum
+		}
+	}
+}
+
+// softmaxBlock is the number of entries SegmentSoftmax hands to
+// segmentSoftmax at once (more when one segment is longer): a block of 512 scores (4 KB) stays in L1 cache from the
 // subtraction of its maxima to the division by its sums.
 const softmaxBlock = 512
 
