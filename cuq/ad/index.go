@@ -238,8 +238,9 @@ func segmentSoftmax(od, ed []float64, ptr []int) {
 }
 
 // softmaxBlock is the number of entries SegmentSoftmax hands to
-// segmentSoftmax at once (more when one segment is longer): a block of 512 scores (4 KB) stays in L1 cache from the
-// subtraction of its maxima to the division by its sums.
+// segmentSoftmax at once (more when one segment is longer): a block of
+// 512 scores (4 KB) stays in L1 cache from the subtraction of its maxima
+// to the division by its sums.
 const softmaxBlock = 512
 
 // maxFloat is math.Max (+Inf if either is +Inf, else NaN if either is
