@@ -176,9 +176,8 @@ func (t *Tape) SegmentSoftmax(e *Value, ptr []int) *Value {
 	}
 	out := t.AllocUninit(e.Data.Rows, 1)
 	ed, od := e.Data.Data, out.Data
-	segments := len(ptr) - 1
 	// Segments are independent: they run in parallel, each in order.
-	tensor.ParallelFor(segments, 8*len(ed), func(lo, hi int) {
+	tensor.ParallelForRows(ptr, 8, func(lo, hi int) {
 		for s0 := lo; s0 < hi; {
 			s1 := s0 + 1
 			for s1 < hi && ptr[s1+1]-ptr[s0] <= softmaxBlock {
@@ -190,7 +189,7 @@ func (t *Tape) SegmentSoftmax(e *Value, ptr []int) *Value {
 	})
 	return t.record(out, func(g *tensor.Dense) {
 		ge, gd := gradOf(e).Data, g.Data
-		tensor.ParallelFor(segments, 4*len(ed), func(lo, hi int) {
+		tensor.ParallelForRows(ptr, 4, func(lo, hi int) {
 			for s := lo; s < hi; s++ {
 				a, b := ptr[s], ptr[s+1]
 				dot := 0.0

@@ -267,7 +267,7 @@ func (t *Tape) SpMMValues(p *tensor.CSR, v, x *Value) *Value {
 	p.MulValuesTo(out, v.Data.Data, x.Data)
 	return t.record(out, func(g *tensor.Dense) {
 		if gv := gradOf(v); gv != nil {
-			tensor.ParallelFor(p.Rows, p.NNZ()*f, func(lo, hi int) {
+			tensor.ParallelForRows(p.Ptr, f, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					gi := g.Row(i)
 					k, end := p.Ptr[i], p.Ptr[i+1]

@@ -304,7 +304,7 @@ func BenchmarkParallelFor(b *testing.B) {
 	b.Run("goroutines", func(b *testing.B) {
 		for b.Loop() {
 			serial()
-			spawnFor(len(x), 2, body)
+			spawnFor(len(x), 2, func(k, w int) int { return k * len(x) / w }, body)
 		}
 	})
 }

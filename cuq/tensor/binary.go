@@ -44,9 +44,13 @@ type ScaledBinary struct {
 	// masks holds X's non-zeros for TMulTo, column by column in blocks of
 	// scatterRows rows: bit r of masks[k·cols + j] is set when
 	// x_{k·scatterRows + r, j} ≠ 0.
-	masks  []uint32
-	chunks int
-	nnz    int // the non-zeros of X
+	masks []uint32
+	// colStart[j] counts the non-zeros of X in the columns before j, so
+	// that TMulTo splits the columns at equal shares of the non-zeros
+	// (ParallelForRows).
+	colStart []int
+	chunks   int
+	nnz      int // the non-zeros of X
 }
 
 // binaryChunk is the number of columns of X that one table lookup covers.
@@ -66,7 +70,7 @@ func NewScaledBinary(x *Dense) (s *ScaledBinary, ok bool) {
 	}
 	blocks := (x.Rows + scatterRows - 1) / scatterRows
 	s = &ScaledBinary{x: x, scale: make([]float64, x.Rows), start: make([]int, x.Rows+1), chunks: chunks,
-		masks: make([]uint32, blocks*x.Cols)}
+		masks: make([]uint32, blocks*x.Cols), colStart: make([]int, x.Cols+1)}
 	pat := make([]uint8, chunks)
 	for i := 0; i < x.Rows; i++ {
 		row := x.Row(i)
@@ -83,6 +87,7 @@ func NewScaledBinary(x *Dense) (s *ScaledBinary, ok bool) {
 			}
 			pat[j/binaryChunk] |= 1 << (j % binaryChunk)
 			s.masks[i/scatterRows*x.Cols+j] |= 1 << (i % scatterRows)
+			s.colStart[j+1]++
 			s.nnz++
 		}
 		for c, p := range pat {
@@ -91,6 +96,9 @@ func NewScaledBinary(x *Dense) (s *ScaledBinary, ok bool) {
 			}
 		}
 		s.start[i+1] = len(s.entries)
+	}
+	for j := range x.Cols {
+		s.colStart[j+1] += s.colStart[j]
 	}
 	return s, true
 }
@@ -132,7 +140,7 @@ func (s *ScaledBinary) MulAddRowTo(dst, b *Dense, r []float64) {
 // 35% density. The rows of X go 32 at a time: each row j of dst is
 // loaded and stored once per block, and the block's rows with x_ij ≠ 0
 // add s_i·b_i to it in between (docs/records/performance.md measures it
-// on every kernel path). The rows of dst are split among the workers. It
+// on every kernel path). The rows of dst are split among the workers, at equal shares of X's non-zeros. It
 // panics with both shapes when they do not fit.
 func (s *ScaledBinary) TMulTo(dst, b *Dense) {
 	if s.x.Rows != b.Rows || dst.Rows != s.x.Cols || dst.Cols != b.Cols {
@@ -143,9 +151,9 @@ func (s *ScaledBinary) TMulTo(dst, b *Dense) {
 	if m == 0 {
 		return
 	}
-	// The workers split the rows of dst.
+	// The workers split the rows of dst, at equal shares of X's non-zeros.
 	cols := s.x.Cols
-	ParallelFor(cols, s.nnz*m, func(jlo, jhi int) {
+	ParallelForRows(s.colStart, m, func(jlo, jhi int) {
 		for i0, k := 0, 0; i0 < s.x.Rows; i0, k = i0+scatterRows, k+1 {
 			i1 := min(i0+scatterRows, s.x.Rows)
 			scatterBlock(dst.Data[jlo*m:jhi*m], m, s.masks[k*cols+jlo:k*cols+jhi], b.Data[i0*m:i1*m], m, m, s.scale[i0:i1])
@@ -183,7 +191,7 @@ func (s *ScaledBinary) mul(dst, b *Dense, r []float64) {
 			narrow = getScratch(n * binarySlice)
 			out = &Dense{Rows: n, Cols: binarySlice, Data: narrow}
 		}
-		ParallelFor(n, n*s.chunks*binarySlice, func(lo, hi int) {
+		ParallelForRows(s.start, binarySlice, func(lo, hi int) {
 			o := out.Data[lo*out.Cols:]
 			if out == dst {
 				o = o[c0:]

@@ -344,7 +344,7 @@ func (s *CSR) MulPickTo(dst []float64, b *Dense, cols []int) {
 		}
 	}
 	fused := f - unfusedTail(f)
-	ParallelFor(s.Rows, len(s.Ind), func(lo, hi int) {
+	ParallelForRows(s.Ptr, 1, func(lo, hi int) {
 		// Four rows at a time where their columns are fused: four
 		// independent chains keep the multiply-adds from waiting on each
 		// other's latency.
@@ -476,7 +476,7 @@ func spmm(s *CSR, val, b, out []float64, f int, epilogue func(i int, row []float
 	if narrowColumns(f) {
 		ind32 = s.index32()
 	}
-	ParallelFor(rows, (len(ind)+rows)*f, func(lo, hi int) {
+	ParallelForRows(ptr[:rows+1], f, func(lo, hi int) {
 		for i0 := lo; i0 < hi; i0 += spmmChunk {
 			i1 := min(i0+spmmChunk, hi)
 			switch {

@@ -234,6 +234,62 @@ func TestParallelForCoversRangeOnce(t *testing.T) {
 	}
 }
 
+// ParallelForRows visits every row once and gives each goroutine about
+// the same number of entries plus rows: within one row's cost of an equal
+// share, however the entries lie (all in the last rows here, as the
+// high-degree nodes of a locality order can be), through the team and
+// through goroutines of their own (a call from within a chunk).
+func TestParallelForRowsSplitsAtEqualShares(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const n = 1000
+	ptr := make([]int, n+1)
+	ptr[0] = 7 // offsets need not start at 0
+	for i := range n {
+		d := 0
+		if i >= 3*n/4 {
+			d = 50 + i%13
+		}
+		ptr[i+1] = ptr[i] + d
+	}
+	total := ptr[n] - ptr[0] + n
+	check := func(name string) {
+		var mu sync.Mutex
+		hits := make([]int, n)
+		var costs []int
+		ParallelForRows(ptr, parallelThreshold, func(lo, hi int) {
+			mu.Lock()
+			defer mu.Unlock()
+			for i := lo; i < hi; i++ {
+				hits[i]++
+			}
+			costs = append(costs, ptr[hi]-ptr[lo]+hi-lo)
+		})
+		for i, h := range hits {
+			if h != 1 {
+				t.Fatalf("%s: row %d visited %d times", name, i, h)
+			}
+		}
+		if len(costs) != 4 {
+			t.Fatalf("%s: %d chunks, want 4", name, len(costs))
+		}
+		for _, c := range costs {
+			if share := total / 4; c < share-64 || c > share+64 {
+				t.Errorf("%s: chunk costs %v, want each within a row (63) of %d", name, costs, share)
+				break
+			}
+		}
+	}
+	check("team")
+	ParallelFor(2, 2*parallelThreshold, func(lo, hi int) {
+		if lo == 0 {
+			check("nested")
+		}
+	})
+	for _, p := range [][]int{nil, {3}} {
+		ParallelForRows(p, 1, func(lo, hi int) { t.Errorf("body called for %v", p) })
+	}
+}
+
 // While n runs hold ShareCores, a kernel uses GOMAXPROCS/n goroutines (at
 // least one); releasing twice counts once.
 func TestShareCoresDividesTheCores(t *testing.T) {

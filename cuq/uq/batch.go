@@ -198,7 +198,7 @@ func NewMixtureWeights(ptr, ind []int, w []float64, m int) (*MixtureWeights, err
 		return nil, err
 	}
 	entropy := make([]float64, n)
-	tensor.ParallelFor(n, len(ind)*specialCost/8, func(lo, hi int) {
+	tensor.ParallelForRows(ptr, specialCost/8, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			entropy[i] = CategoricalEntropy(w[ptr[i]:ptr[i+1]])
 		}
@@ -245,7 +245,7 @@ func (mw *MixtureWeights) Mixture(alpha []float64, k int) (Measures, []float64, 
 	n := mw.Rows()
 	ms := alloc(n)
 	means := make([]float64, n*k)
-	tensor.ParallelFor(n, len(ind)*k, func(lo, hi int) {
+	tensor.ParallelForRows(ptr, k, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			pbar := means[i*k : (i+1)*k]
 			var aui, a0i, enti float64
