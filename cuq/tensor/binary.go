@@ -140,8 +140,9 @@ func (s *ScaledBinary) MulAddRowTo(dst, b *Dense, r []float64) {
 // 35% density. The rows of X go 32 at a time: each row j of dst is
 // loaded and stored once per block, and the block's rows with x_ij ≠ 0
 // add s_i·b_i to it in between (docs/records/performance.md measures it
-// on every kernel path). The rows of dst are split among the workers, at equal shares of X's non-zeros. It
-// panics with both shapes when they do not fit.
+// on every kernel path). The rows of dst are split among the workers at
+// equal shares of X's non-zeros. It panics with both shapes when they do
+// not fit.
 func (s *ScaledBinary) TMulTo(dst, b *Dense) {
 	if s.x.Rows != b.Rows || dst.Rows != s.x.Cols || dst.Cols != b.Cols {
 		panic(fmt.Sprintf("tensor: product of transposed scaled binary %s · %s into %s: shapes do not fit", s.x.Shape(), b.Shape(), dst.Shape()))
