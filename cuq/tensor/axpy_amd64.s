@@ -383,7 +383,7 @@ TEXT ·spmmRows4(SB), NOSPLIT, $0-105
 	VBROADCASTSD alpha+80(FP), Y9
 	VBROADCASTSD beta+88(FP), Y10
 	MOVQ (BX), R12
-	MOVQ (BX)(CX*8), R14 // end of the entries
+	PREFETCH_BOUND((BX)(CX*8), nb+96(FP))
 
 p4loop:
 	CMPQ CX, $2

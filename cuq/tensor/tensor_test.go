@@ -556,24 +556,32 @@ func TestNarrowSparseProductsAreFMAChains(t *testing.T) {
 
 func testNarrowSparseChains(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	s := randomCSR(rng, 3*spmmChunk+5, 70, 0.06)
-	for f := 4; f < 32; f++ {
-		b := randomDense(rng, 70, f)
-		want := New(s.Rows, f)
-		for i := range s.Rows {
-			for j := range f {
-				var sum float64
-				for q := s.Ptr[i]; q < s.Ptr[i+1]; q++ {
-					sum = math.FMA(s.Val[q], b.At(s.Ind[q], j), sum)
-				}
-				want.Set(i, j, sum)
-			}
+	// b of 70 rows stays in cache; one of 33,000 rows has at least a
+	// megabyte from four columns on, which the amd64 kernels prefetch.
+	for _, bRows := range []int{70, 33000} {
+		s := randomCSR(rng, 3*spmmChunk+5, bRows, 4.2/float64(bRows))
+		for f := 4; f < 32; f++ {
+			testNarrowSparseChain(t, s, randomDense(rng, bRows, f))
 		}
-		got := New(s.Rows, f)
-		got.Fill(math.NaN())
-		s.MulTo(got, b)
-		denseEqual(t, "CSR·b, "+b.Shape(), got, want, 0)
 	}
+}
+
+func testNarrowSparseChain(t *testing.T, s *CSR, b *Dense) {
+	f := b.Cols
+	want := New(s.Rows, f)
+	for i := range s.Rows {
+		for j := range f {
+			var sum float64
+			for q := s.Ptr[i]; q < s.Ptr[i+1]; q++ {
+				sum = math.FMA(s.Val[q], b.At(s.Ind[q], j), sum)
+			}
+			want.Set(i, j, sum)
+		}
+	}
+	got := New(s.Rows, f)
+	got.Fill(math.NaN())
+	s.MulTo(got, b)
+	denseEqual(t, "CSR·b, "+b.Shape(), got, want, 0)
 }
 
 // A column index changed after NewCSR checked it, past the rows of b or
