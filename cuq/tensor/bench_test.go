@@ -98,17 +98,18 @@ func BenchmarkSpMMAdjacency(b *testing.B) {
 }
 
 // A propagation step of class scores or evidence (the narrow kernels, 4 to
-// 16 columns) over adjacencies of CoraML's size (3k nodes, 16k edges plus
-// self loops) and Amazon Photos' (7,650 nodes, 119k edges, about 32
-// entries a row). A row's chains of multiply-adds are latency-bound,
-// which is why the kernels take rows two at a time; GOMAXPROCS=1 times
-// one core.
+// 16 columns) over random adjacencies with self loops: CoraML's size (3k
+// nodes, 16k entries), Amazon Photos' nodes with half its entries (7,650
+// nodes, 119k entries) and Amazon Computers' size (13,752 nodes, 505k
+// entries, about 38 a row). A row's chains of multiply-adds are
+// latency-bound, which is why the kernels take rows two at a time;
+// GOMAXPROCS=1 times one core.
 func BenchmarkSpMMNarrow(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, g := range []struct {
 		name           string
 		nodes, entries int
-	}{{"CoraML", 3000, 16000}, {"Photos", 7650, 119000}} {
+	}{{"CoraML", 3000, 16000}, {"Photos", 7650, 119000}, {"Computers", 13752, 505000}} {
 		a := randomAdjacency(rng, g.nodes, g.entries)
 		for _, f := range []int{7, 8, 10, 16} {
 			x, out := randomDense(rng, g.nodes, f), New(g.nodes, f)
