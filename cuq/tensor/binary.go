@@ -50,7 +50,6 @@ type ScaledBinary struct {
 	// (ParallelForRows).
 	colStart []int
 	chunks   int
-	nnz      int // the non-zeros of X
 }
 
 // binaryChunk is the number of columns of X that one table lookup covers.
@@ -88,7 +87,6 @@ func NewScaledBinary(x *Dense) (s *ScaledBinary, ok bool) {
 			pat[j/binaryChunk] |= 1 << (j % binaryChunk)
 			s.masks[i/scatterRows*x.Cols+j] |= 1 << (i % scatterRows)
 			s.colStart[j+1]++
-			s.nnz++
 		}
 		for c, p := range pat {
 			if p != 0 {

@@ -471,12 +471,12 @@ const spmmChunk = 64
 // soon after the row is computed, in chunks of spmmChunk rows, while the
 // rows are in cache.
 func spmm(s *CSR, val, b, out []float64, f int, epilogue func(i int, row []float64), bl blend) {
-	ptr, ind, rows := s.Ptr, s.Ind, s.Rows
+	ptr, ind := s.Ptr, s.Ind
 	var ind32 []int32
 	if narrowColumns(f) {
 		ind32 = s.index32()
 	}
-	ParallelForRows(ptr[:rows+1], f, func(lo, hi int) {
+	ParallelForRows(ptr, f, func(lo, hi int) {
 		for i0 := lo; i0 < hi; i0 += spmmChunk {
 			i1 := min(i0+spmmChunk, hi)
 			switch {
